@@ -1,0 +1,23 @@
+import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import type { DataSource } from 'typeorm';
+import { BillingAccountEntity } from './accounts/billing-account.entity';
+import { HoldEntity } from './holds/hold.entity';
+import { LedgerEntryEntity } from './holds/ledger-entry.entity';
+import { BillingInit1763700000000 } from './migrations/1763700000000-billing-init';
+
+export const BILLING_SCHEMA = 'billing';
+
+export function billingDatabaseOptions(url: string, poolSize?: number): ServiceDatabaseOptions {
+  return {
+    url,
+    schema: BILLING_SCHEMA,
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity],
+    migrations: [BillingInit1763700000000],
+    poolSize,
+  };
+}
+
+/** Opens the billing schema's DataSource and applies its migrations. */
+export function openBillingDatabase(url: string, poolSize?: number): Promise<DataSource> {
+  return openServiceDataSource(billingDatabaseOptions(url, poolSize));
+}

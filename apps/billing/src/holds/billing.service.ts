@@ -1,0 +1,100 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type {
+  BalanceReply,
+  GenerationFinishedEvent,
+  OpenBillingAccountRequest,
+  PlanName,
+  ReleaseCreditsRequest,
+  ReserveCreditsReply,
+  ReserveCreditsRequest,
+} from '@gen/contracts';
+import { InsufficientCreditsError, NotFoundError, ValidationError } from '@gen/errors';
+import { PLAN_BOUNDS, PLAN_DEFAULTS } from '../accounts/plans';
+import { BillingRepository } from './billing.repository';
+
+@Injectable()
+export class BillingService {
+  private readonly logger = new Logger(BillingService.name);
+
+  constructor(private readonly repository: BillingRepository) {}
+
+  async openAccount(request: OpenBillingAccountRequest): Promise<BalanceReply> {
+    if (!Number.isSafeInteger(request.initialCredits) || request.initialCredits < 0) {
+      throw new ValidationError('initialCredits must be a non-negative integer');
+    }
+    const limits = PLAN_DEFAULTS[request.plan];
+    await this.repository.openAccount(
+      request.accountId,
+      request.plan,
+      { rpm: limits.requestsPerMinute, parallel: limits.parallelTasks },
+      request.initialCredits,
+    );
+    return this.balance(request.accountId);
+  }
+
+  async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
+    const outcome = await this.repository.reserve(request.accountId, request.jobId, request.amount, request.minimum);
+    switch (outcome.kind) {
+      case 'reserved':
+      case 'already-reserved':
+        return { holdId: outcome.holdId, available: outcome.available };
+      case 'insufficient':
+        throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), outcome.available, request.modelId);
+      case 'no-account':
+        throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), 0, request.modelId);
+    }
+  }
+
+  async release(request: ReleaseCreditsRequest): Promise<void> {
+    await this.repository.settle(request.jobId, 'release', request.reason);
+  }
+
+  /** generation.completed: the hold becomes the charge. Replays change nothing. */
+  async onCompleted(event: GenerationFinishedEvent): Promise<void> {
+    const outcome = await this.repository.settle(event.record.id, 'capture', null);
+    if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits captured');
+  }
+
+  /** generation.failed: the hold is released in full (the refund). Replays change nothing. */
+  async onFailed(event: GenerationFinishedEvent): Promise<void> {
+    const outcome = await this.repository.settle(event.record.id, 'release', 'generation failed');
+    if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits refunded');
+  }
+
+  async balance(accountId: string): Promise<BalanceReply> {
+    const account = await this.repository.findAccount(accountId);
+    if (!account) throw new NotFoundError('No billing account for this account.');
+    return {
+      accountId,
+      plan: account.plan,
+      available: account.available,
+      held: account.held,
+      limits: { requests_per_minute: account.requestsPerMinute, parallel_tasks: account.parallelTasks },
+    };
+  }
+
+  async adjust(accountId: string, delta: number, note: string): Promise<number> {
+    if (!Number.isSafeInteger(delta) || delta === 0) throw new ValidationError('delta must be a non-zero integer');
+    const available = await this.repository.adjust(accountId, delta, note);
+    if (available === null) {
+      throw new ValidationError('No such account, or the adjustment would make the available balance negative.');
+    }
+    return available;
+  }
+
+  async setPlan(accountId: string, plan: PlanName, overrides: { rpm?: number; parallel?: number }): Promise<BalanceReply> {
+    const bounds = PLAN_BOUNDS[plan];
+    const rpm = overrides.rpm ?? PLAN_DEFAULTS[plan].requestsPerMinute;
+    const parallel = overrides.parallel ?? PLAN_DEFAULTS[plan].parallelTasks;
+    if (rpm < bounds.rpm[0] || rpm > bounds.rpm[1]) {
+      throw new ValidationError(`requests per minute for ${plan} must be between ${bounds.rpm[0]} and ${bounds.rpm[1]}`);
+    }
+    if (parallel < bounds.parallel[0] || parallel > bounds.parallel[1]) {
+      throw new ValidationError(
+        `parallel tasks for ${plan} must be between ${bounds.parallel[0]} and ${bounds.parallel[1]}`,
+      );
+    }
+    if (!(await this.repository.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
+    return this.balance(accountId);
+  }
+}

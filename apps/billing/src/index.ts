@@ -1,0 +1,4 @@
+export * from './billing.module';
+export * from './billing.database';
+export * from './holds/billing.service';
+export * from './accounts/plans';

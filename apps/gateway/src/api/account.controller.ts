@@ -1,0 +1,30 @@
+import { Controller, Get, UseGuards } from '@nestjs/common';
+import type { ModelInfo } from '@gen/contracts';
+import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
+import type { Principal } from '../auth/api-keys.service';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { AccountPlanService } from './account-plan.service';
+import { GenerationsService } from './generations.service';
+
+@Controller('api/v1')
+@UseGuards(ApiKeyGuard)
+export class AccountController {
+  constructor(
+    private readonly generations: GenerationsService,
+    private readonly plans: AccountPlanService,
+  ) {}
+
+  /** The catalogue, each model marked with whether this account's plan may use it. */
+  @Get('models')
+  @RequireScope('read')
+  async models(@CurrentPrincipal() principal: Principal): Promise<{ data: Array<ModelInfo & { available: boolean }> }> {
+    return { data: await this.generations.listModels(principal) };
+  }
+
+  @Get('credits')
+  @RequireScope('read')
+  async credits(@CurrentPrincipal() principal: Principal) {
+    const balance = await this.plans.fresh(principal.accountId);
+    return { plan: balance.plan, available: balance.available, held: balance.held, limits: balance.limits };
+  }
+}

@@ -1,0 +1,47 @@
+import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { GenerationRecord, ListGenerationsReply } from '@gen/contracts';
+import { NotFoundError } from '@gen/errors';
+import type { FastifyReply } from 'fastify';
+import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
+import type { Principal } from '../auth/api-keys.service';
+import { CurrentPrincipal } from '../auth/principal.decorator';
+import { GenerateRequestDto } from './generate-request.dto';
+import { GenerationsService } from './generations.service';
+import { ListGenerationsQueryDto } from './list-generations-query.dto';
+
+const notFound = () => new NotFoundError('No generation with that id.');
+
+@Controller('api/v1')
+@UseGuards(ApiKeyGuard)
+export class GenerationsController {
+  constructor(private readonly generations: GenerationsService) {}
+
+  /** 200 with the finished record (synchronous models within the wait budget), else 202 with it as it stands. */
+  @Post('generate')
+  @HttpCode(200)
+  @RequireScope('generate')
+  async generate(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: GenerateRequestDto,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GenerationRecord> {
+    const result = await this.generations.submit(principal, body);
+    void reply.status(result.finished ? 200 : 202).header('Location', `/api/v1/generations/${result.record.id}`);
+    return result.record;
+  }
+
+  @Get('generations/:id')
+  @RequireScope('read')
+  get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+  ): Promise<GenerationRecord> {
+    return this.generations.get(principal, id);
+  }
+
+  @Get('generations')
+  @RequireScope('read')
+  list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
+    return this.generations.list(principal, query);
+  }
+}

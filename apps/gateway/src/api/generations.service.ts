@@ -1,0 +1,136 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  GenerationRecord,
+  GetGenerationRequest,
+  ListGenerationsReply,
+  ListGenerationsRequest,
+  ListModelsReply,
+  ModelInfo,
+  ReleaseCreditsRequest,
+  ReserveCreditsReply,
+  ReserveCreditsRequest,
+  SubmitGenerationReply,
+  SubmitGenerationRequest,
+  Subjects,
+} from '@gen/contracts';
+import { DomainError, ForbiddenError, ValidationError } from '@gen/errors';
+import { RpcClient } from '@gen/transport';
+import type { Principal } from '../auth/api-keys.service';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { AccountPlanService } from './account-plan.service';
+import type { GenerateRequestDto } from './generate-request.dto';
+import type { ListGenerationsQueryDto } from './list-generations-query.dto';
+
+const PLAN_RANK = { free: 0, lite: 1, pro: 2, enterprise: 3 } as const;
+
+/** The submit use case: validate against the catalogue, hold the credits, queue the job. */
+@Injectable()
+export class GenerationsService {
+  private readonly logger = new Logger(GenerationsService.name);
+  private models?: { value: Promise<Map<string, ModelInfo>>; expires: number };
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly plans: AccountPlanService,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  async submit(principal: Principal, body: GenerateRequestDto): Promise<SubmitGenerationReply> {
+    const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
+    const model = catalogue.get(body.model);
+    if (!model) throw new ValidationError(`model: unknown model "${body.model}". See GET /api/v1/models.`);
+    if (model.type !== body.type) {
+      throw new ValidationError(`type: model "${model.id}" makes ${model.type}, not ${body.type}.`);
+    }
+    if (PLAN_RANK[plan.plan] < PLAN_RANK[model.min_plan]) {
+      throw new ForbiddenError(`Model "${model.id}" needs the ${model.min_plan} plan or above; this account is on ${plan.plan}.`);
+    }
+    const jobId = randomUUID();
+    await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
+      accountId: principal.accountId,
+      jobId,
+      modelId: model.id,
+      amount: model.credits,
+      minimum: model.minimum_credits,
+    });
+    const request: SubmitGenerationRequest = {
+      jobId,
+      accountId: principal.accountId,
+      apiKeyId: principal.apiKeyId,
+      model: model.id,
+      prompt: body.prompt,
+      type: body.type,
+      webhookUrl: body.webhook_url ?? null,
+      plan: plan.plan,
+      parallelLimit: plan.limits.parallel_tasks,
+      waitMs: model.synchronous ? this.settings.syncWaitMs : 0,
+    };
+    try {
+      return await this.rpc.request<SubmitGenerationReply, SubmitGenerationRequest>(
+        Subjects.generationSubmit,
+        request,
+        this.settings.rpcTimeoutMs + request.waitMs,
+      );
+    } catch (error) {
+      return this.recoverSubmit(principal, jobId, error);
+    }
+  }
+
+  get(principal: Principal, jobId: string): Promise<GenerationRecord> {
+    return this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, {
+      accountId: principal.accountId,
+      jobId,
+    });
+  }
+
+  list(principal: Principal, query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
+    return this.rpc.request<ListGenerationsReply, ListGenerationsRequest>(Subjects.generationList, {
+      accountId: principal.accountId,
+      limit: query.limit ?? 20,
+      cursor: query.cursor,
+      status: query.status,
+      type: query.type,
+    });
+  }
+
+  async listModels(principal: Principal): Promise<Array<ModelInfo & { available: boolean }>> {
+    const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
+    return [...catalogue.values()].map((m) => ({ ...m, available: PLAN_RANK[plan.plan] >= PLAN_RANK[m.min_plan] }));
+  }
+
+  /**
+   * The job may or may not exist when submit fails: if it does, it will finish and settle its
+   * hold through its event; if it does not, the hold is released here so nothing stays reserved.
+   */
+  private async recoverSubmit(principal: Principal, jobId: string, error: unknown): Promise<SubmitGenerationReply> {
+    try {
+      const record = await this.get(principal, jobId);
+      if (error instanceof DomainError && error.code === 'service_unavailable') return { finished: false, record };
+    } catch (lookupError) {
+      // Only a job known not to exist may lose its hold; otherwise its own event settles it.
+      if (!(lookupError instanceof DomainError && lookupError.code === 'not_found')) throw error;
+      await this.rpc
+        .request<unknown, ReleaseCreditsRequest>(Subjects.billingRelease, {
+          accountId: principal.accountId,
+          jobId,
+          reason: 'submit failed',
+        })
+        .catch((releaseError: unknown) =>
+          this.logger.error({ err: releaseError, jobId }, 'Hold not released after a failed submit'),
+        );
+    }
+    throw error;
+  }
+
+  private catalogue(): Promise<Map<string, ModelInfo>> {
+    const now = Date.now();
+    if (this.models && this.models.expires > now) return this.models.value;
+    const value = this.rpc
+      .request<ListModelsReply>(Subjects.modelsList, {})
+      .then((reply) => new Map(reply.data.map((m) => [m.id, m])));
+    this.models = { value, expires: now + 60_000 };
+    value.catch(() => (this.models = undefined));
+    return value;
+  }
+}

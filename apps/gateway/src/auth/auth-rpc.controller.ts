@@ -1,0 +1,18 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { RpcErrorFilter } from '@gen/errors';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Subjects, WebhookSecretReply, WebhookSecretRequest } from '@gen/contracts';
+import { ApiKeysService } from './api-keys.service';
+
+/** What other services ask the gateway about keys. */
+// Every handler's failure crosses the transport as the envelope (in-process and NATS alike).
+@Controller()
+@UseFilters(RpcErrorFilter)
+export class AuthRpcController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @MessagePattern(Subjects.authWebhookSecretGet)
+  webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
+    return this.keys.webhookSettings(request.apiKeyId);
+  }
+}

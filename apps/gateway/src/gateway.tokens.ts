@@ -1,0 +1,16 @@
+/** DI token of the gateway's DataSource (schema `auth`). */
+export const AUTH_DB = Symbol('AUTH_DB');
+export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
+
+export interface GatewaySettings {
+  /** Where clients reach the API, e.g. http://localhost:3000 */
+  publicBaseUrl: string;
+  /** How long POST /generate waits for a synchronous model before answering 202 (ms). */
+  syncWaitMs: number;
+  /** Largest accepted request body (bytes). */
+  bodyLimitBytes: number;
+  /** When set, the gateway serves stored outputs from this folder under /cdn (standalone). */
+  outputsDir: string | null;
+  /** Timeout of calls to the other services (ms); POST /generate adds syncWaitMs. */
+  rpcTimeoutMs: number;
+}

@@ -1,0 +1,6 @@
+export * from './gateway.module';
+export * from './gateway.database';
+export * from './gateway.tokens';
+export * from './http/http-app';
+export * from './provisioning/provisioning.service';
+export * from './auth/api-keys.service';

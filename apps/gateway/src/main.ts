@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { ConsoleLogger, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { EnvReader, readNatsConfig, runMain } from '@gen/config';
+import { NatsJetStreamServer, TransportModule } from '@gen/transport';
+import { openAuthDatabase } from './gateway.database';
+import { GatewayModule } from './gateway.module';
+import { configureHttpApp, createFastifyAdapter } from './http/http-app';
+
+/** Distributed mode: the public HTTP API (and the key questions other services ask over NATS). */
+runMain('gateway', async () => {
+  const env = new EnvReader();
+  const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+  const nats = readNatsConfig(env, 'gateway');
+  const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
+  const port = env.int('PORT', 3000, { min: 0, max: 65535 });
+  const host = env.string('HOST', '0.0.0.0');
+  const settings = {
+    publicBaseUrl: env.url('PUBLIC_BASE_URL', `http://localhost:${port}`),
+    syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
+    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    outputsDir: env.optionalString('STORAGE_DIR') ?? null,
+    rpcTimeoutMs: nats.requestTimeoutMs,
+  };
+  env.done();
+  const dataSource = await openAuthDatabase(databaseUrl, poolSize);
+
+  @Module({
+    imports: [TransportModule.forRoot({ kind: 'nats', nats }), GatewayModule.register({ dataSource, settings })],
+  })
+  class GatewayAppModule {}
+
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(settings.bodyLimitBytes), {
+    logger: new ConsoleLogger({ json: true }),
+  });
+  configureHttpApp(app);
+  app.connectMicroservice({ strategy: new NatsJetStreamServer(nats) }, { inheritAppConfig: false });
+  await app.startAllMicroservices();
+  await app.listen(port, host);
+  return {
+    stop: async () => {
+      await app.close();
+      await dataSource.destroy();
+    },
+  };
+});

@@ -1,0 +1,40 @@
+import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { NotFoundError } from '@gen/errors';
+import type { FastifyReply } from 'fastify';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+
+const CONTENT_TYPES: Record<string, string> = {
+  png: 'image/png',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  wav: 'audio/wav',
+  glb: 'model/gltf-binary',
+};
+/** Keys are `<2 hex>/<32 hex>.<ext>`: anything else is refused before touching the disk. */
+const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{32}\.(png|mp4|webm|wav|glb)$/;
+
+/** The content host ({cdn_url}) in standalone mode: stored outputs, immutable, long-cached. */
+@Controller('cdn')
+export class OutputsController {
+  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings) {}
+
+  @Get(':shard/:file')
+  async serve(@Param('shard') shard: string, @Param('file') file: string, @Res() reply: FastifyReply): Promise<void> {
+    const key = `${shard}/${file}`;
+    const root = this.settings.outputsDir;
+    if (!root || !KEY_PATTERN.test(key)) throw new NotFoundError('No such output.');
+    const path = join(resolve(root), key);
+    const info = await stat(path).catch(() => null);
+    if (!info?.isFile()) throw new NotFoundError('No such output.');
+    const extension = key.slice(key.lastIndexOf('.') + 1);
+    await reply
+      .header('Content-Type', CONTENT_TYPES[extension])
+      .header('Content-Length', String(info.size))
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(createReadStream(path));
+  }
+}

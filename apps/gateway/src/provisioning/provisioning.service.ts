@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { BalanceReply, OpenBillingAccountRequest, PlanName, Subjects } from '@gen/contracts';
+import { ValidationError } from '@gen/errors';
+import { RpcClient } from '@gen/transport';
+import { ApiKeysService, CreatedApiKey } from '../auth/api-keys.service';
+import { AuthRepository } from '../auth/auth.repository';
+
+export interface ProvisionedAccount {
+  accountId: string;
+  name: string;
+  balance: BalanceReply;
+}
+
+/** Creates accounts across auth and billing (operator CLI, standalone's demo account, sign-up). */
+@Injectable()
+export class ProvisioningService {
+  constructor(
+    private readonly auth: AuthRepository,
+    private readonly keys: ApiKeysService,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  async createAccount(name: string, plan: PlanName, credits: number): Promise<ProvisionedAccount> {
+    const clean = name.trim();
+    if (clean.length === 0 || clean.length > 200) throw new ValidationError('name: 1 to 200 characters.');
+    const accountId = randomUUID();
+    await this.auth.insertAccount({ id: accountId, name: clean });
+    const balance = await this.rpc.request<BalanceReply, OpenBillingAccountRequest>(Subjects.billingAccountOpen, {
+      accountId,
+      plan,
+      initialCredits: credits,
+    });
+    return { accountId, name: clean, balance };
+  }
+
+  createKey(accountId: string, name: string): Promise<CreatedApiKey> {
+    return this.keys.create(accountId, name);
+  }
+
+  countAccounts(): Promise<number> {
+    return this.auth.countAccounts();
+  }
+}

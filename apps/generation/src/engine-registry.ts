@@ -1,0 +1,4 @@
+import type { Engine } from './engines/engine';
+
+/** DI token of the engines by name (Map<string, Engine>): built-in ones plus configured remote ones. */
+export const ENGINES = Symbol('ENGINES');

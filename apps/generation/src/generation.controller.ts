@@ -1,0 +1,53 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { RpcErrorFilter } from '@gen/errors';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  GenerationRecord,
+  GetGenerationRequest,
+  GetModelRequest,
+  ListGenerationsReply,
+  ListGenerationsRequest,
+  ListModelsReply,
+  ModelInfo,
+  SubmitGenerationReply,
+  SubmitGenerationRequest,
+  Subjects,
+} from '@gen/contracts';
+import { CatalogueService, toModelInfo } from './catalogue/catalogue.service';
+import { JobsService } from './jobs/jobs.service';
+
+/** The generation service's message handlers: one line each. */
+// Every handler's failure crosses the transport as the envelope (in-process and NATS alike).
+@Controller()
+@UseFilters(RpcErrorFilter)
+export class GenerationController {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly catalogue: CatalogueService,
+  ) {}
+
+  @MessagePattern(Subjects.generationSubmit)
+  submit(@Payload() request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
+    return this.jobs.submit(request);
+  }
+
+  @MessagePattern(Subjects.generationGet)
+  get(@Payload() request: GetGenerationRequest): Promise<GenerationRecord> {
+    return this.jobs.get(request);
+  }
+
+  @MessagePattern(Subjects.generationList)
+  list(@Payload() request: ListGenerationsRequest): Promise<ListGenerationsReply> {
+    return this.jobs.list(request);
+  }
+
+  @MessagePattern(Subjects.modelsList)
+  models(): ListModelsReply {
+    return { data: this.catalogue.list() };
+  }
+
+  @MessagePattern(Subjects.modelsGet)
+  model(@Payload() request: GetModelRequest): ModelInfo {
+    return toModelInfo(this.catalogue.get(request.modelId));
+  }
+}

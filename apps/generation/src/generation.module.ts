@@ -1,0 +1,48 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { CATALOGUE, ModelDefinition } from './catalogue/catalogue';
+import { CATALOGUE_MODELS, CatalogueService } from './catalogue/catalogue.service';
+import type { Engine } from './engines/engine';
+import { createBuiltInEngines } from './engines';
+import { ENGINES } from './engine-registry';
+import { GenerationController } from './generation.controller';
+import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
+import { JobRunnerService } from './jobs/job-runner.service';
+import { JobsRepository } from './jobs/jobs.repository';
+import { JobsService } from './jobs/jobs.service';
+import { OutboxRelayService } from './outbox/outbox-relay.service';
+import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
+
+export interface GenerationModuleOptions {
+  dataSource: DataSource;
+  settings: GenerationSettings;
+  storageDir: string;
+  /** Defaults to the reviewed catalogue; tests may pass their own. */
+  models?: readonly ModelDefinition[];
+  /** Extra or replacement engines by name (remote adapters, test engines). */
+  engines?: Record<string, Engine>;
+}
+
+@Module({})
+export class GenerationModule {
+  static register(options: GenerationModuleOptions): DynamicModule {
+    const engines = new Map<string, Engine>(Object.entries({ ...createBuiltInEngines(), ...(options.engines ?? {}) }));
+    return {
+      module: GenerationModule,
+      controllers: [GenerationController],
+      providers: [
+        { provide: GENERATION_DB, useValue: options.dataSource },
+        { provide: GENERATION_SETTINGS, useValue: options.settings },
+        { provide: CATALOGUE_MODELS, useValue: options.models ?? CATALOGUE },
+        { provide: ENGINES, useValue: engines },
+        { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
+        CatalogueService,
+        JobsRepository,
+        JobsService,
+        JobRunnerService,
+        OutboxRelayService,
+      ],
+      exports: [JobsService, CatalogueService, JobsRepository],
+    };
+  }
+}

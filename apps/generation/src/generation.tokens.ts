@@ -1,0 +1,23 @@
+/** DI token of the generation service's DataSource (schema `generation`). */
+export const GENERATION_DB = Symbol('GENERATION_DB');
+/** DI token of the generation service's settings (GenerationSettings). */
+export const GENERATION_SETTINGS = Symbol('GENERATION_SETTINGS');
+
+export interface GenerationSettings {
+  /** Base of output URLs, e.g. http://localhost:3000/cdn */
+  cdnBaseUrl: string;
+  /** Jobs this process runs at once, across accounts. */
+  workerConcurrency: number;
+  /** How long a claimed job stays ours without a heartbeat. */
+  leaseMs: number;
+  /** Attempts before a job whose worker vanished is failed (and refunded). */
+  maxAttempts: number;
+  /** How often queued work and expired leases are looked for (other replicas' submissions, restarts). */
+  pollIntervalMs: number;
+  /** Hard cap on one engine run. */
+  engineTimeoutMs: number;
+  /** Multiplies each model's simulated latency (tests and benchmarks use 0). */
+  latencyScale: number;
+  /** Unique name of this process (lease owner). */
+  workerId: string;
+}

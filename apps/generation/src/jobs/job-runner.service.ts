@@ -1,0 +1,211 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import { CatalogueService } from '../catalogue/catalogue.service';
+import { Engine, EngineError, EngineOutput } from '../engines/engine';
+import { ENGINES } from '../engine-registry';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { OutboxRelayService } from '../outbox/outbox-relay.service';
+import { OutputStorage } from '../storage/output-storage';
+import { finishedEvent } from './job-events';
+import type { JobEntity } from './job.entity';
+import { JobOutcome, JobsRepository } from './jobs.repository';
+
+const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
+
+/**
+ * Claims queued jobs (respecting each account's parallel slots), runs their engines under a lease
+ * kept alive by heartbeats, stores the output and finishes the job with its event. Work is found
+ * both by a local nudge (submit, a slot freed) and by polling (other replicas, restarts).
+ */
+@Injectable()
+export class JobRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(JobRunnerService.name);
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly finished = new EventEmitter();
+  private pollTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private pumping?: Promise<void>;
+  private pumpAgain = false;
+  private stopping = false;
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly catalogue: CatalogueService,
+    private readonly storage: OutputStorage,
+    private readonly relay: OutboxRelayService,
+    @Inject(ENGINES) private readonly engines: Map<string, Engine>,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {
+    this.finished.setMaxListeners(0);
+  }
+
+  onApplicationBootstrap(): void {
+    this.pollTimer = setInterval(() => {
+      this.nudge();
+      void this.reclaimExpired();
+    }, this.settings.pollIntervalMs);
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
+    this.pollTimer.unref();
+    this.heartbeatTimer.unref();
+    this.nudge();
+  }
+
+  /** Stops claiming, and hands back what it holds: running jobs are aborted and requeued by lease expiry. */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.pollTimer);
+    clearInterval(this.heartbeatTimer);
+    await this.pumping;
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  /** Resolves with true when the job finished (anywhere) within `ms`. */
+  async waitForFinish(jobId: string, ms: number): Promise<boolean> {
+    const isFinal = async () => {
+      const job = await this.jobs.findById(jobId);
+      return job !== null && (job.status === 'completed' || job.status === 'failed');
+    };
+    if (await isFinal()) return true;
+    return new Promise<boolean>((resolve) => {
+      let settled = false;
+      const finish = (value: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        clearInterval(poll);
+        this.finished.off(jobId, onLocal);
+        resolve(value);
+      };
+      const onLocal = () => finish(true);
+      this.finished.on(jobId, onLocal);
+      const deadline = setTimeout(() => finish(false), ms);
+      // Another replica may run it: look at the row now and then.
+      const poll = setInterval(() => {
+        isFinal().then((final) => final && finish(true), () => undefined);
+      }, 250);
+    });
+  }
+
+  /** Looks for claimable work now (coalesces concurrent calls). */
+  nudge(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Claiming jobs failed'))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.nudge();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    let claimedAny = true;
+    while (claimedAny && !this.stopping && this.running.size < this.settings.workerConcurrency) {
+      claimedAny = false;
+      const accounts = await this.jobs.accountsWithQueuedJobs(100);
+      for (const accountId of accounts) {
+        if (this.stopping || this.running.size >= this.settings.workerConcurrency) return;
+        const job = await this.jobs.claimNext(accountId, this.settings.workerId, this.settings.leaseMs);
+        if (job) {
+          claimedAny = true;
+          this.start(job);
+        }
+      }
+    }
+  }
+
+  private start(job: JobEntity): void {
+    const abort = new AbortController();
+    const done = this.execute(job, abort.signal).finally(() => {
+      this.running.delete(job.id);
+      this.nudge();
+    });
+    this.running.set(job.id, { abort, done });
+  }
+
+  private async execute(job: JobEntity, signal: AbortSignal): Promise<void> {
+    let outcome: JobOutcome;
+    try {
+      const output = await this.runEngine(job, signal);
+      const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
+      outcome = { status: 'completed', outputKey, contentType: output.contentType };
+    } catch (error) {
+      if (this.stopping && signal.aborted) return; // shutting down: the lease expires and another worker retries
+      outcome = { status: 'failed', error: error instanceof EngineError ? error.userMessage : GENERIC_FAILURE };
+      if (!(error instanceof EngineError)) this.logger.error({ err: error, jobId: job.id }, 'Engine crashed');
+    }
+    const finished = await this.jobs.finish(job.id, this.settings.workerId, outcome, (j) =>
+      finishedEvent(j, this.settings.cdnBaseUrl),
+    );
+    if (finished) {
+      this.relay.kick();
+      this.finished.emit(job.id);
+    }
+  }
+
+  private async runEngine(job: JobEntity, signal: AbortSignal): Promise<EngineOutput> {
+    const model = this.catalogue.find(job.modelId);
+    if (!model) throw new EngineError('This model is no longer available. Your credits were refunded.');
+    const engine = this.engines.get(model.engine);
+    if (!engine) throw new EngineError('This model is temporarily unavailable. Your credits were refunded.');
+    const timeout = AbortSignal.timeout(this.settings.engineTimeoutMs);
+    const combined = AbortSignal.any([signal, timeout]);
+    const latency = Number(model.params.latencyMs ?? 0) * this.settings.latencyScale;
+    try {
+      return await engine.generate({
+        jobId: job.id,
+        modelId: model.id,
+        type: model.type,
+        prompt: job.prompt,
+        seed: job.seq,
+        params: { ...model.params, latencyMs: latency },
+        signal: combined,
+      });
+    } catch (error) {
+      if (timeout.aborted) throw new EngineError('The generation took too long and was stopped. Your credits were refunded.');
+      throw error;
+    }
+  }
+
+  private async heartbeat(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    try {
+      const owned = new Set(await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs));
+      for (const id of ids) {
+        if (!owned.has(id)) this.running.get(id)?.abort.abort(); // lease lost: someone else has it now
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Heartbeat failed');
+    }
+  }
+
+  /** Jobs of workers that died: requeued, or failed with a refund once attempts are used up. */
+  private async reclaimExpired(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      for (const { id, attempts } of await this.jobs.expiredLeases(50)) {
+        if (attempts >= this.settings.maxAttempts) {
+          const failed = await this.jobs.finish(
+            id,
+            null,
+            { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
+            (j) => finishedEvent(j, this.settings.cdnBaseUrl),
+          );
+          if (failed) this.relay.kick();
+        } else if (await this.jobs.requeueExpired(id)) {
+          this.logger.warn({ jobId: id, attempts }, 'Requeued a job whose worker stopped');
+          this.nudge();
+        }
+      }
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Reclaiming expired leases failed');
+    }
+  }
+}

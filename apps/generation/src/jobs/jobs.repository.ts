@@ -1,0 +1,195 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sqlRows } from '@gen/persistence';
+import type { GenerationType, JobStatus } from '@gen/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import { GENERATION_DB } from '../generation.tokens';
+import { OutboxEventEntity } from '../outbox/outbox-event.entity';
+import { JobEntity } from './job.entity';
+
+export interface NewJob {
+  id: string;
+  accountId: string;
+  apiKeyId: string;
+  modelId: string;
+  type: GenerationType;
+  prompt: string;
+  credits: number;
+  parallelLimit: number;
+  webhookUrl: string | null;
+}
+
+export type JobOutcome =
+  | { status: 'completed'; outputKey: string; contentType: string }
+  | { status: 'failed'; error: string };
+
+export interface OutboxMessage {
+  id: string;
+  pattern: string;
+  payload: unknown;
+}
+
+/** Every query of the generation schema's jobs. State changes are guarded in SQL, so they happen once. */
+@Injectable()
+export class JobsRepository {
+  constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
+
+  async insert(job: NewJob): Promise<JobEntity> {
+    const rows = await sqlRows<JobEntity>(this.db, 
+      `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9) RETURNING id`,
+      [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl],
+    );
+    return (await this.findById(rows[0].id)) as JobEntity;
+  }
+
+  findById(jobId: string): Promise<JobEntity | null> {
+    return this.db.getRepository(JobEntity).findOneBy({ id: jobId });
+  }
+
+  findForAccount(accountId: string, jobId: string): Promise<JobEntity | null> {
+    return this.db.getRepository(JobEntity).findOneBy({ id: jobId, accountId });
+  }
+
+  /** Newest first, keyset-paginated on `seq` (stable under concurrent inserts). */
+  async listForAccount(
+    accountId: string,
+    options: { limit: number; beforeSeq?: number; status?: JobStatus; type?: GenerationType },
+  ): Promise<JobEntity[]> {
+    const query = this.db
+      .getRepository(JobEntity)
+      .createQueryBuilder('job')
+      .where('job.account_id = :accountId', { accountId })
+      .orderBy('job.seq', 'DESC')
+      .limit(options.limit);
+    if (options.beforeSeq !== undefined) query.andWhere('job.seq < :before', { before: options.beforeSeq });
+    if (options.status) query.andWhere('job.status = :status', { status: options.status });
+    if (options.type) query.andWhere('job.type = :type', { type: options.type });
+    return query.getMany();
+  }
+
+  /** Accounts with queued work, oldest waiting first (fair across accounts). */
+  async accountsWithQueuedJobs(limit: number): Promise<string[]> {
+    const rows = await sqlRows<{ account_id: string }>(this.db, 
+      `SELECT account_id FROM jobs WHERE status = 'queued' GROUP BY account_id ORDER BY min(seq) LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => r.account_id);
+  }
+
+  /**
+   * Claims the account's oldest queued job if it has a free parallel slot. The account's slot row is
+   * locked for the decision, so replicas claiming at once cannot exceed the limit.
+   */
+  async claimNext(accountId: string, owner: string, leaseMs: number): Promise<JobEntity | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING`, [accountId]);
+      await tx.query(`SELECT account_id FROM account_slots WHERE account_id = $1 FOR UPDATE`, [accountId]);
+      const head = await sqlRows<{ id: string; parallel_limit: number }>(tx, 
+        `SELECT id, parallel_limit FROM jobs WHERE account_id = $1 AND status = 'queued' ORDER BY seq LIMIT 1`,
+        [accountId],
+      );
+      if (head.length === 0) return null;
+      const running = await sqlRows<{ n: string }>(tx, 
+        `SELECT count(*) AS n FROM jobs WHERE account_id = $1 AND status = 'processing'`,
+        [accountId],
+      );
+      if (Number(running[0].n) >= head[0].parallel_limit) return null;
+      const claimed = await sqlRows<{ id: string }>(tx, 
+        `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1,
+                lease_owner = $2, lease_expires_at = now() + ($3::int * interval '1 millisecond')
+         WHERE id = $1 AND status = 'queued' RETURNING id`,
+        [head[0].id, owner, leaseMs],
+      );
+      if (claimed.length === 0) return null;
+      return tx.getRepository(JobEntity).findOneBy({ id: claimed[0].id });
+    });
+  }
+
+  /** Extends the leases of the jobs this worker runs; returns the ids it still owns. */
+  async heartbeat(owner: string, jobIds: string[], leaseMs: number): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    const rows = await sqlRows<{ id: string }>(this.db, 
+      `UPDATE jobs SET lease_expires_at = now() + ($3::int * interval '1 millisecond')
+       WHERE id = ANY($2::uuid[]) AND status = 'processing' AND lease_owner = $1 RETURNING id`,
+      [owner, jobIds, leaseMs],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Writes a job's final state and its event in one transaction. Only the lease owner of a
+   * processing job can finish it (or anyone, with owner null, for operator and reclaim paths).
+   */
+  async finish(
+    jobId: string,
+    owner: string | null,
+    outcome: JobOutcome,
+    buildEvent: (job: JobEntity) => OutboxMessage,
+  ): Promise<JobEntity | null> {
+    return this.db.transaction(async (tx) => {
+      const params =
+        outcome.status === 'completed'
+          ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null]
+          : [jobId, owner, 'failed', null, null, outcome.error];
+      const rows = await sqlRows<{ id: string }>(tx, 
+        `UPDATE jobs SET status = $3, output_key = $4, output_content_type = $5, error = $6, completed_at = now(),
+                lease_owner = NULL, lease_expires_at = NULL
+         WHERE id = $1 AND status IN ('queued', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
+         RETURNING id`,
+        params,
+      );
+      if (rows.length === 0) return null;
+      const job = (await tx.getRepository(JobEntity).findOneBy({ id: jobId })) as JobEntity;
+      await this.appendOutbox(tx, buildEvent(job));
+      return job;
+    });
+  }
+
+  /** Jobs whose worker stopped heart-beating: back to the queue, or failed after too many attempts. */
+  async expiredLeases(limit: number): Promise<Array<{ id: string; attempts: number }>> {
+    return this.db.query(
+      `SELECT id, attempts FROM jobs WHERE status = 'processing' AND lease_expires_at < now()
+       ORDER BY lease_expires_at LIMIT $1`,
+      [limit],
+    );
+  }
+
+  async requeueExpired(jobId: string): Promise<boolean> {
+    const rows = await sqlRows<unknown>(this.db, 
+      `UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $1 AND status = 'processing' AND lease_expires_at < now() RETURNING id`,
+      [jobId],
+    );
+    return rows.length > 0;
+  }
+
+  async pendingOutbox(tx: EntityManager, limit: number): Promise<OutboxEventEntity[]> {
+    return tx.query(
+      `SELECT id, pattern, payload FROM outbox WHERE published_at IS NULL ORDER BY created_at
+       LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+  }
+
+  async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length > 0) await tx.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+  }
+
+  async markPublishFailed(tx: EntityManager, ids: string[]): Promise<void> {
+    if (ids.length > 0) {
+      await tx.query(`UPDATE outbox SET publish_attempts = publish_attempts + 1 WHERE id = ANY($1::uuid[])`, [ids]);
+    }
+  }
+
+  inTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
+  private async appendOutbox(tx: EntityManager, message: OutboxMessage): Promise<void> {
+    await tx.query(`INSERT INTO outbox (id, pattern, payload) VALUES ($1, $2, $3::jsonb)`, [
+      message.id,
+      message.pattern,
+      JSON.stringify(message.payload),
+    ]);
+  }
+}

@@ -1,0 +1,92 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type {
+  GenerationRecord,
+  GetGenerationRequest,
+  ListGenerationsReply,
+  ListGenerationsRequest,
+  SubmitGenerationReply,
+  SubmitGenerationRequest,
+} from '@gen/contracts';
+import { ForbiddenError, NotFoundError, ValidationError } from '@gen/errors';
+import { pgErrorCode, PG_UNIQUE_VIOLATION } from '@gen/persistence';
+import { CatalogueService } from '../catalogue/catalogue.service';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { JobRunnerService } from './job-runner.service';
+import { toGenerationRecord } from './job-record';
+import { JobsRepository } from './jobs.repository';
+
+@Injectable()
+export class JobsService {
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly catalogue: CatalogueService,
+    private readonly runner: JobRunnerService,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {}
+
+  /**
+   * Queues the job (its credits are already held by billing) and, for synchronous models, waits up
+   * to `waitMs` for it to finish. A repeated submit of the same job id returns the existing job.
+   */
+  async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
+    const model = this.catalogue.find(request.model);
+    if (!model) throw new ValidationError(`model: unknown model "${request.model}". See GET /api/v1/models.`);
+    if (model.type !== request.type) {
+      throw new ValidationError(`type: model "${model.id}" makes ${model.type}, not ${request.type}.`);
+    }
+    if (!CatalogueService.allows(request.plan, model)) {
+      throw new ForbiddenError(`Model "${model.id}" needs the ${model.minPlan} plan or above.`);
+    }
+    try {
+      await this.jobs.insert({
+        id: request.jobId,
+        accountId: request.accountId,
+        apiKeyId: request.apiKeyId,
+        modelId: model.id,
+        type: model.type,
+        prompt: request.prompt,
+        credits: model.credits,
+        parallelLimit: request.parallelLimit,
+        webhookUrl: request.webhookUrl,
+      });
+    } catch (error) {
+      if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) throw error;
+    }
+    this.runner.nudge();
+    const finished = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : false;
+    const record = await this.get({ accountId: request.accountId, jobId: request.jobId });
+    return { finished: finished || record.status === 'completed' || record.status === 'failed', record };
+  }
+
+  async get(request: GetGenerationRequest): Promise<GenerationRecord> {
+    const job = await this.jobs.findForAccount(request.accountId, request.jobId);
+    if (!job) throw new NotFoundError(`No generation with id "${request.jobId}".`);
+    return toGenerationRecord(job, this.settings.cdnBaseUrl);
+  }
+
+  async list(request: ListGenerationsRequest): Promise<ListGenerationsReply> {
+    const beforeSeq = request.cursor ? decodeCursor(request.cursor) : undefined;
+    const rows = await this.jobs.listForAccount(request.accountId, {
+      limit: request.limit + 1,
+      beforeSeq,
+      status: request.status,
+      type: request.type,
+    });
+    const page = rows.slice(0, request.limit);
+    const hasMore = rows.length > request.limit;
+    return {
+      data: page.map((job) => toGenerationRecord(job, this.settings.cdnBaseUrl)),
+      next_cursor: hasMore ? encodeCursor(page[page.length - 1].seq) : null,
+    };
+  }
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`seq:${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^seq:(\d{1,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw new ValidationError('cursor: not a cursor returned by this endpoint.');
+  return Number(match[1]);
+}

@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+
+/** Where finished assets go. The local driver is the default; an object-store driver fits the same shape. */
+export abstract class OutputStorage {
+  /** Stores the bytes and returns the object key (relative path under the content host). */
+  abstract put(data: Buffer, extension: string, contentType: string): Promise<string>;
+}
+
+/** An unguessable key: 128 random bits, sharded by the first byte. */
+export function newObjectKey(extension: string): string {
+  const token = randomBytes(16).toString('hex');
+  return `${token.slice(0, 2)}/${token}.${extension}`;
+}
+
+export class LocalDirectoryStorage extends OutputStorage {
+  private readonly root: string;
+
+  constructor(root: string) {
+    super();
+    this.root = resolve(root);
+  }
+
+  async put(data: Buffer, extension: string): Promise<string> {
+    const key = newObjectKey(extension);
+    const path = join(this.root, key);
+    await mkdir(dirname(path), { recursive: true });
+    // Write then rename, so a reader never sees half a file.
+    const temporary = `${path}.${process.pid}.tmp`;
+    await writeFile(temporary, data);
+    await rename(temporary, path);
+    return key;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './standalone';
+export * from './standalone.config';

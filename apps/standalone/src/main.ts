@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '@gen/config';
+import { loadStandaloneConfig } from './standalone.config';
+import { startStandalone } from './standalone';
+
+/** `npm start`: the whole service in one process, data in DATA_DIR (default .data/). */
+async function main(): Promise<void> {
+  const config = loadStandaloneConfig();
+  const running = await startStandalone(config);
+  mkdirSync(config.dataDir, { recursive: true });
+  const runtimeFile = join(config.dataDir, 'runtime.json');
+  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, pgPort: running.embeddedPostgres?.port ?? null }));
+
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `Generation Service (standalone) is running at ${base}`,
+    `  API:       ${base}/api/v1`,
+    `  Dashboard: ${base}/dashboard`,
+  ];
+  if ((await running.provisioning.countAccounts()) === 0) {
+    const account = await running.provisioning.createAccount('Demo account', 'pro', config.demoCredits);
+    const key = await running.provisioning.createKey(account.accountId, 'demo key');
+    lines.push(
+      '',
+      `Created a demo account (plan pro, ${config.demoCredits} credits). Its API key is shown only this once:`,
+      `API key: ${key.key}`,
+      '',
+      'Try it:',
+      `  curl -s ${base}/api/v1/models -H "Authorization: Bearer ${key.key}"`,
+      `  curl -s ${base}/api/v1/generate -H "Authorization: Bearer ${key.key}" \\`,
+      `       -H "Content-Type: application/json" \\`,
+      `       -d '{"model":"pixel-flux-1","prompt":"a lighthouse at dusk","type":"TEXT_TO_IMAGE"}'`,
+    );
+  } else {
+    lines.push(
+      '',
+      'Existing data found in ' + config.dataDir + '; no demo key was created this time.',
+      'Create a key with:  npm run cli -- keys create --account <account-id> --name "my key"',
+      'List accounts with: npm run cli -- accounts list',
+    );
+  }
+  process.stdout.write(lines.join('\n') + '\n\n');
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal} received, shutting down...\n`);
+    running
+      .stop()
+      .then(() => rmSync(runtimeFile, { force: true }))
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          console.error(error);
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) console.error(error.message);
+  else console.error('Failed to start:', error);
+  process.exit(1);
+});

@@ -1,0 +1,56 @@
+import { resolve } from 'node:path';
+import { EnvReader } from '@gen/config';
+
+export interface StandaloneConfig {
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  cdnBaseUrl: string;
+  dataDir: string;
+  /** A PostgreSQL server to use instead of the embedded one. */
+  databaseUrl: string | null;
+  embeddedPgPort: number;
+  syncWaitMs: number;
+  bodyLimitBytes: number;
+  rpcTimeoutMs: number;
+  workerConcurrency: number;
+  latencyScale: number;
+  pollIntervalMs: number;
+  leaseMs: number;
+  webhookAllowHttp: boolean;
+  webhookAllowPrivateNetworks: boolean;
+  webhookAllowList: string[];
+  demoCredits: number;
+}
+
+/** Standalone mode's settings (README, "Configuration"), validated once; a bad value stops start-up. */
+export function loadStandaloneConfig(source: Record<string, string | undefined> = process.env): StandaloneConfig {
+  const env = new EnvReader(source);
+  const port = env.int('PORT', 3000, { min: 0, max: 65535 });
+  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const config: StandaloneConfig = {
+    host: env.string('HOST', '127.0.0.1'),
+    port,
+    publicBaseUrl,
+    cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`),
+    dataDir: resolve(env.string('DATA_DIR', '.data')),
+    databaseUrl: env.optionalString('DATABASE_URL') ?? null,
+    embeddedPgPort: env.int('EMBEDDED_PG_PORT', 0, { min: 0, max: 65535 }),
+    syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
+    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    workerConcurrency: env.int('WORKER_CONCURRENCY', 8, { min: 1, max: 1000 }),
+    latencyScale: Number(env.string('ENGINE_LATENCY_SCALE', '1')),
+    pollIntervalMs: env.int('JOB_POLL_INTERVAL_MS', 500, { min: 20, max: 60_000 }),
+    leaseMs: env.int('JOB_LEASE_MS', 15_000, { min: 500, max: 600_000 }),
+    webhookAllowHttp: env.bool('WEBHOOK_ALLOW_HTTP', true),
+    webhookAllowPrivateNetworks: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true),
+    webhookAllowList: env.list('WEBHOOK_ALLOW_LIST'),
+    demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
+  };
+  if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
+    env.int('ENGINE_LATENCY_SCALE_MUST_BE_A_NON_NEGATIVE_NUMBER', 0, { max: -1 });
+  }
+  env.done();
+  return config;
+}

@@ -1,0 +1,41 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { BillingModule } from '@gen/billing';
+import { GatewayModule, GatewaySettings } from '@gen/gateway';
+import { Engine, GenerationModule, GenerationSettings, ModelDefinition } from '@gen/generation';
+import { InProcessBus, TransportModule } from '@gen/transport';
+import { WebhooksModule, WebhooksSettings } from '@gen/webhooks';
+import type { DataSource } from 'typeorm';
+
+export interface StandaloneParts {
+  bus: InProcessBus;
+  databases: { auth: DataSource; billing: DataSource; generation: DataSource; webhooks: DataSource };
+  gateway: GatewaySettings;
+  generation: GenerationSettings;
+  webhooks: WebhooksSettings;
+  storageDir: string;
+  models?: readonly ModelDefinition[];
+  engines?: Record<string, Engine>;
+}
+
+/** The four services in one process over the in-process bus: the same modules as distributed mode. */
+@Module({})
+export class StandaloneModule {
+  static forRoot(parts: StandaloneParts): DynamicModule {
+    return {
+      module: StandaloneModule,
+      imports: [
+        TransportModule.forRoot({ kind: 'in-process', bus: parts.bus }),
+        GatewayModule.register({ dataSource: parts.databases.auth, settings: parts.gateway }),
+        BillingModule.register(parts.databases.billing),
+        GenerationModule.register({
+          dataSource: parts.databases.generation,
+          settings: parts.generation,
+          storageDir: parts.storageDir,
+          models: parts.models,
+          engines: parts.engines,
+        }),
+        WebhooksModule.register({ dataSource: parts.databases.webhooks, settings: parts.webhooks }),
+      ],
+    };
+  }
+}

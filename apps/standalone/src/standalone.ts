@@ -1,0 +1,110 @@
+import { ConsoleLogger, LoggerService } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { join } from 'node:path';
+import { openBillingDatabase } from '@gen/billing';
+import { processIdentity } from '@gen/config';
+import { configureHttpApp, createFastifyAdapter, openAuthDatabase, ProvisioningService } from '@gen/gateway';
+import { Engine, ModelDefinition, openGenerationDatabase } from '@gen/generation';
+import { ensureDatabase, EmbeddedPostgresHandle, startEmbeddedPostgres } from '@gen/persistence';
+import { InProcessBus, InProcessServer } from '@gen/transport';
+import { openWebhooksDatabase } from '@gen/webhooks';
+import type { DataSource } from 'typeorm';
+import { StandaloneConfig } from './standalone.config';
+import { StandaloneModule } from './standalone.module';
+
+export const STANDALONE_DATABASE = 'generation_service';
+
+export interface RunningStandalone {
+  app: NestFastifyApplication;
+  /** Where the HTTP server listens (actual port, also when PORT=0). */
+  url: string;
+  provisioning: ProvisioningService;
+  databases: { auth: DataSource; billing: DataSource; generation: DataSource; webhooks: DataSource };
+  embeddedPostgres: EmbeddedPostgresHandle | null;
+  stop(): Promise<void>;
+}
+
+export interface StandaloneOverrides {
+  models?: readonly ModelDefinition[];
+  engines?: Record<string, Engine>;
+  logger?: LoggerService | false;
+}
+
+/** Starts the whole service in one process: embedded (or given) Postgres, four modules, one HTTP server. */
+export async function startStandalone(config: StandaloneConfig, overrides: StandaloneOverrides = {}): Promise<RunningStandalone> {
+  let embedded: EmbeddedPostgresHandle | null = null;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'pg'), port: config.embeddedPgPort });
+    await ensureDatabase(embedded.adminUrl, STANDALONE_DATABASE);
+    databaseUrl = embedded.urlFor(STANDALONE_DATABASE);
+  }
+  const opened: DataSource[] = [];
+  try {
+    const [auth, billing, generation, webhooks] = await Promise.all([
+      openAuthDatabase(databaseUrl, 10),
+      openBillingDatabase(databaseUrl, 20),
+      openGenerationDatabase(databaseUrl, 20),
+      openWebhooksDatabase(databaseUrl, 10),
+    ]);
+    opened.push(auth, billing, generation, webhooks);
+    const bus = new InProcessBus();
+    const module = StandaloneModule.forRoot({
+      bus,
+      databases: { auth, billing, generation, webhooks },
+      gateway: {
+        publicBaseUrl: config.publicBaseUrl,
+        syncWaitMs: config.syncWaitMs,
+        bodyLimitBytes: config.bodyLimitBytes,
+        outputsDir: join(config.dataDir, 'outputs'),
+        rpcTimeoutMs: config.rpcTimeoutMs,
+      },
+      generation: {
+        cdnBaseUrl: config.cdnBaseUrl,
+        workerConcurrency: config.workerConcurrency,
+        leaseMs: config.leaseMs,
+        maxAttempts: 3,
+        pollIntervalMs: config.pollIntervalMs,
+        engineTimeoutMs: 120_000,
+        latencyScale: config.latencyScale,
+        workerId: processIdentity('standalone'),
+      },
+      webhooks: {
+        allowHttp: config.webhookAllowHttp,
+        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
+        allowList: config.webhookAllowList,
+      },
+      storageDir: join(config.dataDir, 'outputs'),
+      models: overrides.models,
+      engines: overrides.engines,
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes), {
+      logger: overrides.logger ?? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error', 'fatal'] }),
+      abortOnError: false,
+    });
+    configureHttpApp(app);
+    // RpcErrorFilter is bound on each message controller (a hybrid app's microservice is already initialised here).
+    app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
+    await app.startAllMicroservices();
+    await app.listen(config.port, config.host);
+    const address = app.getHttpServer().address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    return {
+      app,
+      url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+      provisioning: app.get(ProvisioningService),
+      databases: { auth, billing, generation, webhooks },
+      embeddedPostgres: embedded,
+      stop: async () => {
+        await app.close();
+        await Promise.allSettled(opened.map((ds) => ds.destroy()));
+        if (embedded) await embedded.stop();
+      },
+    };
+  } catch (error) {
+    await Promise.allSettled(opened.map((ds) => ds.destroy()));
+    if (embedded) await embedded.stop();
+    throw error;
+  }
+}

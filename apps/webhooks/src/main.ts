@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import { ConsoleLogger, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { EnvReader, readNatsConfig, runMain } from '@gen/config';
+import { RpcErrorFilter } from '@gen/errors';
+import { NatsJetStreamServer, TransportModule } from '@gen/transport';
+import { openWebhooksDatabase } from './webhooks.database';
+import { WebhooksModule } from './webhooks.module';
+
+/** Distributed mode: the webhooks service (deliveries and their attempts). */
+runMain('webhooks', async () => {
+  const env = new EnvReader();
+  const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+  const nats = readNatsConfig(env, 'webhooks');
+  const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
+  const settings = {
+    allowHttp: env.bool('WEBHOOK_ALLOW_HTTP', false),
+    allowPrivateNetworks: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    allowList: env.list('WEBHOOK_ALLOW_LIST'),
+  };
+  env.done();
+  const dataSource = await openWebhooksDatabase(databaseUrl, poolSize);
+
+  @Module({
+    imports: [TransportModule.forRoot({ kind: 'nats', nats }), WebhooksModule.register({ dataSource, settings })],
+  })
+  class WebhooksAppModule {}
+
+  const app = await NestFactory.createMicroservice(WebhooksAppModule, {
+    strategy: new NatsJetStreamServer(nats),
+    logger: new ConsoleLogger({ json: true }),
+  });
+  app.useGlobalFilters(new RpcErrorFilter());
+  app.enableShutdownHooks();
+  await app.listen();
+  return {
+    stop: async () => {
+      await app.close();
+      await dataSource.destroy();
+    },
+  };
+});

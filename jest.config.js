@@ -1,0 +1,23 @@
+// `npm test`: unit specs, integration specs (real Postgres) and the standalone end-to-end tier.
+const { pathsToModuleNameMapper } = require('ts-jest');
+const base = require('./tsconfig.base.json');
+
+/** Settings shared with jest.distributed.config.js. */
+const shared = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
+  moduleNameMapper: pathsToModuleNameMapper(base.compilerOptions.paths, { prefix: '<rootDir>/' }),
+  modulePathIgnorePatterns: ['<rootDir>/dist', '<rootDir>/.nx', '<rootDir>/tmp', '<rootDir>/.data'],
+  globalSetup: '<rootDir>/test/setup/global-setup.ts',
+  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+  testTimeout: 30_000,
+};
+
+module.exports = {
+  // (jest.distributed.config.js reuses these settings)
+  ...shared,
+
+  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+  maxWorkers: 2,
+};

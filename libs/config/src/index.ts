@@ -1,0 +1,3 @@
+export * from './env';
+export * from './common';
+export * from './run-main';

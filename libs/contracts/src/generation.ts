@@ -1,0 +1,42 @@
+/** Generation types (ARCHITECTURE: "Choices the spec leaves open"). */
+export const GENERATION_TYPES = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'] as const;
+export type GenerationType = (typeof GENERATION_TYPES)[number];
+
+export const JOB_STATUSES = ['queued', 'processing', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export const PLANS = ['free', 'lite', 'pro', 'enterprise'] as const;
+export type PlanName = (typeof PLANS)[number];
+
+/** Longest prompt accepted, in characters (documented in the README and the OpenAPI document). */
+export const MAX_PROMPT_LENGTH = 4000;
+
+/** A catalogue entry as the API shows it. */
+export interface ModelInfo {
+  id: string;
+  name: string;
+  type: GenerationType;
+  /** Credits charged on success. */
+  credits: number;
+  /** Credits the account must have available to submit. */
+  minimum_credits: number;
+  /** True when POST /generate waits for the result (image models). */
+  synchronous: boolean;
+  /** Lowest plan that may use the model. */
+  min_plan: PlanName;
+}
+
+/** The generation record on the wire (API responses and events share these fields). */
+export interface GenerationRecord {
+  id: string;
+  status: JobStatus;
+  type: GenerationType;
+  model: string;
+  prompt: string;
+  output_url: string | null;
+  credits_charged: number;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}

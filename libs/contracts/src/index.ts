@@ -1,0 +1,2 @@
+export * from './generation';
+export * from './messages';

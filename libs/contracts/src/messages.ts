@@ -1,0 +1,124 @@
+import type { GenerationRecord, GenerationType, JobStatus, ModelInfo, PlanName } from './generation';
+
+/**
+ * Request/reply subjects. The only place these strings exist: apps import them from here.
+ * Version suffixes go on the subject when a payload changes incompatibly (`billing.reserve.v2`).
+ */
+export const Subjects = {
+  billingReserve: 'billing.reserve',
+  billingRelease: 'billing.release',
+  billingBalance: 'billing.balance',
+  billingAccountOpen: 'billing.account.open',
+  generationSubmit: 'generation.submit',
+  generationGet: 'generation.get',
+  generationList: 'generation.list',
+  modelsList: 'models.list',
+  modelsGet: 'models.get',
+  authWebhookSecretGet: 'auth.webhook-secret.get',
+} as const;
+
+/** Durable events (JetStream in distributed mode; the outbox in both modes). */
+export const Events = {
+  generationCompleted: 'generation.completed',
+  generationFailed: 'generation.failed',
+} as const;
+export type EventName = (typeof Events)[keyof typeof Events];
+
+// ---- billing ----
+export interface ReserveCreditsRequest {
+  accountId: string;
+  jobId: string;
+  modelId: string;
+  amount: number;
+  minimum: number;
+}
+export interface ReserveCreditsReply {
+  holdId: string;
+  available: number;
+}
+export interface ReleaseCreditsRequest {
+  accountId: string;
+  jobId: string;
+  reason: string;
+}
+export interface BalanceRequest {
+  accountId: string;
+}
+export interface BalanceReply {
+  accountId: string;
+  plan: PlanName;
+  available: number;
+  held: number;
+  limits: { requests_per_minute: number; parallel_tasks: number };
+}
+export interface OpenBillingAccountRequest {
+  accountId: string;
+  plan: PlanName;
+  initialCredits: number;
+}
+
+// ---- generation ----
+export interface SubmitGenerationRequest {
+  jobId: string;
+  accountId: string;
+  apiKeyId: string;
+  model: string;
+  prompt: string;
+  type: GenerationType;
+  webhookUrl: string | null;
+  plan: PlanName;
+  /** The account's parallel-task limit (from its plan), applied when the job is claimed. */
+  parallelLimit: number;
+  /** How long the caller waits for a synchronous model before taking the current state (ms). */
+  waitMs: number;
+}
+export interface SubmitGenerationReply {
+  /** True when the record is final (completed or failed). */
+  finished: boolean;
+  record: GenerationRecord;
+}
+export interface GetGenerationRequest {
+  accountId: string;
+  jobId: string;
+}
+export interface ListGenerationsRequest {
+  accountId: string;
+  limit: number;
+  cursor?: string;
+  status?: JobStatus;
+  type?: GenerationType;
+}
+export interface ListGenerationsReply {
+  data: GenerationRecord[];
+  next_cursor: string | null;
+}
+export interface ListModelsRequest {
+  plan?: PlanName;
+}
+export interface ListModelsReply {
+  data: ModelInfo[];
+}
+export interface GetModelRequest {
+  modelId: string;
+}
+
+// ---- auth ----
+export interface WebhookSecretRequest {
+  apiKeyId: string;
+}
+export interface WebhookSecretReply {
+  /** Null when the key has no secret (deliveries cannot be signed). */
+  secret: string | null;
+  defaultWebhookUrl: string | null;
+}
+
+// ---- events ----
+export interface GenerationFinishedEvent {
+  /** Unique per event; the JetStream message id (deduplication) and the consumers' idempotency key. */
+  eventId: string;
+  event: EventName;
+  accountId: string;
+  apiKeyId: string;
+  webhookUrl: string | null;
+  record: GenerationRecord;
+}

@@ -1,0 +1,77 @@
+import { ERROR_STATUS, ErrorCode } from './error-codes';
+
+/**
+ * A failure the caller can act on. Carries a code from the spec and a user-facing message; no HTTP
+ * or transport in it: each transport maps it to its own wire form.
+ */
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Seconds the caller should wait before retrying (429, 503). */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'A valid API key is required: send "Authorization: Bearer <API_KEY>".') {
+    super('unauthorized', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message: string) {
+    super('forbidden', message);
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(message: string) {
+    super('not_found', message);
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(message: string) {
+    super('validation_error', message);
+  }
+}
+
+export class InsufficientCreditsError extends DomainError {
+  constructor(
+    readonly minimumCredits: number,
+    readonly availableCredits: number,
+    modelId: string,
+  ) {
+    super(
+      'insufficient_credits',
+      `Insufficient credits: model "${modelId}" needs at least ${minimumCredits} available credits; ` +
+        `this account has ${availableCredits}.`,
+    );
+  }
+}
+
+export class RateLimitError extends DomainError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('rate_limit_exceeded', message, Math.max(1, Math.ceil(retryAfterSeconds)));
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string) {
+    super('conflict', message);
+  }
+}
+
+export class ServiceUnavailableError extends DomainError {
+  constructor(message = 'The service is temporarily unavailable; retry shortly.', retryAfterSeconds = 1) {
+    super('service_unavailable', message, retryAfterSeconds);
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The error codes of the public API (spec, "Errors"), plus the few an HTTP server needs for input
+ * that never reaches a route (bad JSON, wrong media type, oversized body) and for a dependency that
+ * does not answer. Each code has exactly one HTTP status.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  insufficient_credits: 402,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_error: 422,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERROR_STATUS, value);
+}
+
+/** Maps an HTTP status produced by the framework (not by our code) to the closest envelope code. */
+export function codeForHttpStatus(status: number): ErrorCode {
+  const exact = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((code) => ERROR_STATUS[code] === status);
+  if (exact) return exact;
+  return status >= 500 ? 'internal_error' : 'bad_request';
+}

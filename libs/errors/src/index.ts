@@ -1,0 +1,5 @@
+export * from './error-codes';
+export * from './domain-error';
+export * from './envelope';
+export * from './http-error.filter';
+export * from './rpc-error.filter';

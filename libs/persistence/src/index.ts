@@ -1,0 +1,4 @@
+export * from './embedded-postgres';
+export * from './service-data-source';
+export * from './pg-errors';
+export * from './sql';

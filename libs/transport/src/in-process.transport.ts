@@ -1,0 +1,63 @@
+import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { BaseRpcContext } from '@nestjs/microservices';
+import { runEventHandlers, settleReply } from './event-dispatch';
+
+/**
+ * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over
+ * NATS, called directly. Payloads are copied through JSON both ways so that code which works here
+ * works over the wire too (no shared object references, Dates arrive as strings).
+ */
+export class InProcessBus {
+  private server?: InProcessServer;
+
+  attach(server: InProcessServer): void {
+    this.server = server;
+  }
+
+  async request<T>(pattern: string, data: unknown): Promise<T> {
+    const handler = this.handler(pattern);
+    if (!handler || handler.isEventHandler) {
+      throw { code: 'service_unavailable', status: 503, message: `No handler for ${pattern}.` };
+    }
+    const reply = await settleReply(handler(wireCopy(data), new BaseRpcContext([pattern])));
+    return wireCopy(reply) as T;
+  }
+
+  async publish(pattern: string, data: unknown): Promise<void> {
+    const handler = this.handler(pattern);
+    if (handler && !handler.isEventHandler) throw new Error(`${pattern} is a request pattern, not an event`);
+    await runEventHandlers(handler, wireCopy(data), pattern);
+  }
+
+  private handler(pattern: string): MessageHandler | undefined {
+    if (!this.server) throw new Error('In-process transport used before the application started listening');
+    return this.server.getHandlers().get(pattern);
+  }
+}
+
+function wireCopy(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+
+export class InProcessServer extends Server implements CustomTransportStrategy {
+  constructor(private readonly bus: InProcessBus) {
+    super();
+  }
+
+  listen(callback: () => void): void {
+    this.bus.attach(this);
+    callback();
+  }
+
+  close(): void {
+    // Nothing to release: the bus lives as long as the process.
+  }
+
+  on(): void {
+    // No connection status events in-process.
+  }
+
+  unwrap<T>(): T {
+    return this.bus as T;
+  }
+}

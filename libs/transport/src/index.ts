@@ -1,0 +1,6 @@
+export * from './in-process.transport';
+export * from './nats.config';
+export * from './nats.server';
+export * from './rpc-client';
+export * from './transport.module';
+export * from './event-dispatch';

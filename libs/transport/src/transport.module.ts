@@ -1,0 +1,37 @@
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { InProcessBus } from './in-process.transport';
+import { NatsTransportConfig } from './nats.config';
+import {
+  EventPublisher,
+  InProcessEventPublisher,
+  InProcessRpcClient,
+  JetStreamEventPublisher,
+  NatsRpcClient,
+  RpcClient,
+} from './rpc-client';
+
+export type TransportOptions = { kind: 'in-process'; bus: InProcessBus } | { kind: 'nats'; nats: NatsTransportConfig };
+
+/** Provides RpcClient and EventPublisher for the chosen mode; everything else is mode-blind. */
+@Global()
+@Module({})
+export class TransportModule {
+  static forRoot(options: TransportOptions): DynamicModule {
+    const providers: Provider[] =
+      options.kind === 'in-process'
+        ? [
+            { provide: RpcClient, useValue: new InProcessRpcClient(options.bus) },
+            { provide: EventPublisher, useValue: new InProcessEventPublisher(options.bus) },
+          ]
+        : [
+            { provide: NatsRpcClient, useFactory: () => new NatsRpcClient(options.nats) },
+            { provide: RpcClient, useExisting: NatsRpcClient },
+            {
+              provide: EventPublisher,
+              inject: [NatsRpcClient],
+              useFactory: (rpc: NatsRpcClient) => new JetStreamEventPublisher(options.nats, rpc),
+            },
+          ];
+    return { module: TransportModule, providers, exports: [RpcClient, EventPublisher] };
+  }
+}
