@@ -18,7 +18,6 @@ async function main(): Promise<void> {
     '',
     `Generation Service (standalone) is running at ${base}`,
     `  API:       ${base}/api/v1`,
-    `  Dashboard: ${base}/dashboard`,
   ];
   if ((await running.provisioning.countAccounts()) === 0) {
     const account = await running.provisioning.createAccount('Demo account', 'pro', config.demoCredits);

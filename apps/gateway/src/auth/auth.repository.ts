@@ -17,6 +17,10 @@ export class AuthRepository {
     return this.db.getRepository(AccountEntity).findOneBy({ id: accountId });
   }
 
+  listAccounts(limit: number): Promise<AccountEntity[]> {
+    return this.db.getRepository(AccountEntity).find({ order: { createdAt: 'ASC' }, take: limit });
+  }
+
   async countAccounts(): Promise<number> {
     return this.db.getRepository(AccountEntity).count();
   }

@@ -1,6 +1,5 @@
-import { Logger } from '@nestjs/common';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DomainError, HttpErrorFilter, ValidationError, sendHttpError } from '@gen/errors';
+import { DomainError, HttpErrorFilter, ValidationError } from '@gen/errors';
 import { requestIdFor } from './request-id';
 import { createValidationPipe } from './validation';
 
@@ -20,7 +19,6 @@ export function createFastifyAdapter(bodyLimitBytes: number): FastifyAdapter {
  * (including those Fastify raises before a route runs), validation, and X-Request-Id on every response.
  */
 export function configureHttpApp(app: NestFastifyApplication): void {
-  const logger = new Logger('Http');
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
@@ -38,7 +36,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
     }
   });
   // Unknown routes: Nest's own not-found handler throws NotFoundException into HttpErrorFilter.
-  fastify.setErrorHandler((error, request, reply) => sendHttpError(request, reply, error, logger));
+  // Errors Fastify raises before a route (body parsing, limits) reach Nest's handler and HttpErrorFilter.
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
   app.enableShutdownHooks();

@@ -38,6 +38,10 @@ export class ProvisioningService {
     return this.keys.create(accountId, name);
   }
 
+  listAccounts(limit = 1000): Promise<Array<{ id: string; name: string; createdAt: Date }>> {
+    return this.auth.listAccounts(limit);
+  }
+
   countAccounts(): Promise<number> {
     return this.auth.countAccounts();
   }
