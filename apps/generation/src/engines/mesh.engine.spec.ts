@@ -2,7 +2,8 @@ import type { EngineRequest } from './engine';
 import { MeshEngine } from './mesh.engine';
 import { buildStarPrism } from './prism-geometry';
 
-// gltf-validator ships no type declarations.
+// gltf-validator ships no type declarations, so it is loaded untyped.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const validator = require('gltf-validator') as {
   validateBytes(data: Uint8Array, options?: Record<string, unknown>): Promise<GltfReport>;
 };

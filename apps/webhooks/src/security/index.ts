@@ -1,0 +1,3 @@
+export * from './ip-policy';
+export * from './url-policy';
+export * from './safe-agent';

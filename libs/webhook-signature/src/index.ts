@@ -1,0 +1,28 @@
+/**
+ * Signing and verification of the service's webhook requests. No framework dependency: the service
+ * uses it to sign, and receivers can use it to verify (see docs/webhooks.md).
+ */
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ID_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  SIGNATURE_PREFIX,
+  TIMESTAMP_HEADER,
+  WEBHOOK_HEADERS,
+  WEBHOOK_USER_AGENT,
+} from './headers';
+export type { WebhookEventName } from './headers';
+export { sign, signatureHeaders } from './sign';
+export type { SignInput, SignatureHeaders, SignatureHeadersInput, WebhookBody, WebhookSecret } from './sign';
+export { verify } from './verify';
+export type { VerifiedWebhook, VerifyOptions, WebhookHeaders } from './verify';
+export {
+  WebhookMalformedHeaderError,
+  WebhookMissingHeaderError,
+  WebhookSignatureError,
+  WebhookSignatureMismatchError,
+  WebhookTimestampOutOfToleranceError,
+} from './errors';
+export type { WebhookSignatureErrorReason } from './errors';
+export { DELIVERY_ID_PREFIX, WEBHOOK_SECRET_PREFIX, newDeliveryId, newWebhookSecret, randomBase62 } from './ids';
