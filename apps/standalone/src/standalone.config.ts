@@ -49,7 +49,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
   };
   if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
-    env.int('ENGINE_LATENCY_SCALE_MUST_BE_A_NON_NEGATIVE_NUMBER', 0, { max: -1 });
+    env.problem(`ENGINE_LATENCY_SCALE must be a non-negative number (got "${source.ENGINE_LATENCY_SCALE}")`);
   }
   env.done();
   return config;

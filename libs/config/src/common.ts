@@ -7,8 +7,7 @@ import { EnvReader } from './env';
 export function readNatsConfig(env: EnvReader, service: string): NatsTransportConfig {
   const prefix = env.string('NATS_SUBJECT_PREFIX', '');
   if (prefix && !/^[A-Za-z0-9_-]+\.$/.test(prefix)) {
-    // Surfaced through done(): the prefix is a subject token followed by a dot.
-    env.int('NATS_SUBJECT_PREFIX_MUST_BE_TOKEN_DOT', 0, { max: -1 });
+    env.problem(`NATS_SUBJECT_PREFIX must be a subject token followed by a dot, e.g. "t1a2b3." (got "${prefix}")`);
   }
   return {
     url: env.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),

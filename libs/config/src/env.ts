@@ -86,6 +86,11 @@ export class EnvReader {
       .filter((item) => item.length > 0);
   }
 
+  /** Records a problem found by the caller's own check. */
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
   /** Throws ConfigError listing every problem found so far. */
   done(): void {
     if (this.problems.length > 0) throw new ConfigError(this.problems);

@@ -1,0 +1,324 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import type { NatsConnection } from 'nats';
+import { BalanceReply, Events, OpenBillingAccountRequest, PlanName, Subjects } from '@gen/contracts';
+import { freePort } from '@gen/persistence';
+import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { NatsRpcClient, NatsTransportConfig } from '@gen/transport';
+import { generateApiKey } from '../../apps/gateway/src/auth/api-key-format';
+
+export type AppName = 'gateway' | 'billing' | 'generation' | 'webhooks';
+export const APP_NAMES: readonly AppName[] = ['gateway', 'billing', 'generation', 'webhooks'];
+
+export interface DistributedOptions {
+  /** Extra environment for every app (e.g. ENGINE_LATENCY_SCALE). */
+  env?: Record<string, string>;
+  /** Extra environment for one app. */
+  appEnv?: Partial<Record<AppName, Record<string, string>>>;
+  /** How long start-up (and restart) may take before it fails with the apps' output. */
+  startTimeoutMs?: number;
+}
+
+export interface DistributedHarness {
+  /** The gateway's base URL (http://127.0.0.1:<port>). */
+  url: string;
+  database: TestDatabase;
+  subjectPrefix: string;
+  streamName: string;
+  storageDir: string;
+  /** Creates an account (auth rows + billing account over NATS) and returns a live key for it. */
+  account(plan?: PlanName, credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
+  /** SQL on the run's database (tables are schema-qualified: auth., billing., generation., webhooks.). */
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** The run's NATS connection (JetStream inspection). */
+  nats(): Promise<NatsConnection>;
+  /** Sends a signal to one app and waits until its process has exited. */
+  kill(app: AppName, signal?: NodeJS.Signals): Promise<void>;
+  /** Starts a stopped app again with the same environment and waits until it answers. */
+  restart(app: AppName): Promise<void>;
+  /** Everything the apps wrote to stdout/stderr so far (tail of each). */
+  logs(): string;
+  /** Stops the apps and removes the stream, the database and the folders. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+const ROOT = join(__dirname, '..', '..');
+const MAX_LOG_CHARS = 1_000_000;
+
+/** One app's child process and its captured output. */
+class AppProcess {
+  private chunks: string[] = [];
+  private size = 0;
+  child?: ChildProcess;
+  exited: Promise<void> = Promise.resolve();
+  exitInfo: string | null = null;
+  starts = 0;
+
+  constructor(
+    readonly name: AppName,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  start(): void {
+    this.starts++;
+    this.exitInfo = null;
+    this.record(`----- ${this.name}: start #${this.starts} -----\n`);
+    const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', this.name, 'src', 'main.js')], {
+      cwd: ROOT,
+      env: this.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => this.record(chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => this.record(chunk));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitInfo = signal ? `signal ${signal}` : `code ${code}`;
+        this.record(`----- ${this.name}: exited (${this.exitInfo}) -----\n`);
+        resolve();
+      });
+      child.once('error', (error) => {
+        this.exitInfo = `spawn error ${error.message}`;
+        resolve();
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exitInfo === null;
+  }
+
+  /** Output of the current start only (readiness looks for Nest's start-up line in it). */
+  outputSinceStart(): string {
+    const all = this.chunks.join('');
+    const marker = `----- ${this.name}: start #${this.starts} -----`;
+    return all.slice(all.lastIndexOf(marker));
+  }
+
+  output(): string {
+    return this.chunks.join('');
+  }
+
+  async stop(signal: NodeJS.Signals, graceMs: number): Promise<void> {
+    if (!this.running || !this.child) return;
+    this.child.kill(signal);
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+    if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
+      this.record(`----- ${this.name}: no exit ${graceMs} ms after ${signal}; SIGKILL -----\n`);
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+
+  private record(chunk: string): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > MAX_LOG_CHARS && this.chunks.length > 1) this.size -= (this.chunks.shift() as string).length;
+  }
+}
+
+/** Children still running when the test process exits (a crash, a timeout) are killed with it. */
+const liveApps = new Set<AppProcess>();
+process.once('exit', () => {
+  for (const app of liveApps) if (app.running) app.child?.kill('SIGKILL');
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until<T>(what: string, deadline: number, probe: () => Promise<T | undefined>, apps: AppProcess[]): Promise<T> {
+  let lastError: unknown;
+  for (;;) {
+    const dead = apps.find((a) => !a.running);
+    if (dead) throw new Error(`${dead.name} exited (${dead.exitInfo}) while waiting for ${what}`);
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out waiting for ${what}${lastError ? `: ${(lastError as Error).message ?? String(lastError)}` : ''}`);
+    }
+    await sleep(100);
+  }
+}
+
+/**
+ * The four apps as separate processes from dist/, on a database, subject prefix, JetStream stream
+ * and storage folder of their own, so runs never see each other on the shared servers.
+ */
+export async function startDistributed(options: DistributedOptions = {}): Promise<DistributedHarness> {
+  const startTimeoutMs = options.startTimeoutMs ?? 60_000;
+  const token = randomBytes(5).toString('hex');
+  const subjectPrefix = `t${token}.`;
+  const streamName = `GEN_T${token.toUpperCase()}`;
+  const natsUrl = process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+  const database = await createTestDatabase('dist');
+  const storageDir = mkdtempSync(join(tmpdir(), 'gen-dist-'));
+  const pool = new Pool({ connectionString: database.url, max: 4 });
+  const rpc = new NatsRpcClient({
+    url: natsUrl,
+    service: 'dist-harness',
+    subjectPrefix,
+    streamName,
+    requestTimeoutMs: 10_000,
+  } satisfies NatsTransportConfig);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+
+  const common: Record<string, string> = {
+    DATABASE_URL: database.url,
+    DATABASE_POOL_SIZE: '5',
+    NATS_URL: natsUrl,
+    NATS_SUBJECT_PREFIX: subjectPrefix,
+    NATS_STREAM: streamName,
+    STORAGE_DIR: storageDir,
+    ENGINE_LATENCY_SCALE: '0',
+    JOB_POLL_INTERVAL_MS: '100',
+    ...options.env,
+  };
+  const perApp: Record<AppName, Record<string, string>> = {
+    gateway: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: url },
+    billing: {},
+    generation: { CDN_BASE_URL: `${url}/cdn` },
+    webhooks: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+  };
+  // Only what a deployment would set: nothing of the test runner's own environment leaks in.
+  const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NODE_ENV: 'test' };
+  const apps = new Map<AppName, AppProcess>(
+    APP_NAMES.map((name) => [name, new AppProcess(name, { ...baseEnv, ...common, ...perApp[name], ...options.appEnv?.[name] })]),
+  );
+  const app = (name: AppName) => apps.get(name) as AppProcess;
+
+  let closed = false;
+  const logs = () =>
+    APP_NAMES.map((name) => `===== ${name} (${app(name).running ? 'running' : app(name).exitInfo ?? 'not started'}) =====\n${app(name).output()}`).join('\n');
+
+  const provision = async (plan: PlanName, credits: number, rpcTimeoutMs?: number) => {
+    const accountId = randomUUID();
+    const keyId = randomUUID();
+    const generated = generateApiKey();
+    await pool.query('INSERT INTO auth.accounts (id, name) VALUES ($1, $2)', [accountId, `dist-${accountId.slice(0, 8)}`]);
+    await pool.query(
+      `INSERT INTO auth.api_keys (id, account_id, name, lookup_id, key_hash, last4, scopes)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [keyId, accountId, 'test key', generated.lookupId, generated.hash, generated.last4, ['generate', 'read']],
+    );
+    // Opening is idempotent in billing (ON CONFLICT DO NOTHING), so a retried request is harmless.
+    const open = () =>
+      rpc.request<BalanceReply, OpenBillingAccountRequest>(Subjects.billingAccountOpen, { accountId, plan, initialCredits: credits }, rpcTimeoutMs);
+    if (rpcTimeoutMs === undefined) await open();
+    else await until('billing to open an account', Date.now() + startTimeoutMs, open, [...apps.values()]);
+    return { accountId, key: generated.key, keyId };
+  };
+
+  const status = async (path: string, key?: string) => {
+    const res = await fetch(`${url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+    await res.arrayBuffer();
+    return res.status;
+  };
+
+  /** Waits for Nest's start-up line of the given apps (and for none of them to exit meanwhile). */
+  const started = async (names: AppName[], deadline: number) => {
+    const watched = names.map(app);
+    for (const a of watched) {
+      await until(`${a.name} to start`, deadline, async () => (/successfully started/.test(a.outputSinceStart()) ? true : undefined), watched);
+    }
+  };
+
+  /** Waits until billing's durable consumers exist (they are created just after it starts). */
+  const billingConsuming = async (deadline: number) => {
+    const jsm = await (await rpc.connection()).jetstreamManager();
+    for (const event of Object.values(Events)) {
+      const durable = `billing-${event.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+      await until(`billing's consumer ${durable}`, deadline, async () => ((await jsm.consumers.info(streamName, durable)) ? true : undefined), [app('billing')]);
+    }
+  };
+
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    const failures = (globalThis as { __GEN_DIST_FAILURES__?: number }).__GEN_DIST_FAILURES__ ?? 0;
+    await Promise.all([...apps.values()].map((a) => a.stop('SIGTERM', 10_000)));
+    for (const a of apps.values()) liveApps.delete(a);
+    if (failures > 0) process.stdout.write(`\nA test failed; output of the distributed apps:\n${logs()}\n`);
+    const problems: unknown[] = [];
+    const attempt = async (step: () => Promise<unknown>) => {
+      try {
+        await step();
+      } catch (error) {
+        problems.push(error);
+      }
+    };
+    await attempt(async () => {
+      const jsm = await (await rpc.connection()).jetstreamManager();
+      await jsm.streams.delete(streamName).catch((error: { code?: string; message?: string }) => {
+        // Never created (nothing started far enough): nothing to remove.
+        if (!/not found/i.test(error.message ?? '')) throw error;
+      });
+    });
+    await attempt(() => rpc.onApplicationShutdown());
+    await attempt(() => pool.end());
+    await attempt(() => database.drop());
+    await attempt(async () => rmSync(storageDir, { recursive: true, force: true }));
+    if (problems.length > 0) throw new AggregateError(problems, 'Distributed harness cleanup failed');
+  };
+
+  const harness: DistributedHarness = {
+    url,
+    database,
+    subjectPrefix,
+    streamName,
+    storageDir,
+    account: (plan = 'pro', credits = 1000) => provision(plan, credits),
+    async query<T>(sql: string, params: unknown[] = []) {
+      return (await pool.query(sql, params)).rows as T[];
+    },
+    nats: () => rpc.connection(),
+    async kill(name, signal = 'SIGKILL') {
+      await app(name).stop(signal, 10_000);
+    },
+    async restart(name) {
+      if (app(name).running) throw new Error(`${name} is still running`);
+      app(name).start();
+      const deadline = Date.now() + startTimeoutMs;
+      try {
+        await started([name], deadline);
+        if (name === 'billing') await billingConsuming(deadline);
+        if (name === 'gateway') await until('the gateway to answer', deadline, async () => ((await status('/api/v1/models')) === 401 ? true : undefined), [app(name)]);
+      } catch (error) {
+        process.stdout.write(`\n${name} did not restart; output of the distributed apps:\n${logs()}\n`);
+        throw error;
+      }
+    },
+    logs,
+    close,
+  };
+
+  try {
+    for (const a of apps.values()) {
+      liveApps.add(a);
+      a.start();
+    }
+    const all = [...apps.values()];
+    const deadline = Date.now() + startTimeoutMs;
+    await started(APP_NAMES.slice(), deadline);
+    await until('the gateway to answer HTTP', deadline, async () => ((await status('/api/v1/models')) === 401 ? true : undefined), all);
+    // A probe account proves the whole request path: auth rows, billing over NATS (open, balance),
+    // generation over NATS (the catalogue).
+    const probe = await provision('pro', 0, 2_000);
+    await until('the catalogue through the gateway', deadline, async () => ((await status('/api/v1/models', probe.key)) === 200 ? true : undefined), all);
+    await until('the balance through the gateway', deadline, async () => ((await status('/api/v1/credits', probe.key)) === 200 ? true : undefined), all);
+    await billingConsuming(deadline);
+  } catch (error) {
+    process.stdout.write(`\nThe distributed apps did not start: ${(error as Error).message}\n${logs()}\n`);
+    await close().catch((cleanupError: unknown) => process.stdout.write(`cleanup after failed start: ${String(cleanupError)}\n`));
+    throw error;
+  }
+  return harness;
+}
