@@ -15,6 +15,12 @@ export type ReserveOutcome =
 
 export type SettleOutcome = { kind: 'settled'; amount: number } | { kind: 'nothing-to-settle' };
 
+class NotEnoughCredits extends Error {
+  constructor(readonly available: number) {
+    super('not enough credits');
+  }
+}
+
 /** Every query of the billing schema. Balance changes are conditional updates under row locks. */
 @Injectable()
 export class BillingRepository {
@@ -43,29 +49,40 @@ export class BillingRepository {
    * decides, under the account row's lock, so concurrent reserves can never overdraw.
    */
   async reserve(accountId: string, jobId: string, amount: number, minimum: number): Promise<ReserveOutcome> {
-    return this.db.transaction(async (tx) => {
-      const existing = await tx.getRepository(HoldEntity).findOneBy({ jobId });
-      if (existing) {
-        const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
-        return { kind: 'already-reserved', holdId: existing.id, available: account?.available ?? 0 };
-      }
-      const updated = await sqlRows<{ available: string }>(tx, 
-        `UPDATE accounts SET available = available - $2, held = held + $2, updated_at = now()
-         WHERE account_id = $1 AND available >= GREATEST($2::bigint, $3::bigint)
-         RETURNING available`,
-        [accountId, amount, minimum],
-      );
-      if (updated.length === 0) {
-        const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
-        return account ? { kind: 'insufficient', available: account.available } : { kind: 'no-account' };
-      }
-      const hold = await sqlRows<{ id: string }>(tx, 
-        `INSERT INTO holds (account_id, job_id, amount, status) VALUES ($1, $2, $3, 'held') RETURNING id`,
-        [accountId, jobId, amount],
-      );
-      await this.appendLedger(tx, accountId, 'hold', -amount, amount, jobId, null);
-      return { kind: 'reserved', holdId: hold[0].id, available: Number(updated[0].available) };
-    });
+    try {
+      return await this.db.transaction(async (tx) => {
+        // The hold goes in first: a concurrent reserve of the same job waits on its unique key here.
+        const hold = await sqlRows<{ id: string }>(
+          tx,
+          `INSERT INTO holds (account_id, job_id, amount, status)
+           SELECT $1, $2, $3, 'held' WHERE EXISTS (SELECT 1 FROM accounts WHERE account_id = $1)
+           ON CONFLICT (job_id) DO NOTHING RETURNING id`,
+          [accountId, jobId, amount],
+        );
+        if (hold.length === 0) {
+          const existing = await tx.getRepository(HoldEntity).findOneBy({ jobId });
+          const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
+          if (!existing || !account) return { kind: 'no-account' } as const;
+          return { kind: 'already-reserved', holdId: existing.id, available: account.available } as const;
+        }
+        const updated = await sqlRows<{ available: string }>(
+          tx,
+          `UPDATE accounts SET available = available - $2, held = held + $2, updated_at = now()
+           WHERE account_id = $1 AND available >= GREATEST($2::bigint, $3::bigint)
+           RETURNING available`,
+          [accountId, amount, minimum],
+        );
+        if (updated.length === 0) {
+          const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
+          throw new NotEnoughCredits(account?.available ?? 0); // rolls the hold back
+        }
+        await this.appendLedger(tx, accountId, 'hold', -amount, amount, jobId, null);
+        return { kind: 'reserved', holdId: hold[0].id, available: Number(updated[0].available) } as const;
+      });
+    } catch (error) {
+      if (error instanceof NotEnoughCredits) return { kind: 'insufficient', available: error.available };
+      throw error;
+    }
   }
 
   /** Captures (success) or releases (failure, the refund) a job's hold, once; later calls change nothing. */

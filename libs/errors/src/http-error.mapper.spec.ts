@@ -1,0 +1,47 @@
+import { HttpException, NotFoundException } from '@nestjs/common';
+import { DomainError, InsufficientCreditsError, RateLimitError } from './domain-error';
+import { INTERNAL_ERROR_MESSAGE, toRpcErrorPayload } from './envelope';
+import { mapHttpError } from './http-error.mapper';
+
+describe('mapHttpError', () => {
+  it('turns an unexpected error into internal_error without leaking its message', () => {
+    const mapped = mapHttpError(new Error('connect ECONNREFUSED 10.0.0.7:5432 password=hunter2'));
+    expect(mapped).toMatchObject({ status: 500, code: 'internal_error', message: INTERNAL_ERROR_MESSAGE, unexpected: true });
+    expect(mapped.message).not.toContain('10.0.0.7');
+  });
+
+  it('keeps a domain error\'s code, status, message and retry hint', () => {
+    expect(mapHttpError(new InsufficientCreditsError(12, 3, 'pixel-flux-1-hd'))).toMatchObject({
+      status: 402,
+      code: 'insufficient_credits',
+      message: expect.stringContaining('at least 12'),
+    });
+    expect(mapHttpError(new RateLimitError('slow down', 2.2))).toMatchObject({ status: 429, retryAfterSeconds: 3 });
+  });
+
+  it('rebuilds an error that crossed a transport as its envelope fields', () => {
+    const payload = toRpcErrorPayload(new DomainError('not_found', 'No generation with that id.'));
+    expect(mapHttpError(payload)).toMatchObject({ status: 404, code: 'not_found', message: 'No generation with that id.' });
+  });
+
+  it('never forwards an internal message that crossed a transport', () => {
+    expect(mapHttpError({ code: 'internal_error', status: 500, message: 'stack at db.ts:12' })).toMatchObject({
+      message: INTERNAL_ERROR_MESSAGE,
+    });
+  });
+
+  it.each([
+    ['FST_ERR_CTP_INVALID_JSON_BODY', 400, 'bad_request'],
+    ['FST_ERR_CTP_EMPTY_JSON_BODY', 400, 'bad_request'],
+    ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'unsupported_media_type'],
+    ['FST_ERR_CTP_BODY_TOO_LARGE', 413, 'payload_too_large'],
+  ])('maps Fastify %s to %i %s', (fastifyCode, status, code) => {
+    const error = Object.assign(new Error('raw fastify text'), { code: fastifyCode, statusCode: status });
+    expect(mapHttpError(error)).toMatchObject({ status, code, unexpected: false });
+  });
+
+  it('maps framework HTTP exceptions by status', () => {
+    expect(mapHttpError(new NotFoundException('Cannot GET /x'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(mapHttpError(new HttpException('boom', 500))).toMatchObject({ status: 500, message: INTERNAL_ERROR_MESSAGE });
+  });
+});
