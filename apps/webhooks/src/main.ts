@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { ConsoleLogger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { EnvReader, readNatsConfig, runMain } from '@gen/config';
+import { ConfigError, EnvReader, readNatsConfig, runMain } from '@gen/config';
 import { RpcErrorFilter } from '@gen/errors';
 import { NatsJetStreamServer, TransportModule } from '@gen/transport';
 import { openWebhooksDatabase } from './webhooks.database';
+import { parseAllowList } from './security';
 import { WebhooksModule } from './webhooks.module';
+import { WEBHOOKS_DEFAULTS, WebhooksSettings } from './webhooks.settings';
 
 /** Distributed mode: the webhooks service (deliveries and their attempts). */
 runMain('webhooks', async () => {
@@ -13,12 +15,20 @@ runMain('webhooks', async () => {
   const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
   const nats = readNatsConfig(env, 'webhooks');
   const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
-  const settings = {
+  const settings: WebhooksSettings = {
     allowHttp: env.bool('WEBHOOK_ALLOW_HTTP', false),
     allowPrivateNetworks: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     allowList: env.list('WEBHOOK_ALLOW_LIST'),
+    pollIntervalMs: env.int('WEBHOOK_POLL_INTERVAL_MS', WEBHOOKS_DEFAULTS.pollIntervalMs, { min: 50, max: 60_000 }),
+    leaseMs: env.int('WEBHOOK_LEASE_MS', WEBHOOKS_DEFAULTS.leaseMs, { min: 8_000, max: 600_000 }),
+    maxInFlight: env.int('WEBHOOK_MAX_IN_FLIGHT', WEBHOOKS_DEFAULTS.maxInFlight, { min: 1, max: 10_000 }),
   };
   env.done();
+  try {
+    parseAllowList(settings.allowList);
+  } catch (error) {
+    throw new ConfigError([`WEBHOOK_ALLOW_LIST: ${(error as Error).message}`]);
+  }
   const dataSource = await openWebhooksDatabase(databaseUrl, poolSize);
 
   @Module({

@@ -1,13 +1,23 @@
 import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
+import { AttemptEntity } from './deliveries/attempt.entity';
+import { DeliveryEntity } from './deliveries/delivery.entity';
 import { WebhooksInit1763700000000 } from './migrations/1763700000000-webhooks-init';
+import { WebhooksDeliveries1763800000000 } from './migrations/1763800000000-webhooks-deliveries';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
 export function webhooksDatabaseOptions(url: string, poolSize?: number): ServiceDatabaseOptions {
-  return { url, schema: WEBHOOKS_SCHEMA, entities: [], migrations: [WebhooksInit1763700000000], poolSize };
+  return {
+    url,
+    schema: WEBHOOKS_SCHEMA,
+    entities: [DeliveryEntity, AttemptEntity],
+    migrations: [WebhooksInit1763700000000, WebhooksDeliveries1763800000000],
+    poolSize,
+  };
 }
 
+/** Opens the webhooks schema's DataSource and applies its migrations. */
 export function openWebhooksDatabase(url: string, poolSize?: number): Promise<DataSource> {
   return openServiceDataSource(webhooksDatabaseOptions(url, poolSize));
 }

@@ -1,25 +1,41 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { WEBHOOKS_DB } from './webhooks.tokens';
+import { DeliveriesController } from './deliveries/deliveries.controller';
+import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { DeliveriesService } from './deliveries/deliveries.service';
+import { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
+import { WebhookSender } from './dispatch/webhook-sender';
+import { KeyWebhookSettingsService } from './keys/key-webhook-settings.service';
+import { parseAllowList } from './security';
+import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
+import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
 
-export interface WebhooksSettings {
-  /** Allow plain http destinations (development, tests, standalone). */
-  allowHttp: boolean;
-  /** Allow private and loopback destinations (development, tests). */
-  allowPrivateNetworks: boolean;
-  /** CIDRs or host names always allowed (on-premise receivers). */
-  allowList: string[];
-}
+export type { WebhooksSettings } from './webhooks.settings';
 
 @Module({})
 export class WebhooksModule {
+  /** `dataSource` is the service's own, already migrated (see openWebhooksDatabase()). */
   static register(options: { dataSource: DataSource; settings: WebhooksSettings }): DynamicModule {
+    const settings = resolveWebhooksSettings(options.settings);
+    // A bad allow-list entry stops start-up here, naming the entry.
+    parseAllowList(settings.allowList);
     return {
       module: WebhooksModule,
+      controllers: [DeliveriesController],
       providers: [
         { provide: WEBHOOKS_DB, useValue: options.dataSource },
-        { provide: 'WEBHOOKS_SETTINGS', useValue: options.settings },
+        { provide: WEBHOOKS_SETTINGS, useValue: settings },
+        {
+          provide: WebhookSender,
+          inject: [WEBHOOKS_SETTINGS],
+          useFactory: (s: ResolvedWebhooksSettings) => new WebhookSender(destinationPolicy(s)),
+        },
+        DeliveriesRepository,
+        KeyWebhookSettingsService,
+        DeliveryDispatcher,
+        DeliveriesService,
       ],
+      exports: [DeliveriesService, DeliveryDispatcher],
     };
   }
 }

@@ -15,6 +15,8 @@ export const Subjects = {
   modelsList: 'models.list',
   modelsGet: 'models.get',
   authWebhookSecretGet: 'auth.webhook-secret.get',
+  webhooksDeliveriesList: 'webhooks.deliveries.list',
+  webhooksRedeliver: 'webhooks.redeliver',
 } as const;
 
 /** Durable events (JetStream in distributed mode; the outbox in both modes). */
@@ -121,4 +123,59 @@ export interface GenerationFinishedEvent {
   apiKeyId: string;
   webhookUrl: string | null;
   record: GenerationRecord;
+}
+
+// ---- webhooks (delivery log; answered by the webhooks service) ----
+/** The deliveries of one generation of one account (`GET /api/v1/generations/{id}/deliveries`). */
+export interface ListWebhookDeliveriesRequest {
+  accountId: string;
+  jobId: string;
+}
+export interface ListWebhookDeliveriesReply {
+  /** Oldest first: the original delivery, then any redeliveries. Empty when none was made. */
+  data: WebhookDeliveryView[];
+}
+/** Sends the generation's event again, as a new delivery (`POST /api/v1/generations/{id}/redeliver`). */
+export interface RedeliverWebhookRequest {
+  accountId: string;
+  jobId: string;
+}
+export type RedeliverWebhookReply = WebhookDeliveryView;
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export type WebhookAttemptErrorClass =
+  | 'http_status'
+  | 'timeout'
+  | 'connection'
+  | 'forbidden_destination'
+  | 'no_secret'
+  | 'interrupted';
+
+/** A delivery as the delivery log shows it (snake_case: it goes to API clients as is). */
+export interface WebhookDeliveryView {
+  /** The `X-Service-Delivery-Id` of every attempt. */
+  id: string;
+  event: EventName;
+  url: string;
+  status: WebhookDeliveryStatus;
+  attempts_made: number;
+  max_attempts: number;
+  /** ISO 8601; null once finished. */
+  next_attempt_at: string | null;
+  created_at: string;
+  finished_at: string | null;
+  /** For a redelivery, the id of the delivery whose body it resends. */
+  redelivery_of: string | null;
+  attempts: WebhookAttemptView[];
+}
+export interface WebhookAttemptView {
+  number: number;
+  started_at: string;
+  /** Null while the attempt is in flight. */
+  duration_ms: number | null;
+  outcome: 'in_flight' | 'succeeded' | 'failed';
+  status_code: number | null;
+  error_class: WebhookAttemptErrorClass | null;
+  /** Sanitised, user-facing. */
+  error: string | null;
 }

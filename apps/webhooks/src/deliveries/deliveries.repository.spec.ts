@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { newDeliveryId } from '@gen/webhook-signature';
+import type { DataSource } from 'typeorm';
+import { openWebhooksDatabase } from '../webhooks.database';
+import { DeliveriesRepository, NewDelivery } from './deliveries.repository';
+
+/** The claim/lease/record queries against real Postgres: what makes the dispatcher safe to run twice. */
+describe('DeliveriesRepository', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+  let repo: DeliveriesRepository;
+  const T = Date.UTC(2030, 0, 1, 0, 0, 0);
+  const LEASE = 10_000;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('whrepo');
+    db = await openWebhooksDatabase(database.url, 6);
+    repo = new DeliveriesRepository(db);
+  });
+  afterAll(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
+    id: newDeliveryId(),
+    eventId: randomUUID(),
+    redeliveryOf: null,
+    jobId: randomUUID(),
+    accountId: randomUUID(),
+    apiKeyId: randomUUID(),
+    event: 'generation.completed',
+    url: 'https://hooks.example.com/x',
+    urlSource: 'key',
+    body: Buffer.from('{"a":1}'),
+    firstAttemptAt: T,
+    ...overrides,
+  });
+  const row = async (id: string) =>
+    (await db.query(`SELECT status, attempts_made, next_attempt_at, lease_token, finished_at FROM deliveries WHERE id = $1`, [id]))[0];
+  const attempts = (id: string) =>
+    db.query(`SELECT number, duration_ms, status_code, error_class, error FROM attempts WHERE delivery_id = $1 ORDER BY number`, [id]);
+  const failed = (at: number, nextAttemptAt: number | null) => ({
+    startedAt: at, durationMs: 12, statusCode: 500, errorClass: 'http_status' as const, error: 'HTTP 500', succeeded: false, nextAttemptAt,
+  });
+
+  it('an event seen twice makes one delivery', async () => {
+    const d = delivery();
+    expect(await repo.insert(d)).toBe(true);
+    expect(await repo.insert({ ...d, id: newDeliveryId() })).toBe(false);
+    expect(await repo.existsForEvent(d.eventId!)).toBe(true);
+    expect((await db.query(`SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1`, [d.eventId]))[0].n).toBe(1);
+  });
+
+  it('two replicas claiming the same due delivery at once make one attempt', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    const claims = await Promise.all(Array.from({ length: 6 }, () => repo.claim([d.id], T, LEASE)));
+    const winners = claims.flat();
+    expect(winners).toHaveLength(1);
+    expect(winners[0]).toMatchObject({ deliveryId: d.id, number: 1, url: d.url });
+    expect(winners[0]!.body.equals(d.body)).toBe(true);
+    expect(await attempts(d.id)).toEqual([{ number: 1, duration_ms: null, status_code: null, error_class: null, error: null }]);
+  });
+
+  it('does not claim before the due time', async () => {
+    const d = delivery({ firstAttemptAt: T + 1_000 });
+    await repo.insert(d);
+    expect(await repo.claim([d.id], T + 900, LEASE)).toEqual([]);
+    expect(await repo.claim([d.id], T + 1_000, LEASE)).toHaveLength(1);
+  });
+
+  it('records failures with the next due time, then success ends the delivery', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    const [a1] = await repo.claim([d.id], T, LEASE);
+    expect(await repo.recordAttempt(a1!, failed(T, T + 2_012))).toBe(true);
+    expect(await row(d.id)).toMatchObject({ status: 'pending', attempts_made: 1, next_attempt_at: new Date(T + 2_012), lease_token: null });
+    expect(await repo.claim([d.id], T + 1_990, LEASE)).toEqual([]);
+    const [a2] = await repo.claim([d.id], T + 2_012, LEASE);
+    expect(a2!.number).toBe(2);
+    expect(
+      await repo.recordAttempt(a2!, { startedAt: T + 2_012, durationMs: 5, statusCode: 204, errorClass: null, error: null, succeeded: true, nextAttemptAt: null }),
+    ).toBe(true);
+    expect(await row(d.id)).toMatchObject({ status: 'succeeded', attempts_made: 2, next_attempt_at: null, finished_at: new Date(T + 2_017) });
+    expect((await attempts(d.id)).map((a: { status_code: number }) => a.status_code)).toEqual([500, 204]);
+    expect(await repo.claim([d.id], T + 60_000, LEASE)).toEqual([]);
+  });
+
+  it('never makes a fourth attempt', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    let at = T;
+    for (let n = 1; n <= 3; n++) {
+      const [a] = await repo.claim([d.id], at, LEASE);
+      expect(a!.number).toBe(n);
+      await repo.recordAttempt(a!, failed(at, n < 3 ? at + 1 : null));
+      at += 1;
+    }
+    expect(await row(d.id)).toMatchObject({ status: 'failed', attempts_made: 3, next_attempt_at: null });
+    expect(await repo.claim([d.id], T + 60_000, LEASE)).toEqual([]);
+  });
+
+  it('an attempt whose process died resumes after the lease, counted and marked interrupted', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    const [a1] = await repo.claim([d.id], T, LEASE);
+    expect(await repo.claim([d.id], T + LEASE - 1, LEASE)).toEqual([]);
+    expect(await repo.dueBy(T + LEASE - 1, T + LEASE + 5_000, 100)).not.toContainEqual(expect.objectContaining({ id: d.id }));
+    expect(await repo.dueBy(T + LEASE, T + LEASE, 100)).toContainEqual(expect.objectContaining({ id: d.id }));
+    const [a2] = await repo.claim([d.id], T + LEASE, LEASE);
+    expect(a2!.number).toBe(2);
+    expect((await attempts(d.id))[0]).toMatchObject({ number: 1, error_class: 'interrupted' });
+    // The first process comes back late: its outcome no longer changes the delivery.
+    expect(await repo.recordAttempt(a1!, failed(T, T + 2_000))).toBe(false);
+    expect(await row(d.id)).toMatchObject({ status: 'pending', attempts_made: 2, lease_token: a2!.leaseToken });
+  });
+
+  it('a delivery whose third attempt was interrupted is failed, not sent again', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    let at = T;
+    for (let n = 1; n <= 3; n++) {
+      expect((await repo.claim([d.id], at, LEASE))[0]!.number).toBe(n);
+      at += LEASE;
+    }
+    expect(await repo.claim([d.id], at + LEASE, LEASE)).toEqual([]);
+    const exhausted = await repo.failExhausted(at + LEASE, 100);
+    expect(exhausted).toContainEqual(expect.objectContaining({ id: d.id, jobId: d.jobId }));
+    expect(await row(d.id)).toMatchObject({ status: 'failed', attempts_made: 3 });
+    expect((await attempts(d.id)).map((a: { error_class: string }) => a.error_class)).toEqual(['interrupted', 'interrupted', 'interrupted']);
+  });
+
+  it('a claim given back (nothing sent) does not count', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    const [a1] = await repo.claim([d.id], T, LEASE);
+    expect(await repo.releaseClaim(a1!, T + 1_000)).toBe(true);
+    expect(await row(d.id)).toMatchObject({ attempts_made: 0, next_attempt_at: new Date(T + 1_000), lease_token: null });
+    expect(await attempts(d.id)).toEqual([]);
+    expect((await repo.claim([d.id], T + 1_000, LEASE))[0]!.number).toBe(1);
+  });
+
+  it('one pending redelivery per generation', async () => {
+    const original = delivery();
+    await repo.insert(original);
+    const redelivery = () =>
+      delivery({ eventId: null, redeliveryOf: original.id, jobId: original.jobId, accountId: original.accountId });
+    expect(await repo.insert(redelivery())).toBe(true);
+    expect(await repo.insert(redelivery())).toBe(false);
+  });
+
+  it('lists a job only for its own account', async () => {
+    const d = delivery();
+    await repo.insert(d);
+    expect((await repo.listForJob(d.accountId, d.jobId)).map((x) => x.id)).toEqual([d.id]);
+    expect(await repo.listForJob(randomUUID(), d.jobId)).toEqual([]);
+    expect(await repo.attemptsOf(randomUUID(), [d.id])).toEqual([]);
+  });
+});

@@ -1,0 +1,87 @@
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import type { EventName, WebhookDeliveryStatus } from '@gen/contracts';
+
+export type DeliveryStatus = WebhookDeliveryStatus;
+
+/** Where a delivery's URL came from: the request's `webhook_url`, or the key's default URL. */
+export type DestinationSource = 'request' | 'key';
+
+/**
+ * One webhook delivery: a body built once, sent up to three times under one delivery id.
+ * Mirrors migration 1763800000000 (names of constraints and indexes included).
+ */
+@Entity({ name: 'deliveries' })
+@Unique('deliveries_event_id_unique', ['eventId'])
+@Index('deliveries_due', ['nextAttemptAt'], { where: `"status" = 'pending'` })
+@Index('deliveries_by_job', ['accountId', 'jobId', 'createdAt'])
+@Index('deliveries_one_pending_redelivery', ['jobId'], { unique: true, where: `"status" = 'pending' AND "event_id" IS NULL` })
+@Check('deliveries_id_format', `"id" ~ '^wh_[0-9A-Za-z]{20,}$'`)
+@Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed')`)
+@Check('deliveries_url_source', `"url_source" IN ('request', 'key')`)
+@Check('deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
+@Check('deliveries_attempts_made', `"attempts_made" BETWEEN 0 AND 3`)
+@Check('deliveries_pending_is_scheduled', `("status" = 'pending') = ("next_attempt_at" IS NOT NULL)`)
+@Check('deliveries_origin', `("event_id" IS NULL) <> ("redelivery_of" IS NULL)`)
+export class DeliveryEntity {
+  /** `X-Service-Delivery-Id`: `wh_` + 24 base62 characters, the same for every attempt. */
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'deliveries_pkey' })
+  id!: string;
+
+  /** The event that caused it; null for a redelivery. Unique: an event seen twice makes one delivery. */
+  @Column('text', { name: 'event_id', nullable: true })
+  eventId!: string | null;
+
+  /** For a redelivery, the delivery whose body it resends. */
+  @Column('text', { name: 'redelivery_of', nullable: true })
+  redeliveryOf!: string | null;
+
+  @ManyToOne(() => DeliveryEntity, { nullable: true, onDelete: 'NO ACTION', onUpdate: 'NO ACTION' })
+  @JoinColumn({ name: 'redelivery_of', foreignKeyConstraintName: 'deliveries_redelivery_of_fk' })
+  original?: DeliveryEntity | null;
+
+  @Column('uuid', { name: 'job_id' })
+  jobId!: string;
+
+  @Column('uuid', { name: 'account_id' })
+  accountId!: string;
+
+  @Column('uuid', { name: 'api_key_id' })
+  apiKeyId!: string;
+
+  @Column('text')
+  event!: EventName;
+
+  @Column('text')
+  url!: string;
+
+  @Column('text', { name: 'url_source' })
+  urlSource!: DestinationSource;
+
+  /** The exact bytes sent (and signed) at every attempt. */
+  @Column('bytea')
+  body!: Buffer;
+
+  @Column('text', { default: () => `'pending'` })
+  status!: DeliveryStatus;
+
+  @Column('smallint', { name: 'attempts_made', default: 0 })
+  attemptsMade!: number;
+
+  /** When the next attempt is due; null once the delivery is finished. */
+  @Column('timestamptz', { name: 'next_attempt_at', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  /** Set while an attempt is in flight: only the holder of the token records its outcome. */
+  @Column('uuid', { name: 'lease_token', nullable: true })
+  leaseToken!: string | null;
+
+  /** An in-flight attempt older than this was interrupted (the process died) and is not waited for. */
+  @Column('timestamptz', { name: 'lease_until', nullable: true })
+  leaseUntil!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'finished_at', nullable: true })
+  finishedAt!: Date | null;
+}

@@ -1,0 +1,237 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery } from '../deliveries/deliveries.repository';
+import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
+import type { ResolvedWebhooksSettings } from '../webhooks.settings';
+import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
+import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule';
+import { AttemptOutcome, WebhookSender } from './webhook-sender';
+
+/** How long to wait before trying again when an attempt could not even start (secret lookup failed). */
+const NOT_STARTED_RETRY_MS = 1_000;
+/** Deliveries claimed in one statement. */
+const CLAIM_BATCH = 200;
+/** Claim statements in flight at once. */
+const MAX_CONCURRENT_CLAIMS = 2;
+/** Deliveries the poll looks at in one pass. */
+const POLL_LIMIT = 2_000;
+
+/**
+ * Sends deliveries' attempts on time.
+ *
+ * - Each pending delivery this process knows about has a timer for its due time: set when the
+ *   delivery is created (due at once) and when an attempt fails (due 2 s or 6 s after the failure),
+ *   so attempts start within milliseconds of the schedule, not at the next poll.
+ * - A poll (every `pollIntervalMs`) sets timers for what is due soon that no timer covers: deliveries
+ *   of a process that restarted or died, or of another replica. It is the safety net, not the clock.
+ * - A timer does not send by itself: it claims the delivery in Postgres (`FOR UPDATE SKIP LOCKED`,
+ *   a lease, the attempt counted and recorded as in flight before anything is sent). Two replicas or
+ *   a timer and the poll racing for a delivery make one attempt; a crash mid-attempt leaves a lease
+ *   that expires, and the delivery resumes with its next attempt, at once, never a fourth.
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('WebhookDispatcher');
+  /** `setAt`: when the due time was learnt, so that an older poll result cannot replace it. */
+  private readonly timers = new Map<string, { at: number; setAt: number; handle: NodeJS.Timeout }>();
+  private readonly due = new Set<string>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** Claim statements in flight, and how many deliveries they hold a slot for. */
+  private readonly claims = new Set<Promise<void>>();
+  private claimsInFlight = 0;
+  private claiming = 0;
+  private pollTimer?: NodeJS.Timeout;
+  private polling?: Promise<void>;
+  private stopped = false;
+  private readonly counters = { started: 0, lateOver100ms: 0, maxLatenessMs: 0 };
+
+  constructor(
+    private readonly repository: DeliveriesRepository,
+    private readonly sender: WebhookSender,
+    private readonly keys: KeyWebhookSettingsService,
+    @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.pollTimer = setInterval(() => this.poll(), this.settings.pollIntervalMs);
+    this.pollTimer.unref();
+    this.poll();
+  }
+
+  /** Stops taking new attempts and waits for those in flight (each ends within its 5 s timeout). */
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    for (const { handle } of this.timers.values()) clearTimeout(handle);
+    this.timers.clear();
+    this.due.clear();
+    await this.polling;
+    await Promise.allSettled([...this.claims]);
+    await Promise.allSettled([...this.inFlight.values()]);
+    await this.sender.close();
+  }
+
+  /**
+   * Makes delivery `id` due at `at` (epoch ms; now or earlier means at once). `observedAt` is when
+   * that due time was read: a poll's answer older than what this process learnt since is ignored.
+   */
+  schedule(id: string, at: number, observedAt: number = Date.now()): void {
+    if (this.stopped || this.inFlight.has(id) || this.due.has(id)) return;
+    const existing = this.timers.get(id);
+    if (existing) {
+      if (existing.at === at || existing.setAt > observedAt) return;
+      clearTimeout(existing.handle);
+    }
+    const handle = setTimeout(() => {
+      this.timers.delete(id);
+      this.due.add(id);
+      this.requestFlush();
+    }, Math.max(0, at - Date.now()));
+    handle.unref();
+    this.timers.set(id, { at, setAt: observedAt, handle });
+  }
+
+  /**
+   * Attempts in flight, deliveries waiting for their timer or a free slot, and how late attempts
+   * started against their schedule (for the benchmark and metrics).
+   */
+  stats(): { inFlight: number; timers: number; due: number; started: number; lateOver100ms: number; maxLatenessMs: number } {
+    return { inFlight: this.inFlight.size, timers: this.timers.size, due: this.due.size, ...this.counters };
+  }
+
+  /**
+   * Claims due deliveries in batches, as many as there are free slots, with a few claims in flight
+   * at once (each is a commit: under load, batches grow and commits overlap instead of queueing).
+   */
+  private requestFlush(): void {
+    while (!this.stopped && this.due.size > 0 && this.claimsInFlight < MAX_CONCURRENT_CLAIMS) {
+      const free = this.settings.maxInFlight - this.inFlight.size - this.claiming;
+      if (free <= 0) return; // an attempt that ends asks again
+      const batch: string[] = [];
+      for (const id of this.due) {
+        this.due.delete(id);
+        if (!this.inFlight.has(id)) batch.push(id);
+        if (batch.length >= Math.min(free, CLAIM_BATCH)) break;
+      }
+      if (batch.length === 0) continue;
+      this.claimsInFlight++;
+      this.claiming += batch.length;
+      const task = this.claimBatch(batch).finally(() => {
+        this.claimsInFlight--;
+        this.claiming -= batch.length;
+        this.claims.delete(task);
+        this.requestFlush();
+      });
+      this.claims.add(task);
+    }
+  }
+
+  private async claimBatch(batch: string[]): Promise<void> {
+    let claimed: ClaimedAttempt[];
+    try {
+      claimed = await this.repository.claim(batch, Date.now(), this.settings.leaseMs);
+    } catch (error) {
+      this.logger.error({ err: error, deliveries: batch.length }, 'Could not claim due webhook deliveries; retrying');
+      const retryAt = Date.now() + NOT_STARTED_RETRY_MS;
+      for (const id of batch) this.schedule(id, retryAt);
+      return;
+    }
+    // Ids not claimed were taken by another replica, or are no longer due: nothing to do.
+    for (const attempt of claimed) this.start(attempt);
+  }
+
+  private start(claim: ClaimedAttempt): void {
+    const task = this.attempt(claim)
+      .catch((error: unknown) =>
+        // The lease expires and the delivery resumes; the attempt in flight is then marked interrupted.
+        this.logger.error({ err: error, deliveryId: claim.deliveryId }, 'Webhook attempt not recorded'),
+      )
+      .finally(() => {
+        this.inFlight.delete(claim.deliveryId);
+        if (this.due.size > 0) this.requestFlush();
+      });
+    this.inFlight.set(claim.deliveryId, task);
+  }
+
+  private async attempt(claim: ClaimedAttempt): Promise<void> {
+    let secret: string | null;
+    try {
+      secret = (await this.keys.get(claim.apiKeyId)).secret;
+    } catch (error) {
+      // Our own dependency is down: nothing was sent, so the attempt is given back, not spent.
+      this.logger.warn({ err: error, deliveryId: claim.deliveryId }, 'Signing secret unavailable; webhook attempt postponed');
+      const retryAt = Date.now() + NOT_STARTED_RETRY_MS;
+      if (await this.repository.releaseClaim(claim, retryAt)) this.schedule(claim.deliveryId, retryAt);
+      return;
+    }
+
+    const lateness = Date.now() - claim.dueAt;
+    this.counters.started++;
+    if (lateness > 100) this.counters.lateOver100ms++;
+    this.counters.maxLatenessMs = Math.max(this.counters.maxLatenessMs, lateness);
+    const outcome: AttemptOutcome = secret
+      ? await this.sender.send({ url: claim.url, deliveryId: claim.deliveryId, event: claim.event, body: claim.body, secret })
+      : {
+          ok: false,
+          startedAt: Date.now(),
+          durationMs: 0,
+          statusCode: null,
+          errorClass: 'no_secret',
+          error: 'Not sent: the API key has no webhook signing secret. Generate one in the dashboard (Settings, API Keys).',
+        };
+    const next = outcome.ok ? null : nextAttemptAt(claim.number, outcome.startedAt + outcome.durationMs);
+    const recorded = await this.repository.recordAttempt(claim, { ...outcome, succeeded: outcome.ok, nextAttemptAt: next });
+    if (!recorded) {
+      this.logger.warn({ deliveryId: claim.deliveryId, attempt: claim.number }, 'Webhook attempt outcome came after its lease expired');
+      return;
+    }
+    if (next !== null) this.schedule(claim.deliveryId, next);
+    else if (!outcome.ok) this.logGaveUp(claim, outcome);
+  }
+
+  /** The structured line of a delivery that failed for good (the generation itself is unaffected). */
+  private logGaveUp(
+    d: Pick<ExhaustedDelivery, 'jobId' | 'accountId' | 'event' | 'url'> & { deliveryId: string },
+    last: Pick<AttemptOutcome, 'statusCode' | 'errorClass'> | null,
+  ): void {
+    this.logger.warn(
+      {
+        msg: 'webhook delivery failed',
+        deliveryId: d.deliveryId,
+        jobId: d.jobId,
+        accountId: d.accountId,
+        event: d.event,
+        // The origin only: a URL's path or query may carry the customer's own tokens.
+        destination: safeOrigin(d.url),
+        attempts: MAX_ATTEMPTS,
+        lastStatusCode: last?.statusCode ?? null,
+        lastErrorClass: last?.errorClass ?? 'interrupted',
+      },
+      'Webhook delivery failed after 3 attempts',
+    );
+  }
+
+  private poll(): void {
+    if (this.stopped || this.polling) return;
+    this.polling = this.pollOnce()
+      .catch((error: unknown) => this.logger.error({ err: error }, 'Webhook poll failed'))
+      .finally(() => (this.polling = undefined));
+  }
+
+  private async pollOnce(): Promise<void> {
+    for (const d of await this.repository.failExhausted(Date.now(), 100)) {
+      this.logGaveUp({ ...d, deliveryId: d.id }, null);
+    }
+    if (this.stopped) return;
+    const now = Date.now();
+    const soon = await this.repository.dueBy(now, now + 2 * this.settings.pollIntervalMs, POLL_LIMIT);
+    for (const { id, at } of soon) this.schedule(id, at, now);
+  }
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid URL';
+  }
+}
