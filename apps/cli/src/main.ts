@@ -49,7 +49,14 @@ async function main(argv: string[]): Promise<number> {
       TransportModule.forRoot({ kind: 'in-process', bus }),
       GatewayModule.register({
         dataSource: auth,
-        settings: { publicBaseUrl: '', syncWaitMs: 0, bodyLimitBytes: 0, outputsDir: null, rpcTimeoutMs: 10_000 },
+        settings: {
+          publicBaseUrl: '',
+          syncWaitMs: 0,
+          bodyLimitBytes: 0,
+          outputsDir: null,
+          rpcTimeoutMs: 10_000,
+          webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
+        },
       }),
       BillingModule.register(billing),
     ],

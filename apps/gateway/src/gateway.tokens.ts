@@ -1,3 +1,5 @@
+import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
+
 /** DI token of the gateway's DataSource (schema `auth`). */
 export const AUTH_DB = Symbol('AUTH_DB');
 export const GATEWAY_SETTINGS = Symbol('GATEWAY_SETTINGS');
@@ -13,4 +15,6 @@ export interface GatewaySettings {
   outputsDir: string | null;
   /** Timeout of calls to the other services (ms); POST /generate adds syncWaitMs. */
   rpcTimeoutMs: number;
+  /** Which webhook destinations are accepted (the same policy the dispatcher enforces at connect time). */
+  webhookPolicy: WebhookDestinationPolicy;
 }

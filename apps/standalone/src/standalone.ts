@@ -59,6 +59,11 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         bodyLimitBytes: config.bodyLimitBytes,
         outputsDir: join(config.dataDir, 'outputs'),
         rpcTimeoutMs: config.rpcTimeoutMs,
+        webhookPolicy: {
+          allowHttp: config.webhookAllowHttp,
+          allowPrivate: config.webhookAllowPrivateNetworks,
+          allowList: config.webhookAllowList,
+        },
       },
       generation: {
         cdnBaseUrl: config.cdnBaseUrl,

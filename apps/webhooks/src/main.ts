@@ -5,7 +5,7 @@ import { ConfigError, EnvReader, readNatsConfig, runMain } from '@gen/config';
 import { RpcErrorFilter } from '@gen/errors';
 import { NatsJetStreamServer, TransportModule } from '@gen/transport';
 import { openWebhooksDatabase } from './webhooks.database';
-import { parseAllowList } from './security';
+import { parseAllowList } from '@gen/webhook-policy';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOKS_DEFAULTS, WebhooksSettings } from './webhooks.settings';
 

@@ -6,7 +6,7 @@ import { DeliveriesService } from './deliveries/deliveries.service';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
 import { WebhookSender } from './dispatch/webhook-sender';
 import { KeyWebhookSettingsService } from './keys/key-webhook-settings.service';
-import { parseAllowList } from './security';
+import { parseAllowList } from '@gen/webhook-policy';
 import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
 

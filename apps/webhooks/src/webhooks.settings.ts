@@ -1,4 +1,4 @@
-import type { WebhookDestinationPolicy } from './security';
+import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
 
 export interface WebhooksSettings {
   /** Allow plain http destinations (development, tests, standalone). */

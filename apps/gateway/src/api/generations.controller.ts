@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
-import type { GenerationRecord, ListGenerationsReply } from '@gen/contracts';
+import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
@@ -43,5 +43,24 @@ export class GenerationsController {
   @RequireScope('read')
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
     return this.generations.list(principal, query);
+  }
+
+  @Get('generations/:id/deliveries')
+  @RequireScope('read')
+  deliveries(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+  ): Promise<ListWebhookDeliveriesReply> {
+    return this.generations.deliveries(principal, id);
+  }
+
+  @Post('generations/:id/redeliver')
+  @HttpCode(202)
+  @RequireScope('generate')
+  redeliver(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+  ): Promise<RedeliverWebhookReply> {
+    return this.generations.redeliver(principal, id);
   }
 }

@@ -6,6 +6,10 @@ import {
   ListGenerationsReply,
   ListGenerationsRequest,
   ListModelsReply,
+  ListWebhookDeliveriesReply,
+  ListWebhookDeliveriesRequest,
+  RedeliverWebhookReply,
+  RedeliverWebhookRequest,
   ModelInfo,
   ReleaseCreditsRequest,
   ReserveCreditsReply,
@@ -14,9 +18,10 @@ import {
   SubmitGenerationRequest,
   Subjects,
 } from '@gen/contracts';
-import { DomainError, ForbiddenError, ValidationError } from '@gen/errors';
+import { ConflictError, DomainError, ForbiddenError, ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
-import type { Principal } from '../auth/api-keys.service';
+import { validateWebhookUrl } from '@gen/webhook-policy';
+import { ApiKeysService, Principal } from '../auth/api-keys.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { AccountPlanService } from './account-plan.service';
 import type { GenerateRequestDto } from './generate-request.dto';
@@ -33,6 +38,7 @@ export class GenerationsService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly plans: AccountPlanService,
+    private readonly keys: ApiKeysService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -46,6 +52,7 @@ export class GenerationsService {
     if (PLAN_RANK[plan.plan] < PLAN_RANK[model.min_plan]) {
       throw new ForbiddenError(`Model "${model.id}" needs the ${model.min_plan} plan or above; this account is on ${plan.plan}.`);
     }
+    if (body.webhook_url !== undefined) await this.checkWebhookUrl(principal, body.webhook_url);
     const jobId = randomUUID();
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
@@ -97,6 +104,40 @@ export class GenerationsService {
   async listModels(principal: Principal): Promise<Array<ModelInfo & { available: boolean }>> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
     return [...catalogue.values()].map((m) => ({ ...m, available: PLAN_RANK[plan.plan] >= PLAN_RANK[m.min_plan] }));
+  }
+
+  /** The webhook deliveries of one of the caller's generations, with their attempts. */
+  async deliveries(principal: Principal, jobId: string): Promise<ListWebhookDeliveriesReply> {
+    await this.get(principal, jobId); // 404 unless it is the caller's generation
+    return this.rpc.request<ListWebhookDeliveriesReply, ListWebhookDeliveriesRequest>(Subjects.webhooksDeliveriesList, {
+      accountId: principal.accountId,
+      jobId,
+    });
+  }
+
+  /** A new delivery (new delivery id) of the generation's event to its current destination. */
+  async redeliver(principal: Principal, jobId: string): Promise<RedeliverWebhookReply> {
+    const record = await this.get(principal, jobId);
+    if (record.status !== 'completed' && record.status !== 'failed') {
+      throw new ConflictError('This generation has not finished; its webhook is sent when it does.');
+    }
+    return this.rpc.request<RedeliverWebhookReply, RedeliverWebhookRequest>(Subjects.webhooksRedeliver, {
+      accountId: principal.accountId,
+      jobId,
+    });
+  }
+
+  /** Every delivery is signed, so a destination needs an allowed URL and a key with a signing secret. */
+  private async checkWebhookUrl(principal: Principal, url: string): Promise<void> {
+    const checked = validateWebhookUrl(url, this.settings.webhookPolicy);
+    if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
+    const { secret } = await this.keys.webhookSettings(principal.apiKeyId);
+    if (!secret) {
+      throw new ValidationError(
+        'webhook_url: this API key has no webhook signing secret, so its events cannot be signed. ' +
+          'Generate one in the dashboard (Settings, API Keys) and retry.',
+      );
+    }
   }
 
   /**

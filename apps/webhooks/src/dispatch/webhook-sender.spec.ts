@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { verify } from '@gen/webhook-signature';
-import { createSafeDispatcher, WebhookDestinationPolicy } from '../security';
+import { createSafeDispatcher, WebhookDestinationPolicy } from '@gen/webhook-policy';
 import { WebhookSender } from './webhook-sender';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void;

@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import type { EventName, WebhookAttemptErrorClass } from '@gen/contracts';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
-import { createSafeDispatcher, ForbiddenDestinationError, validateWebhookUrl, WebhookDestinationPolicy } from '../security';
+import { createSafeDispatcher, ForbiddenDestinationError, validateWebhookUrl, WebhookDestinationPolicy } from '@gen/webhook-policy';
 import { ATTEMPT_TIMEOUT_MS } from './retry-schedule';
 
 export interface WebhookRequest {
