@@ -3,11 +3,19 @@ import type { DataSource } from 'typeorm';
 import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
+import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
+import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';
 
 export const AUTH_SCHEMA = 'auth';
 
 export function authDatabaseOptions(url: string, poolSize?: number): ServiceDatabaseOptions {
-  return { url, schema: AUTH_SCHEMA, entities: [AccountEntity, ApiKeyEntity], migrations: [AuthInit1763700000000], poolSize };
+  return {
+    url,
+    schema: AUTH_SCHEMA,
+    entities: [AccountEntity, ApiKeyEntity],
+    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001],
+    poolSize,
+  };
 }
 
 export function openAuthDatabase(url: string, poolSize?: number): Promise<DataSource> {

@@ -9,8 +9,12 @@ import { ApiKeysService } from './auth/api-keys.service';
 import { AuthRepository } from './auth/auth.repository';
 import { AuthRpcController } from './auth/auth-rpc.controller';
 import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
+import { IdempotencyRepository } from './idempotency/idempotency.repository';
+import { IdempotencyService } from './idempotency/idempotency.service';
+import { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 import { OutputsController } from './outputs/outputs.controller';
 import { ProvisioningService } from './provisioning/provisioning.service';
+import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 
 @Module({})
 export class GatewayModule {
@@ -27,6 +31,10 @@ export class GatewayModule {
         AccountPlanService,
         GenerationsService,
         ProvisioningService,
+        ...RATE_LIMIT_PROVIDERS,
+        IdempotencyRepository,
+        IdempotencyService,
+        GatewayJanitorService,
       ],
       exports: [ProvisioningService, ApiKeysService],
     };

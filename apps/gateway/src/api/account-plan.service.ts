@@ -10,6 +10,9 @@ import { RpcClient } from '@gen/transport';
 export class AccountPlanService {
   private readonly cache = new Map<string, { value: Promise<BalanceReply>; expires: number }>();
   private readonly ttlMs = 5_000;
+  /** The last limits seen per account, used when billing does not answer (see limits()). */
+  private readonly lastKnown = new Map<string, { limits: BalanceReply['limits']; at: number }>();
+  private readonly staleLimitsMs = 10 * 60_000;
 
   constructor(private readonly rpc: RpcClient) {}
 
@@ -22,6 +25,24 @@ export class AccountPlanService {
     value.catch(() => this.cache.delete(accountId));
     if (this.cache.size > 10_000) this.cache.clear();
     return value;
+  }
+
+  /**
+   * The account's limits. Every authenticated request needs them (rate limit), including reads that
+   * do not otherwise touch billing: while billing does not answer, the last limits seen in the past
+   * ten minutes keep those requests working.
+   */
+  async limits(accountId: string): Promise<BalanceReply['limits']> {
+    try {
+      const { limits } = await this.get(accountId);
+      if (this.lastKnown.size > 10_000) this.lastKnown.clear();
+      this.lastKnown.set(accountId, { limits, at: Date.now() });
+      return limits;
+    } catch (error) {
+      const stale = this.lastKnown.get(accountId);
+      if (stale && Date.now() - stale.at < this.staleLimitsMs) return stale.limits;
+      throw error;
+    }
   }
 
   /** Fresh numbers (GET /credits must show the balance as it is now). */

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { FastifyReply } from 'fastify';
@@ -16,17 +16,22 @@ const notFound = () => new NotFoundError('No generation with that id.');
 export class GenerationsController {
   constructor(private readonly generations: GenerationsService) {}
 
-  /** 200 with the finished record (synchronous models within the wait budget), else 202 with it as it stands. */
+  /**
+   * 200 with the finished record (synchronous models within the wait budget), else 202 with it as it
+   * stands. With `Idempotency-Key`, a repeat answers the first response (`Idempotent-Replayed: true`).
+   */
   @Post('generate')
   @HttpCode(200)
   @RequireScope('generate')
   async generate(
     @CurrentPrincipal() principal: Principal,
     @Body() body: GenerateRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<GenerationRecord> {
-    const result = await this.generations.submit(principal, body);
-    void reply.status(result.finished ? 200 : 202).header('Location', `/api/v1/generations/${result.record.id}`);
+    const result = await this.generations.submit(principal, body, idempotencyKey);
+    void reply.status(result.status).header('Location', result.location);
+    if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
     return result.record;
   }
 

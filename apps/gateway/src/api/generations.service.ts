@@ -23,11 +23,25 @@ import { RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService, Principal } from '../auth/api-keys.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import type { StoredResponse } from '../idempotency/idempotency.repository';
+import { IdempotencyService, parseIdempotencyKey } from '../idempotency/idempotency.service';
 import { AccountPlanService } from './account-plan.service';
 import type { GenerateRequestDto } from './generate-request.dto';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 const PLAN_RANK = { free: 0, lite: 1, pro: 2, enterprise: 3 } as const;
+
+/** What POST /generate answers. */
+export interface SubmitResult {
+  /** 200 with a final record, 202 with one still queued or processing. */
+  status: 200 | 202;
+  location: string;
+  record: GenerationRecord;
+  /** True when this is the stored response of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+const isFinal = (record: GenerationRecord) => record.status === 'completed' || record.status === 'failed';
 
 /** The submit use case: validate against the catalogue, hold the credits, queue the job. */
 @Injectable()
@@ -39,10 +53,52 @@ export class GenerationsService {
     private readonly rpc: RpcClient,
     private readonly plans: AccountPlanService,
     private readonly keys: ApiKeysService,
+    private readonly idempotency: IdempotencyService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
-  async submit(principal: Principal, body: GenerateRequestDto): Promise<SubmitGenerationReply> {
+  /**
+   * Submits a generation. With an Idempotency-Key, the same key and body from the same account
+   * within 24 h answer the first response again and create (and charge) nothing new.
+   */
+  async submit(principal: Principal, body: GenerateRequestDto, idempotencyKey?: string): Promise<SubmitResult> {
+    if (idempotencyKey === undefined) {
+      const reply = await this.submitJob(principal, body, randomUUID());
+      return { status: reply.finished ? 200 : 202, location: this.location(reply.record.id), record: reply.record, replayed: false };
+    }
+    const outcome = await this.idempotency.once(
+      {
+        accountId: principal.accountId,
+        key: parseIdempotencyKey(idempotencyKey),
+        fingerprint: JSON.stringify([body.model, body.prompt, body.type, body.webhook_url ?? null]),
+        // Reserve, submit (with the synchronous wait) and the recovery lookups, each bounded by the RPC timeout.
+        lockMs: 3 * this.settings.rpcTimeoutMs + this.settings.syncWaitMs + 5_000,
+      },
+      async (jobId) => {
+        const reply = await this.submitJob(principal, body, jobId);
+        return this.stored(reply.record, reply.finished);
+      },
+      async (jobId) => {
+        try {
+          const record = await this.get(principal, jobId);
+          return this.stored(record, isFinal(record));
+        } catch (error) {
+          if (error instanceof DomainError && error.code === 'not_found') return null;
+          throw error;
+        }
+      },
+    );
+    const { response } = outcome;
+    return {
+      status: response.status === 200 ? 200 : 202,
+      location: response.location ?? '',
+      record: JSON.parse(response.body) as GenerationRecord,
+      replayed: outcome.replayed,
+    };
+  }
+
+  /** Validates against the catalogue and the plan, holds the credits and queues the job under `jobId`. */
+  private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string): Promise<SubmitGenerationReply> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
     const model = catalogue.get(body.model);
     if (!model) throw new ValidationError(`model: unknown model "${body.model}". See GET /api/v1/models.`);
@@ -53,7 +109,6 @@ export class GenerationsService {
       throw new ForbiddenError(`Model "${model.id}" needs the ${model.min_plan} plan or above; this account is on ${plan.plan}.`);
     }
     if (body.webhook_url !== undefined) await this.checkWebhookUrl(principal, body.webhook_url);
-    const jobId = randomUUID();
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
@@ -162,6 +217,14 @@ export class GenerationsService {
         );
     }
     throw error;
+  }
+
+  private location(jobId: string): string {
+    return `/api/v1/generations/${jobId}`;
+  }
+
+  private stored(record: GenerationRecord, finished: boolean): StoredResponse {
+    return { status: finished ? 200 : 202, body: JSON.stringify(record), location: this.location(record.id) };
   }
 
   private catalogue(): Promise<Map<string, ModelInfo>> {

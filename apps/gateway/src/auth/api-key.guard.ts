@@ -2,6 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, SetMetadata } from '@nestjs/
 import { Reflector } from '@nestjs/core';
 import { ForbiddenError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
+import { AccountRateLimitGuard } from '../rate-limit/account-rate-limit.guard';
 import type { ApiKeyScope } from './api-key.entity';
 import { ApiKeysService, Principal } from './api-keys.service';
 
@@ -11,12 +12,17 @@ export const RequireScope = (scope: ApiKeyScope) => SetMetadata(REQUIRED_SCOPE, 
 
 export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
-/** Bearer API key authentication for /api/v1: 401 for anything but a live key, 403 for a missing scope. */
+/**
+ * Bearer API key authentication for /api/v1: 401 for anything but a live key, then the account's
+ * rate limit (429; the RateLimit-* headers on every later response, errors included), then 403 for
+ * a missing scope.
+ */
 @Injectable()
 export class ApiKeyGuard implements CanActivate {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly reflector: Reflector,
+    private readonly rateLimit: AccountRateLimitGuard,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -25,6 +31,7 @@ export class ApiKeyGuard implements CanActivate {
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     const principal = await this.keys.authenticate(match?.[1]);
     request.principal = principal;
+    await this.rateLimit.canActivate(context);
     const scope = this.reflector.getAllAndOverride<ApiKeyScope | undefined>(REQUIRED_SCOPE, [
       context.getHandler(),
       context.getClass(),

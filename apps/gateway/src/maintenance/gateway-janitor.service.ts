@@ -1,0 +1,50 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { IdempotencyService } from '../idempotency/idempotency.service';
+import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
+
+/** Ended rate-limit windows are kept this long (a request counted at a window's very end is done by then). */
+const WINDOW_GRACE_MS = 60_000;
+const SWEEP_INTERVAL_MS = 60_000;
+
+/**
+ * Removes ended rate-limit windows and idempotency records past their 24 h. Every gateway replica
+ * sweeps (with jitter, so they spread out); concurrent sweeps are harmless.
+ */
+@Injectable()
+export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(GatewayJanitorService.name);
+  private timer?: NodeJS.Timeout;
+  private sweeping?: Promise<unknown>;
+  private stopped = false;
+
+  constructor(
+    private readonly windows: RateLimitRepository,
+    private readonly idempotency: IdempotencyService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const schedule = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.sweeping = this.sweep()
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'Sweeping expired rate-limit windows and idempotency keys failed'))
+          .finally(schedule);
+      }, SWEEP_INTERVAL_MS * (0.75 + Math.random() / 2));
+      this.timer.unref();
+    };
+    schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.sweeping;
+  }
+
+  /** One pass; returns what was removed. */
+  async sweep(): Promise<{ windows: number; idempotencyKeys: number }> {
+    const windows = await this.windows.deleteExpired(WINDOW_GRACE_MS);
+    const idempotencyKeys = await this.idempotency.deleteExpired();
+    return { windows, idempotencyKeys };
+  }
+}

@@ -1,0 +1,46 @@
+import { ExecutionContext, Provider } from '@nestjs/common';
+import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
+import { UnauthorizedError } from '@gen/errors';
+import { AccountPlanService } from '../api/account-plan.service';
+import type { AuthenticatedRequest } from '../auth/api-key.guard';
+import { AccountRateLimitGuard } from './account-rate-limit.guard';
+import { PostgresThrottlerStorage } from './postgres-throttler.storage';
+import { RateLimitRepository } from './rate-limit.repository';
+
+/** The plans' limits are requests per minute. */
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+function accountOf(request: AuthenticatedRequest): string {
+  if (!request.principal) throw new UnauthorizedError();
+  return request.principal.accountId;
+}
+
+/**
+ * One throttler counted per account (all keys and routes together), its limit the account's plan
+ * `requests_per_minute` (from billing, cached briefly by AccountPlanService).
+ */
+export function rateLimitOptions(plans: AccountPlanService): ThrottlerModuleOptions {
+  return {
+    throttlers: [
+      {
+        name: 'default',
+        ttl: RATE_LIMIT_WINDOW_MS,
+        limit: async (context: ExecutionContext) =>
+          (await plans.limits(accountOf(context.switchToHttp().getRequest<AuthenticatedRequest>()))).requests_per_minute,
+      },
+    ],
+    getTracker: (request) => accountOf(request as AuthenticatedRequest),
+    generateKey: (_context, tracker, name) => `${name}:account:${tracker}`,
+  };
+}
+
+/**
+ * What ThrottlerModule.forRoot would provide, with options built from AccountPlanService (a provider
+ * of this module, which ThrottlerModule's own injector could not see).
+ */
+export const RATE_LIMIT_PROVIDERS: Provider[] = [
+  { provide: getOptionsToken(), useFactory: rateLimitOptions, inject: [AccountPlanService] },
+  { provide: getStorageToken(), useClass: PostgresThrottlerStorage },
+  RateLimitRepository,
+  AccountRateLimitGuard,
+];
