@@ -18,6 +18,8 @@ export interface GenerationSettings {
   engineTimeoutMs: number;
   /** Multiplies each model's simulated latency (tests and benchmarks use 0). */
   latencyScale: number;
+  /** Jobs an account may have waiting per parallel slot, beyond those running (queue cap; default 10). */
+  queueCapPerSlot: number;
   /** Unique name of this process (lease owner). */
   workerId: string;
 }

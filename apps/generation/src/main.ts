@@ -22,6 +22,7 @@ runMain('generation', async () => {
     pollIntervalMs: env.int('JOB_POLL_INTERVAL_MS', 500, { min: 20, max: 60_000 }),
     engineTimeoutMs: env.int('ENGINE_TIMEOUT_MS', 120_000, { min: 100, max: 3_600_000 }),
     latencyScale: Number(env.string('ENGINE_LATENCY_SCALE', '1')),
+    queueCapPerSlot: env.int('QUEUE_CAP_PER_SLOT', 10, { min: 0, max: 10_000 }),
     workerId: processIdentity('generation'),
   };
   env.done();

@@ -17,6 +17,7 @@ export interface StandaloneConfig {
   latencyScale: number;
   pollIntervalMs: number;
   leaseMs: number;
+  queueCapPerSlot: number;
   webhookAllowHttp: boolean;
   webhookAllowPrivateNetworks: boolean;
   webhookAllowList: string[];
@@ -43,6 +44,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     latencyScale: Number(env.string('ENGINE_LATENCY_SCALE', '1')),
     pollIntervalMs: env.int('JOB_POLL_INTERVAL_MS', 500, { min: 20, max: 60_000 }),
     leaseMs: env.int('JOB_LEASE_MS', 15_000, { min: 500, max: 600_000 }),
+    queueCapPerSlot: env.int('QUEUE_CAP_PER_SLOT', 10, { min: 0, max: 10_000 }),
     webhookAllowHttp: env.bool('WEBHOOK_ALLOW_HTTP', true),
     webhookAllowPrivateNetworks: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true),
     webhookAllowList: env.list('WEBHOOK_ALLOW_LIST'),

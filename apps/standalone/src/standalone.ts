@@ -73,6 +73,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         pollIntervalMs: config.pollIntervalMs,
         engineTimeoutMs: 120_000,
         latencyScale: config.latencyScale,
+        queueCapPerSlot: config.queueCapPerSlot,
         workerId: processIdentity('standalone'),
       },
       webhooks: {

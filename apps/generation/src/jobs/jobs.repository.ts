@@ -18,6 +18,11 @@ export interface NewJob {
   webhookUrl: string | null;
 }
 
+export type AdmitOutcome =
+  | { kind: 'queued' }
+  | { kind: 'exists' }
+  | { kind: 'queue-full'; queued: number; processing: number; retryAfterSeconds: number };
+
 export type JobOutcome =
   | { status: 'completed'; outputKey: string; contentType: string }
   | { status: 'failed'; error: string };
@@ -40,6 +45,59 @@ export class JobsRepository {
       [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl],
     );
     return (await this.findById(rows[0].id)) as JobEntity;
+  }
+
+  /**
+   * Queues the job unless the account already has `parallelLimit + maxWaiting` jobs queued or
+   * running (its parallel slots plus the queue cap). Decided under the account's slot row lock, the
+   * same lock claims take, so submits on any number of replicas cannot overfill the queue.
+   * A job id that already exists is left as it is ('exists': a repeated submit).
+   */
+  async admit(job: NewJob, maxWaiting: number): Promise<AdmitOutcome> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING`, [job.accountId]);
+      await tx.query(`SELECT account_id FROM account_slots WHERE account_id = $1 FOR UPDATE`, [job.accountId]);
+      const existing = await sqlRows<unknown>(tx, `SELECT 1 FROM jobs WHERE id = $1`, [job.id]);
+      if (existing.length > 0) return { kind: 'exists' } as const;
+      const counts = await sqlRows<{ queued: string; processing: string }>(
+        tx,
+        `SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
+         FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`,
+        [job.accountId],
+      );
+      const queued = Number(counts[0].queued);
+      const processing = Number(counts[0].processing);
+      if (queued + processing >= job.parallelLimit + maxWaiting) {
+        return { kind: 'queue-full', queued, processing, retryAfterSeconds: await this.nextSlotEstimate(tx, job.accountId) } as const;
+      }
+      await tx.query(
+        `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9)`,
+        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl],
+      );
+      return { kind: 'queued' } as const;
+    });
+  }
+
+  /**
+   * Seconds until a running job of the account is likely to finish (and free a queue place): the
+   * mean run time of its last 20 finished jobs less the age of its oldest running one; 1 to 60.
+   */
+  private async nextSlotEstimate(tx: EntityManager, accountId: string): Promise<number> {
+    const rows = await sqlRows<{ mean_run: string | null; oldest_running: string | null }>(
+      tx,
+      `SELECT
+         (SELECT avg(extract(epoch FROM recent.completed_at - recent.started_at)) FROM (
+            SELECT completed_at, started_at FROM jobs
+            WHERE account_id = $1 AND status IN ('completed', 'failed') AND started_at IS NOT NULL
+            ORDER BY seq DESC LIMIT 20) recent) AS mean_run,
+         (SELECT extract(epoch FROM now() - min(started_at)) FROM jobs
+          WHERE account_id = $1 AND status = 'processing') AS oldest_running`,
+      [accountId],
+    );
+    const meanRun = rows[0].mean_run === null ? 5 : Number(rows[0].mean_run);
+    const oldestRunning = rows[0].oldest_running === null ? 0 : Number(rows[0].oldest_running);
+    return Math.min(60, Math.max(1, Math.ceil(meanRun - oldestRunning)));
   }
 
   findById(jobId: string): Promise<JobEntity | null> {

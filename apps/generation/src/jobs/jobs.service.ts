@@ -7,8 +7,7 @@ import type {
   SubmitGenerationReply,
   SubmitGenerationRequest,
 } from '@gen/contracts';
-import { ForbiddenError, NotFoundError, ValidationError } from '@gen/errors';
-import { pgErrorCode, PG_UNIQUE_VIOLATION } from '@gen/persistence';
+import { ForbiddenError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobRunnerService } from './job-runner.service';
@@ -27,6 +26,8 @@ export class JobsService {
   /**
    * Queues the job (its credits are already held by billing) and, for synchronous models, waits up
    * to `waitMs` for it to finish. A repeated submit of the same job id returns the existing job.
+   * A queue already at the account's cap (queueCapPerSlot x its parallel slots waiting, on top of
+   * the slots themselves) is `429 rate_limit_exceeded`, and nothing is queued.
    */
   async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
     const model = this.catalogue.find(request.model);
@@ -37,8 +38,10 @@ export class JobsService {
     if (!CatalogueService.allows(request.plan, model)) {
       throw new ForbiddenError(`Model "${model.id}" needs the ${model.minPlan} plan or above.`);
     }
-    try {
-      await this.jobs.insert({
+    const slots = request.parallelLimit;
+    const maxWaiting = slots * this.settings.queueCapPerSlot;
+    const admitted = await this.jobs.admit(
+      {
         id: request.jobId,
         accountId: request.accountId,
         apiKeyId: request.apiKeyId,
@@ -46,11 +49,18 @@ export class JobsService {
         type: model.type,
         prompt: request.prompt,
         credits: model.credits,
-        parallelLimit: request.parallelLimit,
+        parallelLimit: slots,
         webhookUrl: request.webhookUrl,
-      });
-    } catch (error) {
-      if (pgErrorCode(error) !== PG_UNIQUE_VIOLATION) throw error;
+      },
+      maxWaiting,
+    );
+    if (admitted.kind === 'queue-full') {
+      throw new RateLimitError(
+        `Parallel-task limit reached: this account runs at most ${slots} generation${slots === 1 ? '' : 's'} at once ` +
+          `and queues at most ${maxWaiting} more; ${admitted.processing} running and ${admitted.queued} queued now. ` +
+          `Retry after ${admitted.retryAfterSeconds} seconds, or when some have finished.`,
+        admitted.retryAfterSeconds,
+      );
     }
     this.runner.nudge();
     const finished = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : false;
