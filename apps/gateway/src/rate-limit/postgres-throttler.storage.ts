@@ -16,7 +16,7 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 export class PostgresThrottlerStorage implements ThrottlerStorage {
   constructor(private readonly windows: RateLimitRepository) {}
 
-  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+  async increment(key: string, ttl: number, limit: number, _blockDuration: number, _throttlerName: string): Promise<ThrottlerStorageRecord> {
     const { hits, msLeft } = await this.windows.hit(key, ttl);
     const secondsLeft = Math.max(1, Math.ceil(msLeft / 1000));
     const isBlocked = hits > limit;
