@@ -21,11 +21,18 @@ export interface DistributedOptions {
   appEnv?: Partial<Record<AppName, Record<string, string>>>;
   /** How long start-up (and restart) may take before it fails with the apps' output. */
   startTimeoutMs?: number;
+  /**
+   * Processes per app (default 1): replicas share the database, NATS subjects and storage, as a
+   * scaled deployment does. Each gateway replica listens on its own port (see `urls`).
+   */
+  replicas?: Partial<Record<AppName, number>>;
 }
 
 export interface DistributedHarness {
-  /** The gateway's base URL (http://127.0.0.1:<port>). */
+  /** The (first) gateway's base URL (http://127.0.0.1:<port>). */
   url: string;
+  /** Every gateway replica's base URL, `url` first. */
+  urls: string[];
   database: TestDatabase;
   subjectPrefix: string;
   streamName: string;
@@ -36,10 +43,10 @@ export interface DistributedHarness {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** The run's NATS connection (JetStream inspection). */
   nats(): Promise<NatsConnection>;
-  /** Sends a signal to one app and waits until its process has exited. */
-  kill(app: AppName, signal?: NodeJS.Signals): Promise<void>;
-  /** Starts a stopped app again with the same environment and waits until it answers. */
-  restart(app: AppName): Promise<void>;
+  /** Sends a signal to one app (its replica `index`, default the first) and waits until its process has exited. */
+  kill(app: AppName, signal?: NodeJS.Signals, index?: number): Promise<void>;
+  /** Starts a stopped app (replica `index`) again with the same environment and waits until it answers. */
+  restart(app: AppName, index?: number): Promise<void>;
   /** Everything the apps wrote to stdout/stderr so far (tail of each). */
   logs(): string;
   /** Stops the apps and removes the stream, the database and the folders. Safe to call twice. */
@@ -61,12 +68,14 @@ class AppProcess {
   constructor(
     readonly name: AppName,
     private readonly env: NodeJS.ProcessEnv,
+    /** `gateway`, or `gateway#2` for a second replica. */
+    readonly label: string = name,
   ) {}
 
   start(): void {
     this.starts++;
     this.exitInfo = null;
-    this.record(`----- ${this.name}: start #${this.starts} -----\n`);
+    this.record(`----- ${this.label}: start #${this.starts} -----\n`);
     const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', this.name, 'src', 'main.js')], {
       cwd: ROOT,
       env: this.env,
@@ -78,7 +87,7 @@ class AppProcess {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitInfo = signal ? `signal ${signal}` : `code ${code}`;
-        this.record(`----- ${this.name}: exited (${this.exitInfo}) -----\n`);
+        this.record(`----- ${this.label}: exited (${this.exitInfo}) -----\n`);
         resolve();
       });
       child.once('error', (error) => {
@@ -95,7 +104,7 @@ class AppProcess {
   /** Output of the current start only (readiness looks for Nest's start-up line in it). */
   outputSinceStart(): string {
     const all = this.chunks.join('');
-    const marker = `----- ${this.name}: start #${this.starts} -----`;
+    const marker = `----- ${this.label}: start #${this.starts} -----`;
     return all.slice(all.lastIndexOf(marker));
   }
 
@@ -108,7 +117,7 @@ class AppProcess {
     this.child.kill(signal);
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
     if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
-      this.record(`----- ${this.name}: no exit ${graceMs} ms after ${signal}; SIGKILL -----\n`);
+      this.record(`----- ${this.label}: no exit ${graceMs} ms after ${signal}; SIGKILL -----\n`);
       this.child.kill('SIGKILL');
       await this.exited;
     }
@@ -133,7 +142,7 @@ async function until<T>(what: string, deadline: number, probe: () => Promise<T |
   let lastError: unknown;
   for (;;) {
     const dead = apps.find((a) => !a.running);
-    if (dead) throw new Error(`${dead.name} exited (${dead.exitInfo}) while waiting for ${what}`);
+    if (dead) throw new Error(`${dead.label} exited (${dead.exitInfo}) while waiting for ${what}`);
     try {
       const value = await probe();
       if (value !== undefined) return value;
@@ -168,8 +177,14 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     streamName,
     requestTimeoutMs: 10_000,
   } satisfies NatsTransportConfig);
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const replicas = (name: AppName) => Math.max(1, options.replicas?.[name] ?? 1);
+  const ports: number[] = [];
+  while (ports.length < replicas('gateway')) {
+    const candidate = await freePort();
+    if (!ports.includes(candidate)) ports.push(candidate);
+  }
+  const urls = ports.map((p) => `http://127.0.0.1:${p}`);
+  const url = urls[0];
 
   const common: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -182,22 +197,43 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     JOB_POLL_INTERVAL_MS: '100',
     ...options.env,
   };
-  const perApp: Record<AppName, Record<string, string>> = {
-    gateway: { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: url },
-    billing: {},
-    generation: { CDN_BASE_URL: `${url}/cdn` },
-    webhooks: { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' },
+  const perApp = (name: AppName, index: number): Record<string, string> => {
+    switch (name) {
+      case 'gateway':
+        return { PORT: String(ports[index]), HOST: '127.0.0.1', PUBLIC_BASE_URL: urls[index] };
+      case 'billing':
+        return {};
+      case 'generation':
+        return { CDN_BASE_URL: `${url}/cdn` };
+      case 'webhooks':
+        return { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+    }
   };
   // Only what a deployment would set: nothing of the test runner's own environment leaks in.
   const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NODE_ENV: 'test' };
-  const apps = new Map<AppName, AppProcess>(
-    APP_NAMES.map((name) => [name, new AppProcess(name, { ...baseEnv, ...common, ...perApp[name], ...options.appEnv?.[name] })]),
+  const apps = new Map<AppName, AppProcess[]>(
+    APP_NAMES.map((name) => [
+      name,
+      Array.from(
+        { length: replicas(name) },
+        (_, index) =>
+          new AppProcess(name, { ...baseEnv, ...common, ...perApp(name, index), ...options.appEnv?.[name] }, index === 0 ? name : `${name}#${index + 1}`),
+      ),
+    ]),
   );
-  const app = (name: AppName) => apps.get(name) as AppProcess;
+  const allApps = () => [...apps.values()].flat();
+  const instances = (name: AppName) => apps.get(name) as AppProcess[];
+  const app = (name: AppName, index = 0) => {
+    const found = instances(name)[index];
+    if (!found) throw new Error(`${name} has no replica ${index}`);
+    return found;
+  };
 
   let closed = false;
   const logs = () =>
-    APP_NAMES.map((name) => `===== ${name} (${app(name).running ? 'running' : app(name).exitInfo ?? 'not started'}) =====\n${app(name).output()}`).join('\n');
+    allApps()
+      .map((a) => `===== ${a.label} (${a.running ? 'running' : a.exitInfo ?? 'not started'}) =====\n${a.output()}`)
+      .join('\n');
 
   const provision = async (plan: PlanName, credits: number, rpcTimeoutMs?: number) => {
     const accountId = randomUUID();
@@ -213,21 +249,20 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     const open = () =>
       rpc.request<BalanceReply, OpenBillingAccountRequest>(Subjects.billingAccountOpen, { accountId, plan, initialCredits: credits }, rpcTimeoutMs);
     if (rpcTimeoutMs === undefined) await open();
-    else await until('billing to open an account', Date.now() + startTimeoutMs, open, [...apps.values()]);
+    else await until('billing to open an account', Date.now() + startTimeoutMs, open, allApps());
     return { accountId, key: generated.key, keyId };
   };
 
-  const status = async (path: string, key?: string) => {
-    const res = await fetch(`${url}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
+  const status = async (path: string, key?: string, base = url) => {
+    const res = await fetch(`${base}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
     await res.arrayBuffer();
     return res.status;
   };
 
-  /** Waits for Nest's start-up line of the given apps (and for none of them to exit meanwhile). */
-  const started = async (names: AppName[], deadline: number) => {
-    const watched = names.map(app);
+  /** Waits for Nest's start-up line of the given processes (and for none of them to exit meanwhile). */
+  const started = async (watched: AppProcess[], deadline: number) => {
     for (const a of watched) {
-      await until(`${a.name} to start`, deadline, async () => (/successfully started/.test(a.outputSinceStart()) ? true : undefined), watched);
+      await until(`${a.label} to start`, deadline, async () => (/successfully started/.test(a.outputSinceStart()) ? true : undefined), watched);
     }
   };
 
@@ -244,8 +279,8 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     if (closed) return;
     closed = true;
     const failures = (globalThis as { __GEN_DIST_FAILURES__?: number }).__GEN_DIST_FAILURES__ ?? 0;
-    await Promise.all([...apps.values()].map((a) => a.stop('SIGTERM', 10_000)));
-    for (const a of apps.values()) liveApps.delete(a);
+    await Promise.all(allApps().map((a) => a.stop('SIGTERM', 10_000)));
+    for (const a of allApps()) liveApps.delete(a);
     if (failures > 0) process.stdout.write(`\nA test failed; output of the distributed apps:\n${logs()}\n`);
     const problems: unknown[] = [];
     const attempt = async (step: () => Promise<unknown>) => {
@@ -271,6 +306,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
 
   const harness: DistributedHarness = {
     url,
+    urls,
     database,
     subjectPrefix,
     streamName,
@@ -280,19 +316,22 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
       return (await pool.query(sql, params)).rows as T[];
     },
     nats: () => rpc.connection(),
-    async kill(name, signal = 'SIGKILL') {
-      await app(name).stop(signal, 10_000);
+    async kill(name, signal = 'SIGKILL', index = 0) {
+      await app(name, index).stop(signal, 10_000);
     },
-    async restart(name) {
-      if (app(name).running) throw new Error(`${name} is still running`);
-      app(name).start();
+    async restart(name, index = 0) {
+      const target = app(name, index);
+      if (target.running) throw new Error(`${target.label} is still running`);
+      target.start();
       const deadline = Date.now() + startTimeoutMs;
       try {
-        await started([name], deadline);
+        await started([target], deadline);
         if (name === 'billing') await billingConsuming(deadline);
-        if (name === 'gateway') await until('the gateway to answer', deadline, async () => ((await status('/api/v1/models')) === 401 ? true : undefined), [app(name)]);
+        if (name === 'gateway') {
+          await until('the gateway to answer', deadline, async () => ((await status('/api/v1/models', undefined, urls[index])) === 401 ? true : undefined), [target]);
+        }
       } catch (error) {
-        process.stdout.write(`\n${name} did not restart; output of the distributed apps:\n${logs()}\n`);
+        process.stdout.write(`\n${target.label} did not restart; output of the distributed apps:\n${logs()}\n`);
         throw error;
       }
     },
@@ -301,19 +340,23 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   };
 
   try {
-    for (const a of apps.values()) {
+    const all = allApps();
+    for (const a of all) {
       liveApps.add(a);
       a.start();
     }
-    const all = [...apps.values()];
     const deadline = Date.now() + startTimeoutMs;
-    await started(APP_NAMES.slice(), deadline);
-    await until('the gateway to answer HTTP', deadline, async () => ((await status('/api/v1/models')) === 401 ? true : undefined), all);
+    await started(all, deadline);
+    for (const base of urls) {
+      await until(`the gateway at ${base} to answer HTTP`, deadline, async () => ((await status('/api/v1/models', undefined, base)) === 401 ? true : undefined), all);
+    }
     // A probe account proves the whole request path: auth rows, billing over NATS (open, balance),
-    // generation over NATS (the catalogue).
+    // generation over NATS (the catalogue), through every gateway.
     const probe = await provision('pro', 0, 2_000);
-    await until('the catalogue through the gateway', deadline, async () => ((await status('/api/v1/models', probe.key)) === 200 ? true : undefined), all);
-    await until('the balance through the gateway', deadline, async () => ((await status('/api/v1/credits', probe.key)) === 200 ? true : undefined), all);
+    for (const base of urls) {
+      await until('the catalogue through the gateway', deadline, async () => ((await status('/api/v1/models', probe.key, base)) === 200 ? true : undefined), all);
+      await until('the balance through the gateway', deadline, async () => ((await status('/api/v1/credits', probe.key, base)) === 200 ? true : undefined), all);
+    }
     await billingConsuming(deadline);
   } catch (error) {
     process.stdout.write(`\nThe distributed apps did not start: ${(error as Error).message}\n${logs()}\n`);
