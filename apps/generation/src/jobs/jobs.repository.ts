@@ -18,6 +18,9 @@ export interface NewJob {
   webhookUrl: string | null;
 }
 
+/** First key of the advisory locks that serialise one account's admissions (the second is the account's hash). */
+const ADMISSION_LOCK_SPACE = 0x6a6f62; // 'job'
+
 export type AdmitOutcome =
   | { kind: 'queued' }
   | { kind: 'exists' }
@@ -49,33 +52,44 @@ export class JobsRepository {
 
   /**
    * Queues the job unless the account already has `parallelLimit + maxWaiting` jobs queued or
-   * running (its parallel slots plus the queue cap). Decided under the account's slot row lock, the
-   * same lock claims take, so submits on any number of replicas cannot overfill the queue.
+   * running (its parallel slots plus the queue cap). Submits of one account take turns on a
+   * transaction-scoped advisory lock, so any number of replicas cannot overfill the queue.
+   *
+   * Not the slot row claims lock: a claim moves a job from queued to processing, which leaves the
+   * count unchanged, and a finish only lowers it, so admissions need to exclude each other only,
+   * and a burst of submits never delays the claims that drain the queue.
    * A job id that already exists is left as it is ('exists': a repeated submit).
    */
   async admit(job: NewJob, maxWaiting: number): Promise<AdmitOutcome> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING`, [job.accountId]);
-      await tx.query(`SELECT account_id FROM account_slots WHERE account_id = $1 FOR UPDATE`, [job.accountId]);
-      const existing = await sqlRows<unknown>(tx, `SELECT 1 FROM jobs WHERE id = $1`, [job.id]);
-      if (existing.length > 0) return { kind: 'exists' } as const;
-      const counts = await sqlRows<{ queued: string; processing: string }>(
+      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [ADMISSION_LOCK_SPACE, job.accountId]);
+      // One statement, with a snapshot taken after the lock: it sees every admission before ours.
+      const rows = await sqlRows<{ inserted: string; existed: boolean; queued: string; processing: string }>(
         tx,
-        `SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
-         FROM jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`,
-        [job.accountId],
+        `WITH counts AS (
+           SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
+           FROM jobs WHERE account_id = $2::uuid AND status IN ('queued', 'processing')
+         ), inserted AS (
+           INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
+           SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, 'queued', $7::int, $8::int, $9::text
+           FROM counts WHERE counts.queued + counts.processing < $8::int + $10::int
+           ON CONFLICT (id) DO NOTHING
+           RETURNING id
+         )
+         SELECT (SELECT count(*) FROM inserted) AS inserted, EXISTS (SELECT 1 FROM jobs WHERE id = $1::uuid) AS existed,
+                counts.queued, counts.processing
+         FROM counts`,
+        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl, maxWaiting],
       );
-      const queued = Number(counts[0].queued);
-      const processing = Number(counts[0].processing);
-      if (queued + processing >= job.parallelLimit + maxWaiting) {
-        return { kind: 'queue-full', queued, processing, retryAfterSeconds: await this.nextSlotEstimate(tx, job.accountId) } as const;
-      }
-      await tx.query(
-        `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9)`,
-        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl],
-      );
-      return { kind: 'queued' } as const;
+      const row = rows[0];
+      if (Number(row.inserted) === 1) return { kind: 'queued' } as const;
+      if (row.existed) return { kind: 'exists' } as const;
+      return {
+        kind: 'queue-full',
+        queued: Number(row.queued),
+        processing: Number(row.processing),
+        retryAfterSeconds: await this.nextSlotEstimate(tx, job.accountId),
+      } as const;
     });
   }
 
