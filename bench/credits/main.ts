@@ -14,11 +14,13 @@ import { httpOperation, measure, Measurement } from './load';
  * `npm run bench:credits`: what a debit costs at each layer, in one run, on one PostgreSQL server
  * (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres) in a temporary database
  * dropped afterwards:
- *   1. billing alone: BillingRepository.reserve + settle(capture), in process, no HTTP;
+ *   1. billing alone: BillingRepository.reserve + settle(capture), in process, no HTTP (one account,
+ *      then spread over 100 accounts);
  *   2. the floor: a bare Fastify route doing one `UPDATE ... RETURNING` (a separate process);
- *   3. POST /api/v1/generate on standalone with an instant engine (a separate process): the whole
- *      path, API key, rate limiter, plan, reserve, queue, claim, engine, outbox, capture.
- * All three debit one account (one hot row). BENCH_SECONDS (default 5) per case after a 1 s warm-up,
+ *   3. POST /api/v1/generate on standalone with instant engines (a separate process), for an image
+ *      model (the request waits for the job: API key, rate limiter, plan, reserve, queue, claim,
+ *      engine, finish) and for an audio model (answered once queued: 202).
+ * Apart from the spread billing case, everything debits one account (one hot row). BENCH_SECONDS (default 5) per case after a 1 s warm-up,
  * BENCH_CONCURRENCY (default 32) requests in flight.
  */
 const ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -66,23 +68,32 @@ async function stopServer(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function billingAlone(databaseUrl: string): Promise<{ result: Measurement; consistent: boolean }> {
+/** Reserve + capture straight on BillingRepository, on one account (hot row) and spread over 100. */
+async function billingAlone(databaseUrl: string): Promise<{ hot: Measurement; spread: Measurement; consistent: boolean }> {
   const dataSource = await openBillingDatabase(databaseUrl, 20);
   try {
     const repository = new BillingRepository(dataSource);
-    const accountId = randomUUID();
-    await repository.openAccount(accountId, 'enterprise', { rpm: 1_000_000, parallel: 1_000 }, 1_000_000_000);
-    const result = await measure(async () => {
+    const accounts = Array.from({ length: 100 }, () => randomUUID());
+    for (const accountId of accounts) {
+      await repository.openAccount(accountId, 'enterprise', { rpm: 1_000_000, parallel: 1_000 }, 1_000_000_000);
+    }
+    const debit = (pick: () => string) => async () => {
+      const accountId = pick();
       const jobId = randomUUID();
       const reserved = await repository.reserve(accountId, jobId, 4, 4);
       if (reserved.kind !== 'reserved') return reserved.kind;
       const settled = await repository.settle(jobId, 'capture', null);
       return settled.kind === 'settled' ? 'ok' : settled.kind;
-    }, timing);
-    const account = await repository.findAccount(accountId);
-    const ledger = await repository.ledgerTotals(accountId);
-    const consistent = account !== null && Number(account.available) === ledger.available && Number(account.held) === ledger.held;
-    return { result, consistent };
+    };
+    const hot = await measure(debit(() => accounts[0]), timing);
+    const spread = await measure(debit(() => accounts[Math.floor(Math.random() * accounts.length)]), timing);
+    let consistent = true;
+    for (const accountId of accounts) {
+      const account = await repository.findAccount(accountId);
+      const ledger = await repository.ledgerTotals(accountId);
+      consistent &&= account !== null && Number(account.available) === ledger.available && Number(account.held) === ledger.held;
+    }
+    return { hot, spread, consistent };
   } finally {
     await dataSource.destroy();
   }
@@ -104,24 +115,41 @@ async function floor(databaseUrl: string): Promise<Measurement> {
   }
 }
 
-async function generate(databaseUrl: string): Promise<{ result: Measurement; consistent: boolean; jobs: number }> {
+interface ApiResults {
+  /** A synchronous image model: the request waits for the job (queue, claim, engine, finish): 200. */
+  sync: Measurement;
+  /** An asynchronous audio model: the request returns once the job is queued: 202. */
+  queued: Measurement;
+  /** GET /api/v1/models: API key and rate limiter only (cached catalogue and plan), no debit. */
+  read: Measurement;
+  consistent: boolean;
+  jobs: number;
+}
+
+async function generate(databaseUrl: string): Promise<ApiResults> {
   const { child, ready } = await startServer<{ url: string; key: string }>('standalone', databaseUrl);
   const pool = new Pool(ready.url, { connections: CONCURRENCY });
-  let result: Measurement;
+  const post = (body: object, status: number) =>
+    httpOperation(
+      pool,
+      {
+        method: 'POST',
+        path: '/api/v1/generate',
+        headers: { authorization: `Bearer ${ready.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      },
+      (s) => s === status,
+    );
+  let sync: Measurement;
+  let queued: Measurement;
+  let read: Measurement;
   try {
-    result = await measure(
-      httpOperation(
-        pool,
-        {
-          method: 'POST',
-          path: '/api/v1/generate',
-          headers: { authorization: `Bearer ${ready.key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: 'pixel-flux-1', prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' }),
-        },
-        (s) => s === 200,
-      ),
+    read = await measure(
+      httpOperation(pool, { method: 'GET', path: '/api/v1/models', headers: { authorization: `Bearer ${ready.key}` } }, (s) => s === 200),
       timing,
     );
+    sync = await measure(post({ model: 'pixel-flux-1', prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' }, 200), timing);
+    queued = await measure(post({ model: 'tone-weaver-1', prompt: 'rain on a tin roof', type: 'TEXT_TO_AUDIO' }, 202), timing);
   } finally {
     await pool.close();
     await stopServer(child);
@@ -138,7 +166,7 @@ async function generate(databaseUrl: string): Promise<{ result: Measurement; con
                WHERE a.available < 0 OR a.held < 0 OR a.available <> ledger.available OR a.held <> ledger.held) AS mismatched,
               (SELECT count(*) FROM generation.jobs) AS jobs`,
     );
-    return { result, consistent: Number(rows[0].mismatched) === 0, jobs: Number(rows[0].jobs) };
+    return { sync, queued, read, consistent: Number(rows[0].mismatched) === 0, jobs: Number(rows[0].jobs) };
   } finally {
     await client.end();
   }
@@ -180,18 +208,21 @@ async function main(): Promise<void> {
     const bare = await floor(databaseUrl);
     process.stdout.write('  2/3 bare Fastify UPDATE ... RETURNING done\n');
     const api = await generate(databaseUrl);
-    process.stdout.write('  3/3 POST /api/v1/generate done\n\n');
+    process.stdout.write('  3/3 standalone: GET /models, POST /generate (image, audio) done\n\n');
 
     const rows: Row[] = [
-      { name: 'billing alone: reserve + capture (BillingRepository, in process)', result: billing.result },
+      { name: 'billing alone: reserve + capture, one account (in process)', result: billing.hot },
+      { name: 'billing alone: reserve + capture, 100 accounts (in process)', result: billing.spread },
       { name: 'floor: bare Fastify route, one UPDATE ... RETURNING', result: bare },
-      { name: 'POST /api/v1/generate, standalone, instant engine (200, finished)', result: api.result },
+      { name: 'POST /api/v1/generate, image model, instant engine: 200 finished', result: api.sync },
+      { name: 'POST /api/v1/generate, audio model, instant engine: 202 queued', result: api.queued },
+      { name: 'reference: GET /api/v1/models (API key + rate limiter, no debit)', result: api.read },
     ];
     process.stdout.write(table(rows, bare.opsPerSecond) + '\n\n');
+    const ratio = (m: Measurement) => `${(m.opsPerSecond / bare.opsPerSecond).toFixed(3)} (1/${(bare.opsPerSecond / m.opsPerSecond).toFixed(1)})`;
     process.stdout.write(
-      `POST /generate runs at ${(api.result.opsPerSecond / bare.opsPerSecond).toFixed(3)} of the floor ` +
-        `(the floor is ${(bare.opsPerSecond / api.result.opsPerSecond).toFixed(1)}x faster); ` +
-        `billing alone at ${(billing.result.opsPerSecond / bare.opsPerSecond).toFixed(3)} of it.\n`,
+      `ratio to the floor: POST /generate finished ${ratio(api.sync)}, queued ${ratio(api.queued)}; ` +
+        `billing reserve + capture ${ratio(billing.hot)} (one account), ${ratio(billing.spread)} (100 accounts)\n`,
     );
     process.stdout.write(
       `checks: billing-alone ledger ${billing.consistent ? 'consistent' : 'INCONSISTENT'}; ` +

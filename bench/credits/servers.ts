@@ -12,7 +12,7 @@ import { loadStandaloneConfig, startStandalone } from '@gen/standalone';
 /**
  * The servers the benchmark drives over HTTP, each in its own process (started by main.ts):
  *   floor <database-url>        a bare Fastify route doing one UPDATE ... RETURNING
- *   standalone <database-url>   the whole service, with an instant image engine
+ *   standalone <database-url>   the whole service, with instant image and audio engines
  * Prints one JSON line ({"url", ...}) once listening; stops on SIGTERM.
  */
 async function floor(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
@@ -34,10 +34,14 @@ async function floor(databaseUrl: string): Promise<{ url: string; stop(): Promis
   };
 }
 
-/** An engine that answers at once with a 1x1 PNG: what is left is the service's own cost. */
-function instantImageEngine(): Engine {
+/** Engines that answer at once (a 1x1 PNG, a header-only WAV): what is left is the service's own cost. */
+function instantEngines(): Record<string, Engine> {
   const png = PNG.sync.write(new PNG({ width: 1, height: 1 }));
-  return { name: 'image', generate: async () => ({ data: png, contentType: 'image/png', extension: 'png' }) };
+  const wav = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x22\x56\x00\x00\x44\xac\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00', 'latin1');
+  return {
+    image: { name: 'image', generate: async () => ({ data: png, contentType: 'image/png', extension: 'png' }) },
+    audio: { name: 'audio', generate: async () => ({ data: wav, contentType: 'audio/wav', extension: 'wav' }) },
+  };
 }
 
 async function standalone(databaseUrl: string): Promise<{ url: string; key: string; stop(): Promise<void> }> {
@@ -50,7 +54,7 @@ async function standalone(databaseUrl: string): Promise<{ url: string; key: stri
     WORKER_CONCURRENCY: '64',
     JOB_POLL_INTERVAL_MS: '100',
   });
-  const running = await startStandalone(config, { engines: { image: instantImageEngine() }, logger: false });
+  const running = await startStandalone(config, { engines: instantEngines(), logger: false });
   // Enterprise, with limits no benchmark reaches: the rate limiter and the slots still run on every request.
   const account = await running.provisioning.createAccount('bench', 'enterprise', 1_000_000_000);
   await running.app.get(BillingService).setPlan(account.accountId, 'enterprise', { rpm: 100_000_000, parallel: 100_000 });
