@@ -73,6 +73,24 @@ describe('distributed: limits hold across two gateways and two generation replic
     for (const i of [0, 1]) expect(results.filter((_, j) => j % 2 === i).some((r) => r.status === 200 || r.status === 429)).toBe(true);
   });
 
+  it('20 concurrent duplicates with one Idempotency-Key, spread over both gateways, make one job and one hold', async () => {
+    const { key, accountId } = await h.account('pro', 1000);
+    const headers = { 'idempotency-key': `dist-${accountId}` };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        http(gateway(i), 'POST', '/api/v1/generate', { key, headers, body: { model: 'tone-weaver-1', prompt: 'once', type: 'TEXT_TO_AUDIO' } }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 202));
+    expect(new Set(results.map((r) => r.text)).size).toBe(1);
+    expect(results.filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(19);
+    const jobs = await h.query<{ id: string }>(`SELECT id FROM generation.jobs WHERE account_id = $1`, [accountId]);
+    expect(jobs).toEqual([{ id: results[0].body.id }]);
+    const holds = await h.query<{ job_id: string }>(`SELECT job_id FROM billing.holds WHERE account_id = $1`, [accountId]);
+    expect(holds).toEqual([{ job_id: results[0].body.id }]);
+    await drained(accountId);
+  });
+
   it('never runs more than the parallel-task limit at once, with two generation replicas claiming', async () => {
     const a = await h.account('pro', 10_000);
     const b = await h.account('pro', 10_000);

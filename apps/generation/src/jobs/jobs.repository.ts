@@ -41,15 +41,6 @@ export interface OutboxMessage {
 export class JobsRepository {
   constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
 
-  async insert(job: NewJob): Promise<JobEntity> {
-    const rows = await sqlRows<JobEntity>(this.db, 
-      `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9) RETURNING id`,
-      [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl],
-    );
-    return (await this.findById(rows[0].id)) as JobEntity;
-  }
-
   /**
    * Queues the job unless the account already has `parallelLimit + maxWaiting` jobs queued or
    * running (its parallel slots plus the queue cap). Submits of one account take turns on a
