@@ -89,10 +89,11 @@ export class GenerationsService {
       },
     );
     const { response } = outcome;
+    const record = JSON.parse(response.body) as GenerationRecord;
     return {
       status: response.status === 200 ? 200 : 202,
-      location: response.location ?? '',
-      record: JSON.parse(response.body) as GenerationRecord,
+      location: response.location ?? this.location(record.id),
+      record,
       replayed: outcome.replayed,
     };
   }
