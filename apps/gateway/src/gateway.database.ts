@@ -2,7 +2,11 @@ import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence'
 import type { DataSource } from 'typeorm';
 import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
+import { SessionEntity } from './dashboard/sessions/session.entity';
+import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
+import { UserEntity } from './dashboard/sessions/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
+import { DashboardUsersSessions1763900000000 } from './migrations/1763900000000-dashboard-users-sessions';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
 import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';
 
@@ -12,8 +16,8 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
   return {
     url,
     schema: AUTH_SCHEMA,
-    entities: [AccountEntity, ApiKeyEntity],
-    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001],
+    entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity],
+    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001, DashboardUsersSessions1763900000000],
     poolSize,
   };
 }

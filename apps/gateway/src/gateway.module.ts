@@ -8,6 +8,10 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AuthRepository } from './auth/auth.repository';
 import { AuthRpcController } from './auth/auth-rpc.controller';
+import { WebhookSecretCipher, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
+import { dashboardParts } from './dashboard/dashboard.parts';
+import type { DashboardSettings } from './dashboard/dashboard.settings';
+import { UsersRepository } from './dashboard/sessions/users.repository';
 import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -18,11 +22,22 @@ import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 
 @Module({})
 export class GatewayModule {
-  static register(options: { dataSource: DataSource; settings: GatewaySettings }): DynamicModule {
+  static register(options: {
+    dataSource: DataSource;
+    settings: GatewaySettings;
+    /** Serve the dashboard and its API (the HTTP apps; not the operator CLI). */
+    dashboard?: DashboardSettings;
+    /** Keys that encrypt webhook signing secrets at rest; without them, secrets cannot be read or set. */
+    secretKeys?: WebhookSecretKeyRing;
+  }): DynamicModule {
+    const dashboard = options.dashboard ? dashboardParts(options.dashboard) : { controllers: [], providers: [] };
     return {
       module: GatewayModule,
-      controllers: [GenerationsController, AccountController, OutputsController, AuthRpcController],
+      controllers: [GenerationsController, AccountController, OutputsController, AuthRpcController, ...dashboard.controllers],
       providers: [
+        { provide: WebhookSecretCipher, useValue: new WebhookSecretCipher(options.secretKeys ?? null) },
+        UsersRepository,
+        ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,

@@ -5,3 +5,5 @@ export * from './http/http-app';
 export * from './provisioning/provisioning.service';
 export * from './auth/api-keys.service';
 export * from './maintenance/gateway-janitor.service';
+export * from './dashboard/dashboard.settings';
+export * from './auth/webhook-secret-cipher';

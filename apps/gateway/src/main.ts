@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { EnvReader, readNatsConfig, runMain } from '@gen/config';
 import { NatsJetStreamServer, TransportModule } from '@gen/transport';
+import { readDashboardSettings, readWebhookPolicy, readWebhookSecretKeys } from './dashboard/dashboard.settings';
 import { openAuthDatabase } from './gateway.database';
 import { GatewayModule } from './gateway.module';
 import { configureHttpApp, createFastifyAdapter } from './http/http-app';
@@ -16,8 +17,9 @@ runMain('gateway', async () => {
   const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
   const port = env.int('PORT', 3000, { min: 0, max: 65535 });
   const host = env.string('HOST', '0.0.0.0');
+  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
   const settings = {
-    publicBaseUrl: env.url('PUBLIC_BASE_URL', `http://localhost:${port}`),
+    publicBaseUrl,
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
     outputsDir: env.optionalString('STORAGE_DIR') ?? null,
@@ -28,11 +30,17 @@ runMain('gateway', async () => {
       allowList: env.list('WEBHOOK_ALLOW_LIST'),
     },
   };
+  const dashboard = readDashboardSettings(env, {
+    publicBaseUrl,
+    cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`),
+    webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
+  });
+  const secretKeys = readWebhookSecretKeys(env);
   env.done();
   const dataSource = await openAuthDatabase(databaseUrl, poolSize);
 
   @Module({
-    imports: [TransportModule.forRoot({ kind: 'nats', nats }), GatewayModule.register({ dataSource, settings })],
+    imports: [TransportModule.forRoot({ kind: 'nats', nats }), GatewayModule.register({ dataSource, settings, dashboard, secretKeys })],
   })
   class GatewayAppModule {}
 

@@ -18,6 +18,7 @@ async function main(): Promise<void> {
     '',
     `Generation Service (standalone) is running at ${base}`,
     `  API:       ${base}/api/v1`,
+    `  Dashboard: ${base}/dashboard/  (sign up there to get an account and API keys)`,
   ];
   if ((await running.provisioning.countAccounts()) === 0) {
     const account = await running.provisioning.createAccount('Demo account', 'pro', config.demoCredits);

@@ -1,5 +1,7 @@
-import { resolve } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { EnvReader } from '@gen/config';
+import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
 
 export interface StandaloneConfig {
   host: string;
@@ -22,6 +24,26 @@ export interface StandaloneConfig {
   webhookAllowPrivateNetworks: boolean;
   webhookAllowList: string[];
   demoCredits: number;
+  dashboard: DashboardSettings;
+  webhookSecretKeys: WebhookSecretKeyRing;
+}
+
+/**
+ * Standalone's webhook-secret encryption key when WEBHOOK_SECRET_ENCRYPTION_KEY is not set: made
+ * once and kept in the data folder (readable by this user only), beside the database it protects.
+ */
+export function dataDirWebhookSecretKey(dataDir: string): string {
+  const folder = join(dataDir, 'secrets');
+  const file = join(folder, 'webhook-secret-encryption.key');
+  // The data folder itself keeps default permissions: the embedded PostgreSQL's user must reach pg/.
+  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  try {
+    writeFileSync(file, newWebhookSecretKey() + '\n', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** Standalone mode's settings (README, "Configuration"), validated once; a bad value stops start-up. */
@@ -29,12 +51,17 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
   const env = new EnvReader(source);
   const port = env.int('PORT', 3000, { min: 0, max: 65535 });
   const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const cdnBaseUrl = env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`);
+  const dataDir = resolve(env.string('DATA_DIR', '.data'));
+  const webhookAllowHttp = env.bool('WEBHOOK_ALLOW_HTTP', true);
+  const webhookAllowPrivateNetworks = env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true);
+  const webhookAllowList = env.list('WEBHOOK_ALLOW_LIST');
   const config: StandaloneConfig = {
     host: env.string('HOST', '127.0.0.1'),
     port,
     publicBaseUrl,
-    cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`),
-    dataDir: resolve(env.string('DATA_DIR', '.data')),
+    cdnBaseUrl,
+    dataDir,
     databaseUrl: env.optionalString('DATABASE_URL') ?? null,
     embeddedPgPort: env.int('EMBEDDED_PG_PORT', 0, { min: 0, max: 65535 }),
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
@@ -45,10 +72,16 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     pollIntervalMs: env.int('JOB_POLL_INTERVAL_MS', 500, { min: 20, max: 60_000 }),
     leaseMs: env.int('JOB_LEASE_MS', 15_000, { min: 500, max: 600_000 }),
     queueCapPerSlot: env.int('QUEUE_CAP_PER_SLOT', 10, { min: 0, max: 10_000 }),
-    webhookAllowHttp: env.bool('WEBHOOK_ALLOW_HTTP', true),
-    webhookAllowPrivateNetworks: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true),
-    webhookAllowList: env.list('WEBHOOK_ALLOW_LIST'),
+    webhookAllowHttp,
+    webhookAllowPrivateNetworks,
+    webhookAllowList,
     demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
+    dashboard: readDashboardSettings(env, {
+      publicBaseUrl,
+      cdnBaseUrl,
+      webhookPolicy: { allowHttp: webhookAllowHttp, allowPrivate: webhookAllowPrivateNetworks, allowList: webhookAllowList },
+    }),
+    webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
   };
   if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
     env.problem(`ENGINE_LATENCY_SCALE must be a non-negative number (got "${source.ENGINE_LATENCY_SCALE}")`);

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BillingModule } from '@gen/billing';
-import { GatewayModule, GatewaySettings } from '@gen/gateway';
+import { DashboardSettings, GatewayModule, GatewaySettings, WebhookSecretKeyRing } from '@gen/gateway';
 import { Engine, GenerationModule, GenerationSettings, ModelDefinition } from '@gen/generation';
 import { InProcessBus, TransportModule } from '@gen/transport';
 import { WebhooksModule, WebhooksSettings } from '@gen/webhooks';
@@ -10,6 +10,8 @@ export interface StandaloneParts {
   bus: InProcessBus;
   databases: { auth: DataSource; billing: DataSource; generation: DataSource; webhooks: DataSource };
   gateway: GatewaySettings;
+  dashboard: DashboardSettings;
+  webhookSecretKeys: WebhookSecretKeyRing;
   generation: GenerationSettings;
   webhooks: WebhooksSettings;
   storageDir: string;
@@ -25,7 +27,12 @@ export class StandaloneModule {
       module: StandaloneModule,
       imports: [
         TransportModule.forRoot({ kind: 'in-process', bus: parts.bus }),
-        GatewayModule.register({ dataSource: parts.databases.auth, settings: parts.gateway }),
+        GatewayModule.register({
+          dataSource: parts.databases.auth,
+          settings: parts.gateway,
+          dashboard: parts.dashboard,
+          secretKeys: parts.webhookSecretKeys,
+        }),
         BillingModule.register(parts.databases.billing),
         GenerationModule.register({
           dataSource: parts.databases.generation,

@@ -65,6 +65,8 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
           allowList: config.webhookAllowList,
         },
       },
+      dashboard: config.dashboard,
+      webhookSecretKeys: config.webhookSecretKeys,
       generation: {
         cdnBaseUrl: config.cdnBaseUrl,
         workerConcurrency: config.workerConcurrency,

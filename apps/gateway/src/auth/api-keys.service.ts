@@ -4,6 +4,7 @@ import { NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './api-key.entity';
 import { AuthRepository } from './auth.repository';
+import { WebhookSecretCipher } from './webhook-secret-cipher';
 
 export interface Principal {
   accountId: string;
@@ -25,9 +26,19 @@ export class ApiKeysService {
   /** A hash to compare against when the lookup id matches nothing, so both paths cost the same. */
   private readonly decoyHash = hashApiKey('gsk_live_decoy');
 
-  constructor(private readonly repository: AuthRepository) {}
+  constructor(
+    private readonly repository: AuthRepository,
+    private readonly cipher: WebhookSecretCipher,
+  ) {}
 
-  async create(accountId: string, name: string, scopes: ApiKeyScope[] = [...API_KEY_SCOPES], webhookUrl: string | null = null): Promise<CreatedApiKey> {
+  /** `webhookSecret` (clear) is stored encrypted; callers validate `webhookUrl` first. */
+  async create(
+    accountId: string,
+    name: string,
+    scopes: ApiKeyScope[] = [...API_KEY_SCOPES],
+    webhookUrl: string | null = null,
+    webhookSecret: string | null = null,
+  ): Promise<CreatedApiKey> {
     if (!(await this.repository.findAccount(accountId))) throw new NotFoundError('No such account.');
     const cleanName = name.trim();
     if (cleanName.length === 0 || cleanName.length > 100) throw new ValidationError('name: 1 to 100 characters.');
@@ -46,7 +57,7 @@ export class ApiKeysService {
       last4: generated.last4,
       scopes: [...new Set(scopes)],
       webhookUrl,
-      webhookSecret: null,
+      webhookSecret: webhookSecret === null ? null : this.cipher.encrypt(webhookSecret, id),
     });
     return { id, key: generated.key, name: cleanName, scopes };
   }
@@ -71,9 +82,41 @@ export class ApiKeysService {
     return this.repository.listKeys(accountId);
   }
 
-  /** The dispatcher's view of a key: its current signing secret and default destination. */
+  /** The dispatcher's view of a key: its current signing secret (in clear) and default destination. */
   async webhookSettings(keyId: string): Promise<{ secret: string | null; defaultWebhookUrl: string | null }> {
     const key = await this.repository.findKeyById(keyId);
-    return { secret: key?.webhookSecret ?? null, defaultWebhookUrl: key?.webhookUrl ?? null };
+    const secret = key?.webhookSecret ? this.cipher.decrypt(key.webhookSecret, key.id) : null;
+    return { secret, defaultWebhookUrl: key?.webhookUrl ?? null };
+  }
+
+  /**
+   * Sets (or clears, with null) an active key's default webhook URL. `secretIfNone` becomes the
+   * key's signing secret only if it has none, atomically; `secretStored` tells whether it did.
+   */
+  async setWebhookUrl(
+    accountId: string,
+    keyId: string,
+    url: string | null,
+    secretIfNone: string | null,
+  ): Promise<{ key: ApiKeyEntity; secretStored: boolean }> {
+    const encrypted = secretIfNone === null ? null : this.cipher.encrypt(secretIfNone, keyId);
+    const stored = await this.repository.setActiveKeyWebhookUrl(accountId, keyId, url, encrypted);
+    if (stored === undefined) throw new NotFoundError('No such active key.');
+    return { key: await this.get(accountId, keyId), secretStored: encrypted !== null && stored === encrypted };
+  }
+
+  /** Replaces an active key's signing secret: the old one stops signing at once. */
+  async replaceWebhookSecret(accountId: string, keyId: string, secret: string): Promise<ApiKeyEntity> {
+    if (!(await this.repository.setActiveKeyWebhookSecret(accountId, keyId, this.cipher.encrypt(secret, keyId)))) {
+      throw new NotFoundError('No such active key.');
+    }
+    return this.get(accountId, keyId);
+  }
+
+  /** One of the account's keys (active or revoked). */
+  async get(accountId: string, keyId: string): Promise<ApiKeyEntity> {
+    const key = await this.repository.findKey(accountId, keyId);
+    if (!key) throw new NotFoundError('No such key.');
+    return key;
   }
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 import { AccountEntity } from './account.entity';
@@ -61,6 +62,29 @@ export class AuthRepository {
   async updateKeyWebhook(accountId: string, keyId: string, fields: { webhookUrl?: string | null; webhookSecret?: string | null }): Promise<boolean> {
     const result = await this.db.getRepository(ApiKeyEntity).update({ id: keyId, accountId }, fields);
     return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Sets an active key's webhook URL and, if it has no secret yet, `secretIfNone` (encrypted).
+   * Returns the key's stored secret afterwards (null if none), or undefined when no active key matched.
+   */
+  async setActiveKeyWebhookUrl(accountId: string, keyId: string, url: string | null, secretIfNone: string | null): Promise<string | null | undefined> {
+    const rows = await sqlRows<{ webhook_secret: string | null }>(
+      this.db,
+      `UPDATE api_keys SET webhook_url = $3, webhook_secret = COALESCE(webhook_secret, $4)
+        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING webhook_secret`,
+      [keyId, accountId, url, secretIfNone],
+    );
+    return rows.length === 0 ? undefined : rows[0].webhook_secret;
+  }
+
+  async setActiveKeyWebhookSecret(accountId: string, keyId: string, secret: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      this.db,
+      `UPDATE api_keys SET webhook_secret = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id`,
+      [keyId, accountId, secret],
+    );
+    return rows.length > 0;
   }
 
   /** Best effort, at most once a minute per key: a write per request would cost more than it tells. */

@@ -1,0 +1,32 @@
+import type { Provider, Type } from '@nestjs/common';
+import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
+import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
+import { DashboardGenerationsService } from './generations/dashboard-generations.service';
+import { DashboardKeysController } from './keys/dashboard-keys.controller';
+import { DashboardKeysService } from './keys/dashboard-keys.service';
+import { SessionCookies } from './sessions/session-cookies';
+import { SessionController } from './sessions/session.controller';
+import { AnonymousCsrfGuard, DashboardSessionGuard } from './sessions/session.guard';
+import { SessionsService } from './sessions/sessions.service';
+import { SignInThrottleRepository } from './sessions/sign-in-throttle.repository';
+import { DashboardStaticController } from './static/dashboard-static.controller';
+
+/**
+ * The dashboard's controllers and providers, added to the gateway module when it serves the
+ * dashboard (the HTTP apps do; the operator CLI does not). They use the gateway's own providers.
+ */
+export function dashboardParts(settings: DashboardSettings): { controllers: Type[]; providers: Provider[] } {
+  return {
+    controllers: [SessionController, DashboardKeysController, DashboardGenerationsController, DashboardStaticController],
+    providers: [
+      { provide: DASHBOARD_SETTINGS, useValue: settings },
+      SignInThrottleRepository,
+      SessionsService,
+      SessionCookies,
+      DashboardSessionGuard,
+      AnonymousCsrfGuard,
+      DashboardKeysService,
+      DashboardGenerationsService,
+    ],
+  };
+}

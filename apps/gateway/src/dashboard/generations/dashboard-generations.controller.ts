@@ -1,0 +1,33 @@
+import { Controller, Get, Param, ParseUUIDPipe, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { ListGenerationsReply } from '@gen/contracts';
+import { NotFoundError } from '@gen/errors';
+import { ListGenerationsQueryDto } from '../../api/list-generations-query.dto';
+import { NoStoreInterceptor } from '../no-store.interceptor';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { DashboardGenerationsService, GenerationDetailReply, OverviewReply } from './dashboard-generations.service';
+
+const generationId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No generation with that id.') });
+
+/** Overview, and the account's generations. */
+@Controller('dashboard/api')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardGenerationsController {
+  constructor(private readonly generations: DashboardGenerationsService) {}
+
+  @Get('overview')
+  overview(@CurrentSession() session: LiveSession): Promise<OverviewReply> {
+    return this.generations.overview(session);
+  }
+
+  @Get('generations')
+  list(@CurrentSession() session: LiveSession, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
+    return this.generations.list(session.accountId, query);
+  }
+
+  @Get('generations/:id')
+  detail(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationDetailReply> {
+    return this.generations.detail(session.accountId, id);
+  }
+}

@@ -1,0 +1,45 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, UseGuards, UseInterceptors } from '@nestjs/common';
+import { NotFoundError } from '@gen/errors';
+import { NoStoreInterceptor } from '../no-store.interceptor';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView } from './dashboard-keys.service';
+import { CreateKeyDto, UpdateKeyDto } from './key.dto';
+
+const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
+
+/** Settings, then API Keys. */
+@Controller('dashboard/api/keys')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardKeysController {
+  constructor(private readonly keys: DashboardKeysService) {}
+
+  @Get()
+  async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyView[] }> {
+    return { data: await this.keys.list(session.accountId) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  create(@CurrentSession() session: LiveSession, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
+    return this.keys.create(session.accountId, body);
+  }
+
+  @Patch(':id')
+  update(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: UpdateKeyDto): Promise<KeyChangeReply> {
+    return this.keys.updateWebhookUrl(session.accountId, id, body.webhook_url);
+  }
+
+  @Post(':id/webhook-secret')
+  @HttpCode(200)
+  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
+    return this.keys.renewWebhookSecret(session.accountId, id);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  revoke(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<void> {
+    return this.keys.revoke(session.accountId, id);
+  }
+}

@@ -1,0 +1,106 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ValidationError } from '@gen/errors';
+import { newWebhookSecret } from '@gen/webhook-signature';
+import { validateWebhookUrl } from '@gen/webhook-policy';
+import { API_KEY_PREFIX } from '../../auth/api-key-format';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
+import { ApiKeysService } from '../../auth/api-keys.service';
+import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+
+/** A key as the dashboard lists it: never the key itself, never its signing secret. */
+export interface KeyView {
+  id: string;
+  name: string;
+  /** `gsk_live_` and the key's public lookup id: enough to recognise it, useless to use it. */
+  prefix: string;
+  last4: string;
+  scopes: ApiKeyScope[];
+  status: 'active' | 'revoked';
+  webhook_url: string | null;
+  has_webhook_secret: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface KeyChangeReply {
+  key: KeyView;
+  /** Shown once: set only when this call generated a secret. */
+  webhook_secret: string | null;
+}
+
+export interface CreatedKeyReply extends KeyChangeReply {
+  /** The full API key, shown once. */
+  api_key: string;
+}
+
+export function toKeyView(key: ApiKeyEntity): KeyView {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: `${API_KEY_PREFIX}${key.lookupId}`,
+    last4: key.last4,
+    scopes: key.scopes,
+    status: key.revokedAt ? 'revoked' : 'active',
+    webhook_url: key.webhookUrl,
+    has_webhook_secret: key.webhookSecret !== null,
+    created_at: key.createdAt.toISOString(),
+    last_used_at: key.lastUsedAt?.toISOString() ?? null,
+    revoked_at: key.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Settings, then API Keys: create (shown once), list, revoke, default webhook URL, and the key's
+ * webhook signing secret. Every change to a key's webhook that leaves it with a URL leaves it with a
+ * secret too (every delivery is signed).
+ */
+@Injectable()
+export class DashboardKeysService {
+  constructor(
+    private readonly keys: ApiKeysService,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  async list(accountId: string): Promise<KeyView[]> {
+    return (await this.keys.list(accountId)).map(toKeyView);
+  }
+
+  async create(accountId: string, input: { name: string; scopes?: ApiKeyScope[]; webhook_url?: string | null }): Promise<CreatedKeyReply> {
+    const name = input.name.trim();
+    if (name.length === 0) throw new ValidationError('name: Enter a name for the key.');
+    if (name.length > 100) throw new ValidationError('name: Use at most 100 characters.');
+    const webhookUrl = this.webhookUrl(input.webhook_url);
+    const secret = webhookUrl ? newWebhookSecret() : null;
+    const created = await this.keys.create(accountId, name, input.scopes ?? [...API_KEY_SCOPES], webhookUrl, secret);
+    const key = await this.keys.get(accountId, created.id);
+    return { key: toKeyView(key), api_key: created.key, webhook_secret: secret };
+  }
+
+  /** Sets or removes the default webhook URL; generates the signing secret if the key has none. */
+  async updateWebhookUrl(accountId: string, keyId: string, url: string | null): Promise<KeyChangeReply> {
+    const webhookUrl = this.webhookUrl(url);
+    const candidate = webhookUrl ? newWebhookSecret() : null;
+    const { key, secretStored } = await this.keys.setWebhookUrl(accountId, keyId, webhookUrl, candidate);
+    return { key: toKeyView(key), webhook_secret: secretStored ? candidate : null };
+  }
+
+  /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
+  async renewWebhookSecret(accountId: string, keyId: string): Promise<KeyChangeReply> {
+    const secret = newWebhookSecret();
+    const key = await this.keys.replaceWebhookSecret(accountId, keyId, secret);
+    return { key: toKeyView(key), webhook_secret: secret };
+  }
+
+  revoke(accountId: string, keyId: string): Promise<void> {
+    return this.keys.revoke(accountId, keyId);
+  }
+
+  /** Null for none; otherwise the URL if this deployment would deliver to it (the API's rules). */
+  private webhookUrl(value: string | null | undefined): string | null {
+    if (value === undefined || value === null || value.trim() === '') return null;
+    const checked = validateWebhookUrl(value.trim(), this.settings.webhookPolicy);
+    if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
+    return checked.url.href;
+  }
+}

@@ -1,0 +1,30 @@
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/api-key.entity';
+
+export class CreateKeyDto {
+  @IsString({ message: 'name: Enter a name for the key.' })
+  @MaxLength(1000, { message: 'name: Use at most 100 characters.' })
+  name!: string;
+
+  @IsOptional()
+  @IsArray({ message: 'scopes: must be a list.' })
+  @ArrayNotEmpty({ message: 'scopes: Choose at least one permission.' })
+  @ArrayMaxSize(API_KEY_SCOPES.length, { message: 'scopes: too many entries.' })
+  @IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each one of ${API_KEY_SCOPES.join(', ')}.` })
+  scopes?: ApiKeyScope[];
+
+  /** Optional; empty or null means none. */
+  @IsOptional()
+  @IsString({ message: 'webhook_url: must be text.' })
+  @MaxLength(4096, { message: 'webhook_url: too long.' })
+  webhook_url?: string | null;
+}
+
+export class UpdateKeyDto {
+  /** The new default webhook URL, or null (or empty) to remove it. */
+  @IsDefined({ message: 'webhook_url: required (null removes it).' })
+  @ValidateIf((body: UpdateKeyDto) => body.webhook_url !== null && body.webhook_url !== undefined)
+  @IsString({ message: 'webhook_url: must be text or null.' })
+  @MaxLength(4096, { message: 'webhook_url: too long.' })
+  webhook_url!: string | null;
+}

@@ -1,0 +1,80 @@
+import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NoStoreInterceptor } from '../no-store.interceptor';
+import { CredentialsDto } from './credentials.dto';
+import { SessionCookies } from './session-cookies';
+import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from './session.guard';
+import { newToken, SessionsService, StartedSession } from './sessions.service';
+import type { LiveSession } from './users.repository';
+
+export interface SessionReply {
+  signed_in: boolean;
+  /** Send it back as X-CSRF-Token on every POST, PATCH and DELETE. */
+  csrf_token: string;
+  user?: { id: string; email: string };
+  account?: { id: string; name: string };
+}
+
+function toReply(session: LiveSession): SessionReply {
+  return {
+    signed_in: true,
+    csrf_token: session.csrfToken,
+    user: { id: session.userId, email: session.email },
+    account: { id: session.accountId, name: session.accountName },
+  };
+}
+
+function client(request: FastifyRequest) {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null };
+}
+
+/** Sign-up, sign-in, sign-out, and "who am I" for the dashboard's pages. */
+@Controller('dashboard/api')
+@UseInterceptors(NoStoreInterceptor)
+export class SessionController {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly cookies: SessionCookies,
+  ) {}
+
+  /** Always 200: the signed-in user, or an anonymous CSRF token for the sign-in and sign-up forms. */
+  @Get('session')
+  async session(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
+    const session = await this.sessions.resolve(this.cookies.sessionToken(request));
+    if (session) return toReply(session);
+    let token = this.cookies.anonymousCsrfToken(request);
+    if (!token) {
+      token = newToken();
+      this.cookies.setAnonymousCsrf(reply, token);
+    }
+    return { signed_in: false, csrf_token: token };
+  }
+
+  @Post('sign-up')
+  @HttpCode(201)
+  @UseGuards(AnonymousCsrfGuard)
+  async signUp(@Body() body: CredentialsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
+    return this.started(reply, await this.sessions.signUp(body, client(request)));
+  }
+
+  @Post('sign-in')
+  @HttpCode(200)
+  @UseGuards(AnonymousCsrfGuard)
+  async signIn(@Body() body: CredentialsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
+    return this.started(reply, await this.sessions.signIn(body, client(request), this.cookies.sessionToken(request)));
+  }
+
+  @Post('sign-out')
+  @HttpCode(204)
+  @UseGuards(DashboardSessionGuard)
+  async signOut(@CurrentSession() _session: LiveSession, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
+    await this.sessions.signOut(this.cookies.sessionToken(request));
+    this.cookies.clearSession(reply);
+  }
+
+  private started(reply: FastifyReply, started: StartedSession): SessionReply {
+    this.cookies.setSession(reply, started.token, started.maxAgeSeconds);
+    return toReply(started.session);
+  }
+}

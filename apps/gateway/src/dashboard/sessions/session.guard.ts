@@ -1,0 +1,79 @@
+import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ForbiddenError, UnauthorizedError } from '@gen/errors';
+import type { FastifyRequest } from 'fastify';
+import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { SessionCookies } from './session-cookies';
+import { csrfTokensMatch, SessionsService } from './sessions.service';
+import type { LiveSession } from './users.repository';
+
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export type DashboardRequest = FastifyRequest & { dashboardSession?: LiveSession };
+
+const csrfRefused = () => new ForbiddenError('This request is missing its security token (CSRF). Reload the page and try again.');
+const crossSiteRefused = () => new ForbiddenError('This request came from another site and was refused. Use the dashboard itself.');
+
+/**
+ * A state-changing request must come from our own pages: a cross-site Sec-Fetch-Site or a foreign
+ * Origin is refused before the token is even looked at. (Requests without these headers, from
+ * older browsers or scripts, still need the token, which another site cannot read.)
+ */
+function assertSameOrigin(request: FastifyRequest, publicOrigin: string): void {
+  if (request.headers['sec-fetch-site'] === 'cross-site') throw crossSiteRefused();
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  const own = `${request.protocol}://${request.host}`;
+  if (origin !== publicOrigin && origin !== own) throw crossSiteRefused();
+}
+
+function presentedToken(request: FastifyRequest): string | undefined {
+  const value = request.headers[CSRF_HEADER];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Dashboard API routes: a live session cookie, and for every state-changing call the session's CSRF token. */
+@Injectable()
+export class DashboardSessionGuard implements CanActivate {
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly cookies: SessionCookies,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<DashboardRequest>();
+    const session = await this.sessions.resolve(this.cookies.sessionToken(request));
+    if (!session) throw new UnauthorizedError('You are not signed in, or your session has ended. Sign in to continue.');
+    if (!SAFE_METHODS.has(request.method)) {
+      assertSameOrigin(request, this.settings.publicOrigin);
+      if (!csrfTokensMatch(presentedToken(request), session.csrfToken)) throw csrfRefused();
+    }
+    request.dashboardSession = session;
+    return true;
+  }
+}
+
+/** Sign-in and sign-up (no session yet): the token must match the anonymous CSRF cookie (double submit). */
+@Injectable()
+export class AnonymousCsrfGuard implements CanActivate {
+  constructor(
+    private readonly cookies: SessionCookies,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<DashboardRequest>();
+    assertSameOrigin(request, this.settings.publicOrigin);
+    const expected = this.cookies.anonymousCsrfToken(request);
+    if (!expected || !csrfTokensMatch(presentedToken(request), expected)) throw csrfRefused();
+    return true;
+  }
+}
+
+/** The signed-in session of a dashboard route (set by DashboardSessionGuard). */
+export const CurrentSession = createParamDecorator((_: unknown, context: ExecutionContext): LiveSession => {
+  const session = context.switchToHttp().getRequest<DashboardRequest>().dashboardSession;
+  if (!session) throw new UnauthorizedError('Sign in to continue.');
+  return session;
+});

@@ -1,0 +1,197 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { ConflictError, ForbiddenError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
+import { ProvisioningService } from '../../provisioning/provisioning.service';
+import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { MAX_PASSWORD_LENGTH, PasswordHasher } from './password-hasher';
+import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
+import { SignInThrottleRepository } from './sign-in-throttle.repository';
+import { LiveSession, UsersRepository } from './users.repository';
+
+export const MIN_PASSWORD_LENGTH = 10;
+const MAX_EMAIL_LENGTH = 254;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const TOUCH_INTERVAL_MS = 60_000;
+const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+export interface ClientInfo {
+  ip: string;
+  userAgent: string | null;
+}
+
+/** A new session: the cookie's token (never stored) and what the page needs. */
+export interface StartedSession {
+  token: string;
+  maxAgeSeconds: number;
+  session: LiveSession;
+}
+
+/** `sign_in_throttle` keys: emails hashed, so the table does not list who tried to sign in. */
+function throttleKeys(emailKey: string, ip: string) {
+  return { email: `email:${createHash('sha256').update(emailKey).digest('hex')}`, address: `ip:${ip}` };
+}
+
+export function hashSessionToken(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Compares a presented CSRF token with the expected one in constant time. */
+export function csrfTokensMatch(presented: string | undefined, expected: string): boolean {
+  if (!presented) return false;
+  const a = Buffer.from(presented, 'utf8');
+  const b = Buffer.from(expected, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Dashboard accounts and sessions: sign-up, sign-in (throttled, with one answer for every wrong
+ * email or password), sign-out, and the lookup of a session from its cookie.
+ */
+@Injectable()
+export class SessionsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger(SessionsService.name);
+  private readonly hasher = new PasswordHasher();
+  private maintenance?: NodeJS.Timeout;
+
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly throttle: SignInThrottleRepository,
+    private readonly provisioning: ProvisioningService,
+    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+  ) {}
+
+  onModuleInit(): void {
+    this.maintenance = setInterval(() => void this.removeDeadRows(), MAINTENANCE_INTERVAL_MS);
+    this.maintenance.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.maintenance);
+  }
+
+  async signUp(credentials: Credentials, client: ClientInfo): Promise<StartedSession> {
+    if (!this.settings.signUp.enabled) throw new ForbiddenError('Sign-up is closed on this deployment; ask your administrator for an account.');
+    const email = credentials.email.trim();
+    const emailKey = email.toLowerCase();
+    if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw new ValidationError('email: Enter an email address such as name@example.com.');
+    const password = credentials.password;
+    if (password.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`password: Use at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if (password.length > MAX_PASSWORD_LENGTH) throw new ValidationError(`password: Use at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (password.trim().toLowerCase() === emailKey) throw new ValidationError('password: Do not use your email address as your password.');
+
+    // Every sign-up from an address counts (free credits, and probing which emails have accounts).
+    const key = `sign-up:${client.ip}`;
+    const policy = this.settings.throttle.signUp;
+    await this.admit({ [key]: policy });
+    const created = await this.provisioning.createAccountForUser(
+      { email, emailKey, passwordHash: await this.hasher.hash(password) },
+      this.settings.signUp.plan,
+      this.settings.signUp.credits,
+    );
+    if (!created) {
+      await this.settle({ [key]: policy }, false);
+      throw new ConflictError('email: An account with this email cannot be created. If you already have one, sign in instead.');
+    }
+    return this.start({ userId: created.userId, accountId: created.accountId }, client);
+  }
+
+  async signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined): Promise<StartedSession> {
+    const emailKey = credentials.email.trim().toLowerCase();
+    const keys = throttleKeys(emailKey, client.ip);
+    const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
+    await this.admit(policies);
+
+    const user = emailKey.length <= MAX_EMAIL_LENGTH ? await this.users.findUserByEmailKey(emailKey) : null;
+    const password = credentials.password.slice(0, MAX_PASSWORD_LENGTH + 1);
+    const ok = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDecoy(password);
+    await this.settle(policies, ok, keys.address);
+    if (!user || !ok) throw new UnauthorizedError('Email or password is incorrect.');
+
+    await this.users.recordSignIn(user.id, this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(password) : null);
+    // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
+    if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
+    return this.start({ userId: user.id, accountId: user.accountId }, client);
+  }
+
+  async signOut(token: string | undefined): Promise<void> {
+    if (token) await this.users.deleteSessionByTokenHash(hashSessionToken(token));
+  }
+
+  /** The live session a cookie token belongs to, or null; keeps an active session from going idle. */
+  async resolve(token: string | undefined): Promise<LiveSession | null> {
+    if (!token || token.length > 100) return null;
+    const session = await this.users.findLiveSession(hashSessionToken(token), this.settings.sessionIdleSeconds);
+    if (session && Date.now() - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+      this.users.touchSession(session.id).catch((error: unknown) => this.logger.warn({ err: error }, 'session not touched'));
+    }
+    return session;
+  }
+
+  /** Refuses with 429 (and Retry-After) when any counter says wait; otherwise counts this attempt. */
+  private async admit(policies: Record<string, ThrottlePolicy>): Promise<void> {
+    const retryAfter = await this.throttle.update(Object.keys(policies), (states) => {
+      const now = new Date();
+      const writes = new Map<string, ThrottleState>();
+      let wait = 0;
+      for (const [key, state] of states) {
+        const decision = decideAttempt(state, now, policies[key]);
+        if (decision.allowed) writes.set(key, decision.next);
+        else wait = Math.max(wait, decision.retryAfterSeconds);
+      }
+      return wait > 0 ? { writes: new Map(), result: wait } : { writes, result: 0 };
+    });
+    if (retryAfter > 0) {
+      const minutes = Math.ceil(retryAfter / 60);
+      const when = retryAfter < 60 ? `${retryAfter} second${retryAfter === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
+      throw new RateLimitError(`Too many attempts. Wait ${when} and try again.`, retryAfter);
+    }
+  }
+
+  /** After the password check: failures may lock; a success takes the attempt back. */
+  private async settle(policies: Record<string, ThrottlePolicy>, ok: boolean, addressKey?: string): Promise<void> {
+    await this.throttle.update(Object.keys(policies), (states) => {
+      const now = new Date();
+      const writes = new Map<string, ThrottleState>();
+      for (const [key, state] of states) {
+        writes.set(key, ok ? afterSuccess(state, key === addressKey ? 'address' : 'email') : afterFailure(state, now, policies[key]));
+      }
+      return { writes, result: undefined };
+    });
+  }
+
+  private async start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
+    const token = newToken();
+    const ttl = this.settings.sessionTtlSeconds;
+    await this.users.insertSession({
+      id: randomUUID(),
+      tokenHash: hashSessionToken(token),
+      userId: owner.userId,
+      accountId: owner.accountId,
+      csrfToken: newToken(),
+      expiresAt: new Date(Date.now() + ttl * 1000),
+      ip: client.ip.slice(0, 100),
+      userAgent: client.userAgent?.slice(0, 500) ?? null,
+    });
+    const session = await this.users.findLiveSession(hashSessionToken(token), this.settings.sessionIdleSeconds);
+    if (!session) throw new Error('session vanished right after it was created');
+    return { token, maxAgeSeconds: ttl, session };
+  }
+
+  private async removeDeadRows(): Promise<void> {
+    try {
+      await this.users.deleteDeadSessions(this.settings.sessionIdleSeconds);
+      await this.throttle.deleteStale(86_400);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'dashboard maintenance failed');
+    }
+  }
+}

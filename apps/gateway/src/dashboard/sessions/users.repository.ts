@@ -1,0 +1,114 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PG_UNIQUE_VIOLATION, pgErrorCode, sqlRows } from '@gen/persistence';
+import { DataSource } from 'typeorm';
+import { AccountEntity } from '../../auth/account.entity';
+import { AUTH_DB } from '../../gateway.tokens';
+import { SessionEntity } from './session.entity';
+import { UserEntity } from './user.entity';
+
+export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'>;
+export type NewSession = Pick<SessionEntity, 'id' | 'tokenHash' | 'userId' | 'accountId' | 'csrfToken' | 'expiresAt' | 'ip' | 'userAgent'>;
+
+export interface LiveSession {
+  id: string;
+  userId: string;
+  accountId: string;
+  email: string;
+  accountName: string;
+  csrfToken: string;
+  lastSeenAt: Date;
+  expiresAt: Date;
+}
+
+/** Every query of users and sessions (schema auth). */
+@Injectable()
+export class UsersRepository {
+  constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
+
+  /** The account and its first user in one transaction; false (nothing written) when the email is taken. */
+  async insertAccountWithUser(account: Pick<AccountEntity, 'id' | 'name'>, user: NewUser): Promise<boolean> {
+    try {
+      await this.db.transaction(async (tx) => {
+        await tx.getRepository(AccountEntity).insert(account);
+        await tx.getRepository(UserEntity).insert(user);
+      });
+      return true;
+    } catch (error) {
+      if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) return false;
+      throw error;
+    }
+  }
+
+  /** Undoes insertAccountWithUser when the rest of sign-up failed (sessions go with the user). */
+  async deleteAccountWithUser(accountId: string, userId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.getRepository(UserEntity).delete({ id: userId, accountId });
+      await tx.query(`DELETE FROM accounts a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id)`, [accountId]);
+    });
+  }
+
+  findUserByEmailKey(emailKey: string): Promise<UserEntity | null> {
+    return this.db.getRepository(UserEntity).findOneBy({ emailKey });
+  }
+
+  async recordSignIn(userId: string, newPasswordHash: string | null): Promise<void> {
+    await this.db.getRepository(UserEntity).update(
+      { id: userId },
+      newPasswordHash ? { lastSignInAt: () => 'now()', passwordHash: newPasswordHash } : { lastSignInAt: () => 'now()' },
+    );
+  }
+
+  async insertSession(session: NewSession): Promise<void> {
+    await this.db.getRepository(SessionEntity).insert({ ...session, lastSeenAt: () => 'now()' });
+  }
+
+  /** The session for a token hash, if it has neither expired nor been idle for longer than `idleSeconds`. */
+  async findLiveSession(tokenHash: Buffer, idleSeconds: number): Promise<LiveSession | null> {
+    const rows = await sqlRows<{
+      id: string;
+      user_id: string;
+      account_id: string;
+      email: string;
+      account_name: string;
+      csrf_token: string;
+      last_seen_at: Date;
+      expires_at: Date;
+    }>(
+      this.db,
+      `SELECT s.id, s.user_id, s.account_id, u.email, a.name AS account_name, s.csrf_token, s.last_seen_at, s.expires_at
+         FROM sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id
+        WHERE s.token_hash = $1 AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(secs => $2)`,
+      [tokenHash, idleSeconds],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      userId: row.user_id,
+      accountId: row.account_id,
+      email: row.email,
+      accountName: row.account_name,
+      csrfToken: row.csrf_token,
+      lastSeenAt: row.last_seen_at,
+      expiresAt: row.expires_at,
+    };
+  }
+
+  async touchSession(sessionId: string): Promise<void> {
+    await this.db.query(`UPDATE sessions SET last_seen_at = now() WHERE id = $1`, [sessionId]);
+  }
+
+  async deleteSessionByTokenHash(tokenHash: Buffer): Promise<void> {
+    await this.db.getRepository(SessionEntity).delete({ tokenHash });
+  }
+
+  /** Sessions past their end or idle timeout: they can never be used again. */
+  async deleteDeadSessions(idleSeconds: number): Promise<number> {
+    const rows = await sqlRows<{ id: string }>(
+      this.db,
+      `DELETE FROM sessions WHERE expires_at <= now() OR last_seen_at <= now() - make_interval(secs => $1) RETURNING id`,
+      [idleSeconds],
+    );
+    return rows.length;
+  }
+}
