@@ -13,6 +13,8 @@ export interface SessionReply {
   csrf_token: string;
   user?: { id: string; email: string };
   account?: { id: string; name: string };
+  /** For the sign-up page, when signed out: whether it is open and the credits a new account starts with. */
+  sign_up?: { enabled: boolean; credits: number };
 }
 
 function toReply(session: LiveSession): SessionReply {
@@ -48,7 +50,7 @@ export class SessionController {
       token = newToken();
       this.cookies.setAnonymousCsrf(reply, token);
     }
-    return { signed_in: false, csrf_token: token };
+    return { signed_in: false, csrf_token: token, sign_up: this.sessions.signUpTerms() };
   }
 
   @Post('sign-up')

@@ -78,6 +78,10 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.maintenance);
   }
 
+  signUpTerms(): { enabled: boolean; credits: number } {
+    return { enabled: this.settings.signUp.enabled, credits: this.settings.signUp.credits };
+  }
+
   async signUp(credentials: Credentials, client: ClientInfo): Promise<StartedSession> {
     if (!this.settings.signUp.enabled) throw new ForbiddenError('Sign-up is closed on this deployment; ask your administrator for an account.');
     const email = credentials.email.trim();

@@ -1,0 +1,174 @@
+/** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
+
+export type GenerationType = 'TEXT_TO_IMAGE' | 'TEXT_TO_VIDEO' | 'TEXT_TO_AUDIO' | 'TEXT_TO_3D';
+export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
+export const GENERATION_TYPES: GenerationType[] = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'];
+export const JOB_STATUSES: JobStatus[] = ['queued', 'processing', 'completed', 'failed'];
+export type Scope = 'generate' | 'read';
+
+export interface Session {
+  signed_in: boolean;
+  csrf_token: string;
+  user?: { id: string; email: string };
+  account?: { id: string; name: string };
+  sign_up?: { enabled: boolean; credits: number };
+}
+
+export interface Generation {
+  id: string;
+  status: JobStatus;
+  type: GenerationType;
+  model: string;
+  prompt: string;
+  output_url: string | null;
+  credits_charged: number;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface Overview {
+  account: { id: string; name: string; email: string };
+  plan: string;
+  limits: { requests_per_minute: number; parallel_tasks: number };
+  credits: { available: number; held: number };
+  active_keys: number;
+  recent_generations: Generation[];
+}
+
+export interface GenerationPage {
+  data: Generation[];
+  next_cursor: string | null;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  status_code?: number | null;
+  error?: string | null;
+  outcome?: string;
+  started_at?: string;
+  duration_ms?: number | null;
+}
+
+export interface Delivery {
+  id: string;
+  url?: string;
+  event?: string;
+  status?: string;
+  created_at?: string;
+  attempts?: DeliveryAttempt[];
+}
+
+export interface GenerationDetail {
+  generation: Generation;
+  deliveries: { available: boolean; message: string | null; data: Delivery[]; can_redeliver?: boolean };
+}
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  last4: string;
+  scopes: Scope[];
+  status: 'active' | 'revoked';
+  webhook_url: string | null;
+  has_webhook_secret: boolean;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface KeyChange {
+  key: ApiKey;
+  webhook_secret: string | null;
+}
+
+export interface CreatedKey extends KeyChange {
+  api_key: string;
+}
+
+/** An error answer. `field` is set when the message names a form field ("email: ..."). */
+export class ApiError extends Error {
+  readonly field: string | null;
+  readonly detail: string;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(message);
+    const first = message.split('; ')[0];
+    const match = /^([a-z_]+): (.+)$/s.exec(first);
+    this.field = match ? match[1] : null;
+    this.detail = match ? match[2] : message;
+  }
+}
+
+let csrfToken = '';
+let onSignedOut: () => void = () => undefined;
+
+export function setCsrfToken(token: string): void {
+  csrfToken = token;
+}
+
+/** Called when any call answers 401: the session has ended, the app shows the sign-in page. */
+export function onUnauthorized(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(`/dashboard/api${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
+  }
+  if (response.status === 204) return undefined as T;
+  const data: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = (data as { error?: { code?: string; message?: string } } | null)?.error;
+    const retry = Number(response.headers.get('retry-after'));
+    const failure = new ApiError(
+      response.status,
+      error?.code ?? 'internal_error',
+      error?.message ?? `The request failed (HTTP ${response.status}).`,
+      Number.isFinite(retry) && retry > 0 ? retry : null,
+    );
+    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session';
+    if (response.status === 401 && !isSessionCall) onSignedOut();
+    throw failure;
+  }
+  return data as T;
+}
+
+export const dashboardApi = {
+  session: () => api<Session>('GET', '/session'),
+  signIn: (email: string, password: string) => api<Session>('POST', '/sign-in', { email, password }),
+  signUp: (email: string, password: string) => api<Session>('POST', '/sign-up', { email, password }),
+  signOut: () => api<void>('POST', '/sign-out'),
+  overview: () => api<Overview>('GET', '/overview'),
+  generations: (query: { status?: string; type?: string; cursor?: string; limit?: number }) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+    const search = params.toString();
+    return api<GenerationPage>('GET', `/generations${search ? `?${search}` : ''}`);
+  },
+  generation: (id: string) => api<GenerationDetail>('GET', `/generations/${encodeURIComponent(id)}`),
+  redeliver: (id: string) => api<unknown>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
+  keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
+  createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
+  updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
+  renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
+  revokeKey: (id: string) => api<void>('DELETE', `/keys/${id}`),
+};

@@ -1,0 +1,408 @@
+import { FormEvent, useState } from 'react';
+import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api';
+import { ConfirmDialog, EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
+import { formatDate } from '../format';
+import { Link } from '../router';
+import { useAsync } from '../use-async';
+
+const SCOPES: Array<{ scope: Scope; label: string; hint: string }> = [
+  { scope: 'generate', label: 'Generate', hint: 'Submit generations (POST /api/v1/generate).' },
+  { scope: 'read', label: 'Read', hint: 'Read generations, models and credits.' },
+];
+
+function SettingsNav() {
+  return (
+    <nav className="subnav" aria-label="Settings">
+      <Link to="/settings/keys" aria-current="page">
+        API keys
+      </Link>
+    </nav>
+  );
+}
+
+const WEBHOOK_HINT = 'Where we POST a signed event when a generation finishes. Optional; a request can name another URL.';
+
+function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void }) {
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<Scope[]>(['generate', 'read']);
+  const [webhookUrl, setWebhookUrl] = useState('');
+  const [errors, setErrors] = useState<{ name?: string; scopes?: string; webhook_url?: string; form?: string }>({});
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const local: typeof errors = {};
+    if (name.trim() === '') local.name = 'Enter a name, such as “production server”.';
+    if (scopes.length === 0) local.scopes = 'Choose at least one permission.';
+    setErrors(local);
+    if (local.name || local.scopes) return;
+    setBusy(true);
+    try {
+      const created = await dashboardApi.createKey({ name: name.trim(), scopes, webhook_url: webhookUrl.trim() || null });
+      setName('');
+      setWebhookUrl('');
+      setScopes(['generate', 'read']);
+      onCreated(created);
+    } catch (error) {
+      if (error instanceof ApiError && (error.field === 'name' || error.field === 'scopes' || error.field === 'webhook_url')) {
+        setErrors({ [error.field]: error.detail });
+      } else setErrors({ form: error instanceof ApiError ? error.detail : 'The key could not be created.' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="create-heading">
+      <h2 id="create-heading">Create a key</h2>
+      <Field
+        id="key-name"
+        label="Name"
+        hint="To tell your keys apart, e.g. where it is used."
+        value={name}
+        maxLength={100}
+        onChange={(e) => setName(e.target.value)}
+        error={errors.name}
+        required
+      />
+      <fieldset className={`field${errors.scopes ? ' field-invalid' : ''}`} aria-describedby={errors.scopes ? 'scopes-error' : undefined}>
+        <legend>Permissions</legend>
+        {SCOPES.map(({ scope, label, hint }) => (
+          <div className="check" key={scope}>
+            <input
+              type="checkbox"
+              id={`scope-${scope}`}
+              checked={scopes.includes(scope)}
+              onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+              aria-describedby={`scope-${scope}-hint`}
+            />
+            <label htmlFor={`scope-${scope}`}>{label}</label>
+            <span className="hint" id={`scope-${scope}-hint`}>
+              {hint}
+            </span>
+          </div>
+        ))}
+        {errors.scopes && (
+          <p className="field-error" id="scopes-error" role="alert">
+            {errors.scopes}
+          </p>
+        )}
+      </fieldset>
+      <Field
+        id="key-webhook-url"
+        label="Default webhook URL (optional)"
+        hint={WEBHOOK_HINT}
+        type="url"
+        inputMode="url"
+        placeholder="https://example.com/webhooks/generation"
+        value={webhookUrl}
+        onChange={(e) => setWebhookUrl(e.target.value)}
+        error={errors.webhook_url}
+      />
+      <FormError message={errors.form ?? null} />
+      <button type="submit" className="button button-primary" disabled={busy}>
+        {busy ? 'Creating…' : 'Create key'}
+      </button>
+    </form>
+  );
+}
+
+function NewKeyPanel({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  return (
+    <section className="card reveal" aria-labelledby="new-key-heading" tabIndex={-1} ref={(el) => el?.focus()}>
+      <h2 id="new-key-heading">Your new key “{created.key.name}”</h2>
+      <Notice tone="warning" title="Copy it now: it is shown only once.">
+        <p>We keep only a fingerprint of it. If you lose it, revoke it and create another.</p>
+      </Notice>
+      <SecretReveal label="API key" value={created.api_key} />
+      {created.webhook_secret && (
+        <SecretReveal label="Webhook signing secret" value={created.webhook_secret}>
+          <p className="hint">Your receiver verifies each webhook with it. It is also shown only once; you can renew it at any time.</p>
+        </SecretReveal>
+      )}
+      <button type="button" className="button button-primary" onClick={onDone}>
+        I have saved it
+      </button>
+    </section>
+  );
+}
+
+function WebhookEditor({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey, secret: string | null) => void }) {
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState(apiKey.webhook_url ?? '');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const inputId = `webhook-${apiKey.id}`;
+
+  const save = async (url: string | null) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const change = await dashboardApi.updateKey(apiKey.id, url);
+      setEditing(false);
+      onChanged(change.key, change.webhook_secret);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The webhook URL could not be saved.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!editing) {
+    return (
+      <div className="kv">
+        <span className="kv-label">Default webhook URL</span>
+        <span className={apiKey.webhook_url ? 'mono small break' : 'muted'}>{apiKey.webhook_url ?? 'None'}</span>
+        <button
+          type="button"
+          className="button button-link"
+          onClick={() => {
+            setValue(apiKey.webhook_url ?? '');
+            setEditing(true);
+          }}
+          aria-label={`${apiKey.webhook_url ? 'Edit' : 'Set'} the default webhook URL of ${apiKey.name}`}
+        >
+          {apiKey.webhook_url ? 'Edit' : 'Set'}
+        </button>
+      </div>
+    );
+  }
+  return (
+    <form
+      className="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save(value.trim() || null);
+      }}
+      noValidate
+    >
+      <Field
+        id={inputId}
+        label={`Default webhook URL of “${apiKey.name}”`}
+        hint={apiKey.has_webhook_secret ? WEBHOOK_HINT : `${WEBHOOK_HINT} Saving a URL also generates the key's signing secret.`}
+        type="url"
+        inputMode="url"
+        placeholder="https://example.com/webhooks/generation"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        error={error}
+        autoFocus
+      />
+      <div className="actions">
+        <button type="submit" className="button button-primary" disabled={busy}>
+          {busy ? 'Saving…' : 'Save'}
+        </button>
+        {apiKey.webhook_url && (
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void save(null)}>
+            Remove URL
+          </button>
+        )}
+        <button type="button" className="button button-link" onClick={() => setEditing(false)}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: (key: ApiKey) => void; onRevoked: (key: ApiKey) => void }) {
+  const [secret, setSecret] = useState<string | null>(null);
+  const [dialog, setDialog] = useState<'renew' | 'revoke' | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const renew = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const change = await dashboardApi.renewSecret(apiKey.id);
+      setSecret(change.webhook_secret);
+      onChanged(change.key);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The secret could not be generated.');
+    } finally {
+      setBusy(false);
+      setDialog(null);
+    }
+  };
+  const revoke = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await dashboardApi.revokeKey(apiKey.id);
+      onRevoked({ ...apiKey, status: 'revoked', revoked_at: new Date().toISOString() });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The key could not be revoked.');
+      setBusy(false);
+      setDialog(null);
+    }
+  };
+
+  return (
+    <li className="card key" aria-labelledby={`key-${apiKey.id}-name`}>
+      <div className="key-head">
+        <h3 id={`key-${apiKey.id}-name`}>{apiKey.name}</h3>
+        <span className="mono key-id" aria-label={`Key starting ${apiKey.prefix} and ending ${apiKey.last4}`}>
+          {apiKey.prefix}…{apiKey.last4}
+        </span>
+      </div>
+      <dl className="key-meta small">
+        <div>
+          <dt>Permissions</dt>
+          <dd>{apiKey.scopes.join(', ')}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>{formatDate(apiKey.created_at)}</dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{apiKey.last_used_at ? formatDate(apiKey.last_used_at) : 'Never'}</dd>
+        </div>
+      </dl>
+      <WebhookEditor
+        apiKey={apiKey}
+        onChanged={(key, newSecret) => {
+          if (newSecret) setSecret(newSecret);
+          onChanged(key);
+        }}
+      />
+      <div className="kv">
+        <span className="kv-label">Webhook signing secret</span>
+        <span className={apiKey.has_webhook_secret ? '' : 'muted'}>{apiKey.has_webhook_secret ? 'Set (hidden)' : 'Not set'}</span>
+        <button
+          type="button"
+          className="button button-link"
+          disabled={busy}
+          onClick={() => (apiKey.has_webhook_secret ? setDialog('renew') : void renew())}
+          aria-label={`${apiKey.has_webhook_secret ? 'Renew' : 'Generate'} the webhook signing secret of ${apiKey.name}`}
+        >
+          {apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'}
+        </button>
+      </div>
+      {secret && (
+        <div className="reveal-inline">
+          <Notice tone="warning" title="Copy the signing secret now: it is shown only once.">
+            <p>Signatures made with any earlier secret of this key no longer verify.</p>
+          </Notice>
+          <SecretReveal label={`Webhook signing secret of “${apiKey.name}”`} value={secret} />
+          <button type="button" className="button button-secondary" onClick={() => setSecret(null)}>
+            Hide secret
+          </button>
+        </div>
+      )}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions end">
+        <button type="button" className="button button-danger-outline" onClick={() => setDialog('revoke')} aria-label={`Revoke ${apiKey.name}`}>
+          Revoke
+        </button>
+      </div>
+      <ConfirmDialog
+        open={dialog === 'renew'}
+        title="Renew the signing secret?"
+        confirmLabel="Renew secret"
+        danger
+        busy={busy}
+        onConfirm={() => void renew()}
+        onCancel={() => setDialog(null)}
+      >
+        <p>
+          From the next delivery on, including retries already under way, webhooks of <strong>{apiKey.name}</strong> are signed with the new secret
+          only. <strong>Signatures made with the current secret fail verification at once.</strong>
+        </p>
+        <p>To avoid rejecting events, let your receiver accept both secrets during the switch (see the webhooks guide).</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={dialog === 'revoke'}
+        title={`Revoke “${apiKey.name}”?`}
+        confirmLabel="Revoke key"
+        danger
+        busy={busy}
+        onConfirm={() => void revoke()}
+        onCancel={() => setDialog(null)}
+      >
+        <p>Requests with this key are refused (401) immediately. This cannot be undone.</p>
+      </ConfirmDialog>
+    </li>
+  );
+}
+
+export function ApiKeysPage() {
+  const [state, reload, setKeys] = useAsync(() => dashboardApi.keys(), []);
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+
+  const replace = (key: ApiKey) => {
+    if (state.status === 'ready') setKeys({ data: state.data.data.map((k) => (k.id === key.id ? key : k)) });
+  };
+
+  const active = state.status === 'ready' ? state.data.data.filter((k) => k.status === 'active') : [];
+  const revoked = state.status === 'ready' ? state.data.data.filter((k) => k.status === 'revoked') : [];
+
+  return (
+    <main id="main">
+      <PageHeading title="API keys">Settings</PageHeading>
+      <SettingsNav />
+      <p className="lead">
+        API keys authenticate requests to <code>/api/v1</code> (<code>Authorization: Bearer &lt;key&gt;</code>). Keep them on your servers, never in
+        client-side code.
+      </p>
+      <p className="visually-hidden" role="status">
+        {announcement}
+      </p>
+      {created ? (
+        <NewKeyPanel created={created} onDone={() => setCreated(null)} />
+      ) : (
+        <CreateKeyForm
+          onCreated={(c) => {
+            setCreated(c);
+            if (state.status === 'ready') setKeys({ data: [c.key, ...state.data.data] });
+            else reload();
+          }}
+        />
+      )}
+      <section aria-labelledby="keys-heading" className="section">
+        <h2 id="keys-heading">Your keys</h2>
+        {state.status === 'loading' && <Loading />}
+        {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
+        {state.status === 'ready' &&
+          (active.length === 0 ? (
+            <EmptyState title="You have no active API keys">
+              <p>Create one above to start calling the API.</p>
+            </EmptyState>
+          ) : (
+            <ul className="keys plain">
+              {active.map((key) => (
+                <KeyCard
+                  key={key.id}
+                  apiKey={key}
+                  onChanged={replace}
+                  onRevoked={(k) => {
+                    replace(k);
+                    setAnnouncement(`Key ${k.name} revoked.`);
+                  }}
+                />
+              ))}
+            </ul>
+          ))}
+        {revoked.length > 0 && (
+          <details className="revoked">
+            <summary>Revoked keys ({revoked.length})</summary>
+            <ul className="plain">
+              {revoked.map((k) => (
+                <li key={k.id} className="revoked-item">
+                  <span>{k.name}</span> <span className="mono small">{k.prefix}…{k.last4}</span>{' '}
+                  <span className="muted small">revoked {formatDate(k.revoked_at)}</span>
+                </li>
+              ))}
+            </ul>
+          </details>
+        )}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,126 @@
+import { FormEvent, useState } from 'react';
+import { ApiError, dashboardApi, Session } from '../api';
+import { Field, FormError, PageHeading } from '../components/ui';
+import { formatNumber } from '../format';
+import { Link } from '../router';
+
+const MIN_PASSWORD = 10;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+type Errors = { email?: string; password?: string; form?: string };
+
+function serverErrors(error: unknown): Errors {
+  if (!(error instanceof ApiError)) return { form: 'Something went wrong. Please try again.' };
+  if (error.field === 'email' || error.field === 'password') return { [error.field]: error.detail };
+  return { form: error.detail };
+}
+
+/** Sign in and sign up share one form: email, password, and errors beside each field. */
+function CredentialsForm({
+  mode,
+  onSignedIn,
+  signUpCredits,
+}: {
+  mode: 'sign-in' | 'sign-up';
+  onSignedIn: (session: Session) => void;
+  signUpCredits?: number;
+}) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const signUp = mode === 'sign-up';
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const local: Errors = {};
+    if (!EMAIL.test(email.trim())) local.email = 'Enter an email address such as name@example.com.';
+    if (password.length === 0) local.password = 'Enter your password.';
+    else if (signUp && password.length < MIN_PASSWORD) local.password = `Use at least ${MIN_PASSWORD} characters.`;
+    setErrors(local);
+    if (local.email || local.password) {
+      document.getElementById(local.email ? 'email' : 'password')?.focus();
+      return;
+    }
+    setBusy(true);
+    try {
+      const session = signUp ? await dashboardApi.signUp(email.trim(), password) : await dashboardApi.signIn(email.trim(), password);
+      onSignedIn(session);
+    } catch (error) {
+      setErrors(serverErrors(error));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form className="card auth-card" onSubmit={(e) => void submit(e)} noValidate>
+      <Field
+        id="email"
+        label="Email"
+        type="email"
+        autoComplete={signUp ? 'email' : 'username'}
+        value={email}
+        onChange={(e) => setEmail(e.target.value)}
+        error={errors.email}
+        required
+      />
+      <Field
+        id="password"
+        label="Password"
+        type="password"
+        autoComplete={signUp ? 'new-password' : 'current-password'}
+        hint={signUp ? `At least ${MIN_PASSWORD} characters. A long passphrase is best.` : undefined}
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        error={errors.password}
+        required
+      />
+      <FormError message={errors.form ?? null} />
+      <button type="submit" className="button button-primary button-wide" disabled={busy}>
+        {busy ? (signUp ? 'Creating your account…' : 'Signing in…') : signUp ? 'Create account' : 'Sign in'}
+      </button>
+      {signUp && signUpCredits !== undefined && (
+        <p className="hint center">
+          New accounts start on the Free plan with {formatNumber(signUpCredits)} credits.
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+  return (
+    <main id="main" className="auth">
+      <PageHeading title="Sign in">Sign in</PageHeading>
+      <p className="lead">Manage your API keys, webhooks and credits.</p>
+      <CredentialsForm mode="sign-in" onSignedIn={onSignedIn} />
+      <p className="center">
+        New here? <Link to="/sign-up">Create an account</Link>
+      </p>
+    </main>
+  );
+}
+
+export function SignUpPage({ onSignedIn, terms }: { onSignedIn: (session: Session) => void; terms?: Session['sign_up'] }) {
+  if (terms && !terms.enabled) {
+    return (
+      <main id="main" className="auth">
+        <PageHeading title="Create an account">Create an account</PageHeading>
+        <p className="lead">Sign-up is closed on this deployment. Ask your administrator for an account.</p>
+        <p className="center">
+          <Link to="/sign-in">Sign in</Link>
+        </p>
+      </main>
+    );
+  }
+  return (
+    <main id="main" className="auth">
+      <PageHeading title="Create an account">Create an account</PageHeading>
+      <p className="lead">Get API keys for image, video, audio and 3D generation.</p>
+      <CredentialsForm mode="sign-up" onSignedIn={onSignedIn} signUpCredits={terms?.credits} />
+      <p className="center">
+        Already have an account? <Link to="/sign-in">Sign in</Link>
+      </p>
+    </main>
+  );
+}

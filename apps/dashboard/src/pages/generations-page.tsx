@@ -1,0 +1,129 @@
+import { useId, useState } from 'react';
+import { dashboardApi, GENERATION_TYPES, JOB_STATUSES } from '../api';
+import { GenerationsTable } from '../components/generations-table';
+import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
+import { STATUS_LABELS, TYPE_LABELS } from '../format';
+import { Link, navigate, useLocation } from '../router';
+import { useAsync } from '../use-async';
+
+const PAGE_SIZE = 20;
+
+function toQuery(params: { status?: string; type?: string; cursor?: string }): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) search.set(name, value);
+  const text = search.toString();
+  return text ? `?${text}` : '';
+}
+
+/** All generations, newest first, filtered by status and type, a page at a time (cursor paging). */
+export function GenerationsPage() {
+  const { query } = useLocation();
+  const status = query.get('status') ?? '';
+  const type = query.get('type') ?? '';
+  const cursor = query.get('cursor') ?? '';
+  // Cursors of the pages before this one, to go back (the URL keeps only the current page's).
+  const [previous, setPrevious] = useState<string[]>([]);
+  const statusId = useId();
+  const typeId = useId();
+  const [state, reload] = useAsync(
+    () => dashboardApi.generations({ status, type, cursor: cursor || undefined, limit: PAGE_SIZE }),
+    [status, type, cursor],
+  );
+
+  const filter = (next: { status?: string; type?: string }) => {
+    setPrevious([]);
+    navigate(`/generations${toQuery({ status, type, ...next })}`);
+  };
+  const filtered = status !== '' || type !== '';
+
+  return (
+    <main id="main">
+      <PageHeading title="Generations">Generations</PageHeading>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter generations">
+        <div className="field">
+          <label htmlFor={statusId}>Status</label>
+          <select id={statusId} value={status} onChange={(e) => filter({ status: e.target.value })}>
+            <option value="">Any status</option>
+            {JOB_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {STATUS_LABELS[s]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={typeId}>Type</label>
+          <select id={typeId} value={type} onChange={(e) => filter({ type: e.target.value })}>
+            <option value="">Any type</option>
+            {GENERATION_TYPES.map((t) => (
+              <option key={t} value={t}>
+                {TYPE_LABELS[t]}
+              </option>
+            ))}
+          </select>
+        </div>
+        {filtered && (
+          <button type="button" className="button button-secondary" onClick={() => filter({ status: '', type: '' })}>
+            Clear filters
+          </button>
+        )}
+      </form>
+
+      {state.status === 'loading' && <Loading />}
+      {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
+      {state.status === 'ready' &&
+        (state.data.data.length === 0 ? (
+          filtered ? (
+            <EmptyState title="No generations match these filters">
+              <p>Try another status or type, or clear the filters.</p>
+            </EmptyState>
+          ) : cursor ? (
+            <EmptyState title="No more generations">
+              <p>
+                <Link to="/generations">Back to the newest</Link>
+              </p>
+            </EmptyState>
+          ) : (
+            <EmptyState title="No generations yet">
+              <p>
+                Generations you submit with <code>POST /api/v1/generate</code> appear here. You need an{' '}
+                <Link to="/settings/keys">API key</Link> first.
+              </p>
+            </EmptyState>
+          )
+        ) : (
+          <>
+            <GenerationsTable generations={state.data.data} caption="Generations, newest first" />
+            <nav className="pager" aria-label="Pages">
+              {(cursor || previous.length > 0) && (
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={() => {
+                    const back = previous.slice(0, -1);
+                    const target = previous.length > 0 ? previous[previous.length - 1] : '';
+                    setPrevious(back);
+                    navigate(`/generations${toQuery({ status, type, cursor: target })}`);
+                  }}
+                >
+                  ← Newer
+                </button>
+              )}
+              {state.data.next_cursor && (
+                <button
+                  type="button"
+                  className="button button-secondary"
+                  onClick={() => {
+                    setPrevious([...previous, cursor]);
+                    navigate(`/generations${toQuery({ status, type, cursor: state.data.next_cursor ?? '' })}`);
+                  }}
+                >
+                  Older →
+                </button>
+              )}
+            </nav>
+          </>
+        ))}
+    </main>
+  );
+}
