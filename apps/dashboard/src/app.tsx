@@ -71,44 +71,51 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
   );
 }
 
+/** Where to go after signing in: a path of this app, nothing else. */
+function safeNext(value: string | null): string {
+  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/';
+}
+
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
-  const [returnTo, setReturnTo] = useState<string | null>(null);
   const { path, query } = useLocation();
 
   const accept = useCallback((next: Session) => {
     setCsrfToken(next.csrf_token);
+    setError(null);
     setSession(next);
   }, []);
 
-  const refresh = useCallback(() => {
-    setError(null);
-    dashboardApi.session().then(accept, (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'internal_error', String(e))));
-  }, [accept]);
+  const load = useCallback(
+    () =>
+      dashboardApi.session().then(accept, (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0, 'internal_error', String(e)))),
+    [accept],
+  );
 
   useEffect(() => {
-    refresh();
-    onUnauthorized(refresh);
-  }, [refresh]);
+    void load();
+    onUnauthorized(() => void load());
+  }, [load]);
 
   const signedIn = session?.signed_in === true;
   const authPage = path === '/sign-in' || path === '/sign-up';
+  const search = query.toString();
   useEffect(() => {
     if (!session) return;
-    if (signedIn && authPage) navigate(returnTo ?? '/', { replace: true });
+    if (signedIn && authPage) navigate(safeNext(new URLSearchParams(search).get('next')), { replace: true });
     if (!signedIn && !authPage) {
-      setReturnTo(path + (query.toString() ? `?${query.toString()}` : ''));
-      navigate('/sign-in', { replace: true });
+      const here = path + (search ? `?${search}` : '');
+      navigate(here === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
     }
-  }, [session, signedIn, authPage, path, query, returnTo]);
+  }, [session, signedIn, authPage, path, search]);
 
   if (error) {
     return (
       <div className="container">
         <main id="main">
           <PageHeading title="Dashboard unavailable">Dashboard unavailable</PageHeading>
-          <LoadError message={error.detail} onRetry={refresh} />
+          <LoadError message={error.detail} onRetry={() => void load()} />
         </main>
       </div>
     );
@@ -130,10 +137,7 @@ export function App() {
   }
   if (authPage) return null;
   const signOut = () => {
-    dashboardApi.signOut().finally(() => {
-      setReturnTo(null);
-      refresh();
-    });
+    void dashboardApi.signOut().finally(() => void load());
   };
   return <Shell session={session} onSignOut={signOut} path={path} />;
 }
