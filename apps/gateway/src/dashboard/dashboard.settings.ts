@@ -38,6 +38,32 @@ export const DEFAULT_THROTTLE: DashboardSettings['throttle'] = {
   signUp: { freeFailures: 10, baseDelaySeconds: 2, maxDelaySeconds: 60, lockAfterFailures: 30, lockSeconds: 3600, windowSeconds: 3600 },
 };
 
+/**
+ * SIGN_IN_LOCK_AFTER (failures per email, default 10), SIGN_IN_ADDRESS_LOCK_AFTER (per client
+ * address, default 50) and SIGN_IN_LOCK_MINUTES (default 15). Delays start after 3 failures per
+ * email (10 per address, or fewer when the lock comes sooner).
+ */
+function readThrottle(env: EnvReader): DashboardSettings['throttle'] {
+  const emailLock = env.int('SIGN_IN_LOCK_AFTER', DEFAULT_THROTTLE.email.lockAfterFailures, { min: 2, max: 1000 });
+  const addressLock = env.int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, { min: 2, max: 100_000 });
+  const lockSeconds = env.int('SIGN_IN_LOCK_MINUTES', DEFAULT_THROTTLE.email.lockSeconds / 60, { min: 1, max: 24 * 60 }) * 60;
+  return {
+    email: {
+      ...DEFAULT_THROTTLE.email,
+      lockAfterFailures: emailLock,
+      lockSeconds,
+      freeFailures: Math.min(DEFAULT_THROTTLE.email.freeFailures, emailLock - 1),
+    },
+    address: {
+      ...DEFAULT_THROTTLE.address,
+      lockAfterFailures: addressLock,
+      lockSeconds,
+      freeFailures: Math.min(DEFAULT_THROTTLE.address.freeFailures, addressLock - 1),
+    },
+    signUp: DEFAULT_THROTTLE.signUp,
+  };
+}
+
 function origin(url: string): string {
   return new URL(url).origin;
 }
@@ -63,7 +89,7 @@ export function readDashboardSettings(
       plan: 'free',
       credits: env.int('SIGNUP_CREDITS', 100, { min: 0, max: 1_000_000_000 }),
     },
-    throttle: DEFAULT_THROTTLE,
+    throttle: readThrottle(env),
     webhookPolicy: base.webhookPolicy,
     contentOrigins: cdnOrigin === publicOrigin ? [] : [cdnOrigin],
   };

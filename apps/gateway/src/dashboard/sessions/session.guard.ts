@@ -54,20 +54,27 @@ export class DashboardSessionGuard implements CanActivate {
   }
 }
 
-/** Sign-in and sign-up (no session yet): the token must match the anonymous CSRF cookie (double submit). */
+/**
+ * Sign-in and sign-up: the token must match the anonymous CSRF cookie (double submit), or, for a
+ * browser that is already signed in (signing in again, as someone else), its session's token.
+ */
 @Injectable()
 export class AnonymousCsrfGuard implements CanActivate {
   constructor(
+    private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<DashboardRequest>();
     assertSameOrigin(request, this.settings.publicOrigin);
-    const expected = this.cookies.anonymousCsrfToken(request);
-    if (!expected || !csrfTokensMatch(presentedToken(request), expected)) throw csrfRefused();
-    return true;
+    const presented = presentedToken(request);
+    const anonymous = this.cookies.anonymousCsrfToken(request);
+    if (anonymous && csrfTokensMatch(presented, anonymous)) return true;
+    const session = await this.sessions.resolve(this.cookies.sessionToken(request));
+    if (session && csrfTokensMatch(presented, session.csrfToken)) return true;
+    throw csrfRefused();
   }
 }
 

@@ -20,6 +20,14 @@ const CONTENT_TYPES: Record<string, string> = {
 /** Relative paths of files we may serve: no dot segments, no backslashes, nothing odd. */
 const SAFE_PATH = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
+function decodePath(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Content-Security-Policy of the dashboard's pages: only our own scripts and styles, outputs from
  * the content host, no framing (clickjacking), no plugins, no foreign form targets.
@@ -62,7 +70,8 @@ export class DashboardStaticController {
 
   @Get('*')
   async file(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const path = decodeURIComponent((request.url.split('?')[0] ?? '').replace(/^\/dashboard\/?/, ''));
+    const path = decodePath((request.url.split('?')[0] ?? '').replace(/^\/dashboard\/?/, ''));
+    if (path === null) throw new NotFoundError('No such file.');
     if (path === 'api' || path.startsWith('api/')) throw new NotFoundError('No such dashboard API route.');
     if (path === '' || !extname(path)) return this.sendIndex(reply);
     if (!SAFE_PATH.test(path)) throw new NotFoundError('No such file.');
