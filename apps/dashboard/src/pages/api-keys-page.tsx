@@ -1,4 +1,4 @@
-import { FormEvent, useState } from 'react';
+import { FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api';
 import { ConfirmDialog, EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
 import { formatDate } from '../format';
@@ -108,8 +108,11 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void
 }
 
 function NewKeyPanel({ created, onDone }: { created: CreatedKey; onDone: () => void }) {
+  const ref = useRef<HTMLElement>(null);
+  // Focus moves to the new key once, so keyboard and screen reader users land on it.
+  useEffect(() => ref.current?.focus(), []);
   return (
-    <section className="card reveal" aria-labelledby="new-key-heading" tabIndex={-1} ref={(el) => el?.focus()}>
+    <section className="card reveal" aria-labelledby="new-key-heading" tabIndex={-1} ref={ref}>
       <h2 id="new-key-heading">Your new key “{created.key.name}”</h2>
       <Notice tone="warning" title="Copy it now: it is shown only once.">
         <p>We keep only a fingerprint of it. If you lose it, revoke it and create another.</p>
@@ -242,7 +245,7 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
     <li className="card key" aria-labelledby={`key-${apiKey.id}-name`}>
       <div className="key-head">
         <h3 id={`key-${apiKey.id}-name`}>{apiKey.name}</h3>
-        <span className="mono key-id" aria-label={`Key starting ${apiKey.prefix} and ending ${apiKey.last4}`}>
+        <span className="mono key-id" title="The key's prefix and last four characters">
           {apiKey.prefix}…{apiKey.last4}
         </span>
       </div>
@@ -275,7 +278,7 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
           className="button button-link"
           disabled={busy}
           onClick={() => (apiKey.has_webhook_secret ? setDialog('renew') : void renew())}
-          aria-label={`${apiKey.has_webhook_secret ? 'Renew' : 'Generate'} the webhook signing secret of ${apiKey.name}`}
+          aria-label={`${apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'} for ${apiKey.name}`}
         >
           {apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'}
         </button>

@@ -1,0 +1,52 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+
+/** Debian's Chromium (no browser download): CHROMIUM_PATH or /usr/bin/chromium. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where screenshots go (gitignored): test-artifacts/dashboard/. */
+export const ARTIFACTS_DIR = join(__dirname, '..', '..', 'test-artifacts', 'dashboard');
+
+export const LAPTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`No Chromium at ${CHROMIUM_PATH}: install Debian's chromium (apt-get install chromium) or set CHROMIUM_PATH.`);
+  }
+  // Headless, as root in a container, on a closed network: no sandbox, GPU, QUIC or background
+  // traffic. Playwright gives every launch a new, empty profile (user data dir).
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** Full-page screenshots of the current page at laptop and phone width; returns their paths. */
+export async function screenshots(page: Page, name: string): Promise<string[]> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const original = page.viewportSize() ?? LAPTOP;
+  const paths: string[] = [];
+  for (const [label, size] of [
+    ['laptop', LAPTOP],
+    ['phone', PHONE],
+  ] as const) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(150); // layout settles
+    const path = join(ARTIFACTS_DIR, `${name}-${label}.png`);
+    await page.screenshot({ path, fullPage: true });
+    paths.push(path);
+  }
+  await page.setViewportSize(original);
+  return paths;
+}
