@@ -272,7 +272,7 @@ describe('dashboard in a browser', () => {
     const dialog = page.getByRole('dialog', { name: 'Renew the signing secret?' });
     await dialog.waitFor();
     await dialog.getByText('Signatures made with the current secret fail verification at once.').waitFor();
-    await screenshots(page, '16-renew-secret-warning');
+    await screenshots(page, '16-renew-secret-warning', { fullPage: false });
     // Escape cancels and changes nothing.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
@@ -327,7 +327,7 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Revoke ci key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke “ci key”?' });
     await dialog.waitFor();
-    await screenshots(page, '19-revoke-confirm');
+    await screenshots(page, '19-revoke-confirm', { fullPage: false });
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('You have no active API keys').waitFor();
     await page.getByText('Revoked keys (1)').click();

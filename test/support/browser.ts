@@ -32,8 +32,11 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Full-page screenshots of the current page at laptop and phone width; returns their paths. */
-export async function screenshots(page: Page, name: string): Promise<string[]> {
+/**
+ * Screenshots of the current page at laptop and phone width (full page unless told otherwise: a modal
+ * dialog's backdrop covers only the viewport); returns their paths.
+ */
+export async function screenshots(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string[]> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const original = page.viewportSize() ?? LAPTOP;
   const paths: string[] = [];
@@ -44,7 +47,7 @@ export async function screenshots(page: Page, name: string): Promise<string[]> {
     await page.setViewportSize(size);
     await page.waitForTimeout(150); // layout settles
     const path = join(ARTIFACTS_DIR, `${name}-${label}.png`);
-    await page.screenshot({ path, fullPage: true });
+    await page.screenshot({ path, fullPage: options.fullPage ?? true });
     paths.push(path);
   }
   await page.setViewportSize(original);
