@@ -14,6 +14,10 @@ import { StandaloneHarness, startStandaloneHarness } from '../support/standalone
 
 const DASHBOARD_DIR = join(__dirname, '..', '..', 'dist', 'apps', 'dashboard');
 
+// The few browser types the page scripts below use (this project compiles without the DOM library).
+type BrowserGlobals = { navigator: { clipboard: { readText(): Promise<string> } } };
+type LoadedImage = { complete: boolean; naturalWidth: number };
+
 interface Received {
   path: string;
   headers: IncomingHttpHeaders;
@@ -169,7 +173,7 @@ describe('dashboard in a browser', () => {
     keyPrefix = apiKey.slice(0, 17);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(apiKey);
+    expect(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText())).toBe(apiKey);
     await screenshots(page, '06-api-key-created');
 
     await page.getByRole('button', { name: 'I have saved it' }).click();
@@ -220,7 +224,7 @@ describe('dashboard in a browser', () => {
     await page.getByRole('heading', { name: /Image generation/ }).waitFor();
     const image = page.getByRole('img', { name: 'Output of “a lighthouse at dusk”' });
     await image.waitFor();
-    await expect(image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).resolves.toBe(512);
+    await expect(image.evaluate((img) => (img as unknown as LoadedImage).complete && (img as unknown as LoadedImage).naturalWidth)).resolves.toBe(512);
     expect(await image.getAttribute('src')).toBe(record.output_url);
     const png = PNG.sync.read(Buffer.from(await (await fetch(record.output_url)).arrayBuffer()));
     expect(png.width).toBe(512);
@@ -232,7 +236,7 @@ describe('dashboard in a browser', () => {
     await page.goto(`${h.url}/dashboard/generations/${others.TEXT_TO_AUDIO}`);
     const audio = page.locator('audio');
     await audio.waitFor({ timeout: 30_000 });
-    await expect(audio.evaluate((el: HTMLAudioElement) => el.controls)).resolves.toBe(true);
+    await expect(audio.evaluate((el) => (el as unknown as { controls: boolean }).controls)).resolves.toBe(true);
     await screenshots(page, '11-generation-audio');
     await page.goto(`${h.url}/dashboard/generations/${others.TEXT_TO_VIDEO}`);
     await page.locator('video').waitFor({ timeout: 30_000 });

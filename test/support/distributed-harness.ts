@@ -197,10 +197,19 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     JOB_POLL_INTERVAL_MS: '100',
     ...options.env,
   };
+  const secretEncryptionKey = randomBytes(32).toString('base64');
   const perApp = (name: AppName, index: number): Record<string, string> => {
     switch (name) {
       case 'gateway':
-        return { PORT: String(ports[index]), HOST: '127.0.0.1', PUBLIC_BASE_URL: urls[index] };
+        return {
+          PORT: String(ports[index]),
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL: urls[index],
+          // One key for every gateway replica: each must read the secrets the others encrypted.
+          WEBHOOK_SECRET_ENCRYPTION_KEY: secretEncryptionKey,
+          WEBHOOK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        };
       case 'billing':
         return {};
       case 'generation':
