@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,7 +8,8 @@ import { BillingService } from '@gen/billing';
 import { Subjects, WebhookSecretReply, WebhookSecretRequest } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import { http } from '@gen/testing';
-import { launchChromium, screenshots } from '../support/browser';
+import { verify, WebhookSignatureMismatchError } from '@gen/webhook-signature';
+import { ARTIFACTS_DIR, launchChromium, screenshots } from '../support/browser';
 import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
@@ -77,6 +78,17 @@ describe('dashboard in a browser', () => {
   let keyPrefix = '';
   let generationId = '';
   let secret = '';
+  let webhookGenerationId = '';
+  let seen = 0;
+  /** Waits for the receiver's next POST. */
+  const nextDelivery = async (timeoutMs = 15_000): Promise<Received> => {
+    const deadline = Date.now() + timeoutMs;
+    while (side.received.length <= seen) {
+      if (Date.now() > deadline) throw new Error('no webhook delivery arrived');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return side.received[seen++];
+  };
 
   const dispatcherSecret = async () => {
     const rpc = h.running.app.get(RpcClient);
@@ -94,6 +106,7 @@ describe('dashboard in a browser', () => {
     if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
       throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run the browser tests with "npm run test:browser".`);
     }
+    rmSync(ARTIFACTS_DIR, { recursive: true, force: true }); // this run's screenshots only
     h = await startStandaloneHarness({ DASHBOARD_DIR, SIGNUP_CREDITS: '500' });
     side = await startSideServer(h.url);
     browser = await launchChromium();
@@ -186,6 +199,10 @@ describe('dashboard in a browser', () => {
   });
 
   it('lists a generation made with the key and previews its image', async () => {
+    // The operator moves the account to Lite (3D models need it); GET /credits reads the plan afresh.
+    const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id;
+    await h.running.app.get(BillingService).setPlan(accountId, 'lite', {});
+    expect((await http(h.url, 'GET', '/api/v1/credits', { key: apiKey })).body.plan).toBe('lite');
     const res = await fetch(`${h.url}/api/v1/generate`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -195,9 +212,6 @@ describe('dashboard in a browser', () => {
     const record = (await res.json()) as { id: string; output_url: string };
     generationId = record.id;
     // One of each other kind, for their previews (3D needs the Lite plan).
-    const billing = h.running.app.get(BillingService);
-    const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id;
-    await billing.setPlan(accountId, 'lite', {});
     const others: Record<string, string> = {};
     for (const [model, type] of [
       ['tone-weaver-1', 'TEXT_TO_AUDIO'],
@@ -271,12 +285,37 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Hide secret' }).click();
   });
 
+  it('delivers the next generation to that URL, signed with that secret, and shows the delivery', async () => {
+    const res = await http(h.url, 'POST', '/api/v1/generate', {
+      key: apiKey,
+      body: { model: 'pixel-flux-1', prompt: 'a signed lighthouse', type: 'TEXT_TO_IMAGE' },
+    });
+    expect(res.status).toBe(200);
+    webhookGenerationId = res.body.id;
+    const delivery = await nextDelivery();
+    expect(delivery.path).toBe('/hook');
+    expect(delivery.headers['x-service-event']).toBe('generation.completed');
+    expect(delivery.headers['user-agent']).toBe('Service-Webhook/1.0');
+    expect(verify(delivery.body, delivery.headers, secret)).toMatchObject({
+      event: 'generation.completed',
+      deliveryId: expect.stringMatching(/^wh_/),
+    });
+    expect(JSON.parse(delivery.body.toString('utf8'))).toMatchObject({ id: webhookGenerationId, status: 'completed' });
+
+    await page.goto(`${h.url}/dashboard/generations/${webhookGenerationId}`);
+    const item = page.locator('.delivery').filter({ hasText: delivery.headers['x-service-delivery-id'] as string });
+    await item.locator('.badge', { hasText: 'Delivered' }).waitFor();
+    await item.getByText('Delivered · HTTP 200').waitFor();
+    await screenshots(page, '16-generation-delivered');
+  });
+
   it('renews the secret after a warning; the dispatcher then has only the new one', async () => {
+    await page.goto(`${h.url}/dashboard/settings/keys`);
     await page.getByRole('button', { name: 'Renew secret for ci key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Renew the signing secret?' });
     await dialog.waitFor();
     await dialog.getByText('Signatures made with the current secret fail verification at once.').waitFor();
-    await screenshots(page, '16-renew-secret-warning', { fullPage: false });
+    await screenshots(page, '17-renew-secret-warning', { fullPage: false });
     // Escape cancels and changes nothing.
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
@@ -290,7 +329,19 @@ describe('dashboard in a browser', () => {
     expect(renewed).toMatch(/^whsec_/);
     expect(renewed).not.toBe(secret);
     await expect(dispatcherSecret()).resolves.toBe(renewed);
-    await screenshots(page, '17-secret-renewed');
+    await screenshots(page, '18-secret-renewed');
+
+    // The next delivery (Redeliver on the generation's page) verifies with the new secret only.
+    await page.goto(`${h.url}/dashboard/generations/${webhookGenerationId}`);
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    const delivery = await nextDelivery();
+    expect(verify(delivery.body, delivery.headers, renewed)).toMatchObject({ event: 'generation.completed' });
+    expect(() => verify(delivery.body, delivery.headers, secret)).toThrow(WebhookSignatureMismatchError);
+    const redelivery = page.locator('.delivery').nth(1);
+    await redelivery.getByText('redelivery').waitFor();
+    await redelivery.locator('.badge', { hasText: 'Delivered' }).waitFor();
+    await redelivery.getByText('Delivered · HTTP 200').waitFor();
+    await screenshots(page, '19-generation-redelivered');
     secret = renewed;
   });
 
@@ -322,7 +373,7 @@ describe('dashboard in a browser', () => {
     await otherPage.goto(`${h.url}/dashboard/generations/${generationId}`);
     await otherPage.getByRole('heading', { name: 'Generation not found' }).waitFor();
     expect(await otherPage.content()).not.toContain('a lighthouse at dusk');
-    await screenshots(otherPage, '18-other-account-generation-not-found');
+    await screenshots(otherPage, '20-other-account-generation-not-found');
     await other.close();
   });
 
@@ -331,12 +382,12 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Revoke ci key' }).click();
     const dialog = page.getByRole('dialog', { name: 'Revoke “ci key”?' });
     await dialog.waitFor();
-    await screenshots(page, '19-revoke-confirm', { fullPage: false });
+    await screenshots(page, '21-revoke-confirm', { fullPage: false });
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
     await page.getByText('You have no active API keys').waitFor();
     await page.getByText('Revoked keys (1)').click();
     await page.getByText(`${keyPrefix}…${apiKey.slice(-4)}`).waitFor();
-    await screenshots(page, '20-api-keys-revoked');
+    await screenshots(page, '22-api-keys-revoked');
     const res = await http(h.url, 'GET', '/api/v1/generations', { key: apiKey });
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('unauthorized');
@@ -346,6 +397,6 @@ describe('dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Recent generations' }).waitFor();
     await page.getByRole('link', { name: /a lighthouse at dusk/ }).waitFor();
-    await screenshots(page, '21-overview');
+    await screenshots(page, '23-overview');
   });
 });

@@ -442,7 +442,10 @@ describe('dashboard API (standalone)', () => {
       const detail = await alice.c.request('GET', `/generations/${ids[0]}`);
       expect(detail.status).toBe(200);
       expect(detail.body.generation).toMatchObject({ id: ids[0], status: 'completed', prompt: 'one', output_url: expect.stringContaining('/cdn/') });
-      expect(detail.body.deliveries).toEqual({ available: expect.any(Boolean), message: expect.anything(), data: expect.any(Array) });
+      // No webhook URL anywhere: the delivery log is there, and empty; nothing to send again.
+      expect(detail.body.deliveries).toEqual({ available: true, message: null, data: [] });
+      expectEnvelope(await alice.c.request('POST', `/generations/${ids[0]}/redeliver`), 409, 'conflict');
+      expectEnvelope(await bob.c.request('POST', `/generations/${ids[0]}/redeliver`), 404, 'not_found');
 
       expectEnvelope(await bob.c.request('GET', `/generations/${ids[0]}`), 404, 'not_found');
       expect((await bob.c.request('GET', '/generations')).body.data).toEqual([]);

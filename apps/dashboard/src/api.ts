@@ -42,27 +42,35 @@ export interface GenerationPage {
   next_cursor: string | null;
 }
 
+/** One attempt of a delivery (the webhooks service's delivery log). */
 export interface DeliveryAttempt {
-  attempt: number;
-  status_code?: number | null;
-  error?: string | null;
-  outcome?: string;
-  started_at?: string;
-  duration_ms?: number | null;
+  number: number;
+  started_at: string;
+  duration_ms: number | null;
+  outcome: 'in_flight' | 'succeeded' | 'failed';
+  status_code: number | null;
+  error_class: string | null;
+  error: string | null;
 }
 
 export interface Delivery {
+  /** The X-Service-Delivery-Id of every attempt. */
   id: string;
-  url?: string;
-  event?: string;
-  status?: string;
-  created_at?: string;
-  attempts?: DeliveryAttempt[];
+  event: string;
+  url: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts_made: number;
+  max_attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  finished_at: string | null;
+  redelivery_of: string | null;
+  attempts: DeliveryAttempt[];
 }
 
 export interface GenerationDetail {
   generation: Generation;
-  deliveries: { available: boolean; message: string | null; data: Delivery[]; can_redeliver?: boolean };
+  deliveries: { available: boolean; message: string | null; data: Delivery[] };
 }
 
 export interface ApiKey {
@@ -165,7 +173,7 @@ export const dashboardApi = {
     return api<GenerationPage>('GET', `/generations${search ? `?${search}` : ''}`);
   },
   generation: (id: string) => api<GenerationDetail>('GET', `/generations/${encodeURIComponent(id)}`),
-  redeliver: (id: string) => api<unknown>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
+  redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
   createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),

@@ -1,10 +1,16 @@
 import type { GenerationType, JobStatus } from './api';
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 const number = new Intl.NumberFormat();
 
 export function formatDate(iso: string | null | undefined): string {
   return iso ? dateTime.format(new Date(iso)) : '—';
+}
+
+/** Time of day with seconds: attempts of one delivery are seconds apart. */
+export function formatTime(iso: string | null | undefined): string {
+  return iso ? time.format(new Date(iso)) : '—';
 }
 
 export function formatNumber(value: number): string {

@@ -24,17 +24,9 @@ runMain('gateway', async () => {
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
     outputsDir: env.optionalString('STORAGE_DIR') ?? null,
     rpcTimeoutMs: nats.requestTimeoutMs,
-    webhookPolicy: {
-      allowHttp: env.bool('WEBHOOK_ALLOW_HTTP', false),
-      allowPrivate: env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
-      allowList: env.list('WEBHOOK_ALLOW_LIST'),
-    },
-  };
-  const dashboard = readDashboardSettings(env, {
-    publicBaseUrl,
-    cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`),
     webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
-  });
+  };
+  const dashboard = readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`) });
   const secretKeys = readWebhookSecretKeys(env);
   env.done();
   const dataSource = await openAuthDatabase(databaseUrl, poolSize);

@@ -76,11 +76,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     webhookAllowPrivateNetworks,
     webhookAllowList,
     demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
-    dashboard: readDashboardSettings(env, {
-      publicBaseUrl,
-      cdnBaseUrl,
-      webhookPolicy: { allowHttp: webhookAllowHttp, allowPrivate: webhookAllowPrivateNetworks, allowList: webhookAllowList },
-    }),
+    dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
   };
   if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
-import { ApiError, dashboardApi, Delivery, Generation, GenerationDetail } from '../api';
+import { ApiError, dashboardApi, Delivery, DeliveryAttempt, Generation, GenerationDetail } from '../api';
 import { CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
-import { formatDate, shortId, TYPE_LABELS } from '../format';
+import { formatDate, formatTime, shortId, TYPE_LABELS } from '../format';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
 
@@ -70,9 +70,11 @@ function Preview({ generation }: { generation: Generation }) {
   }
 }
 
+const DELIVERY_STATUS: Record<Delivery['status'], string> = { pending: 'In progress', succeeded: 'Delivered', failed: 'Failed' };
+
 function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedeliver: () => Promise<void> }) {
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | null>(null);
+  const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const deliveries = detail.deliveries;
   if (!deliveries.available) {
     return <Notice title="Delivery log unavailable">{deliveries.message && <p>{deliveries.message}</p>}</Notice>;
@@ -82,21 +84,23 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
     setMessage(null);
     try {
       await onRedeliver();
-      setMessage('Queued for delivery again. It appears below in a few seconds.');
+      setMessage({ tone: 'ok', text: 'Sent again as a new delivery; it appears below.' });
     } catch (error) {
-      setMessage(error instanceof ApiError ? error.detail : 'Redelivery failed.');
+      setMessage({ tone: 'error', text: error instanceof ApiError ? error.detail : 'The event could not be sent again.' });
     } finally {
       setBusy(false);
     }
   };
   const finished = detail.generation.status === 'completed' || detail.generation.status === 'failed';
+  const pending = deliveries.data.some((d) => d.status === 'pending');
   return (
     <>
       {deliveries.data.length === 0 ? (
-        <EmptyState title="No webhook deliveries">
+        <EmptyState title={finished ? 'No webhook was sent for this generation' : 'No webhook yet'}>
           <p>
-            Set a default webhook URL on the key (<Link to="/settings/keys">API keys</Link>) or send <code>webhook_url</code> with the request to
-            get one.
+            {finished ? 'Its API key had no default webhook URL and the request named none. ' : 'One is sent when the generation finishes, '}
+            {finished ? 'Set one' : 'if its key has a default webhook URL'} on the key (<Link to="/settings/keys">API keys</Link>) or send{' '}
+            <code>webhook_url</code> with the request.
           </p>
         </EmptyState>
       ) : (
@@ -106,45 +110,68 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
           ))}
         </ol>
       )}
-      {finished && deliveries.can_redeliver !== false && deliveries.data.length > 0 && (
+      {finished && deliveries.data.length > 0 && (
         <div className="actions">
-          <button type="button" className="button button-secondary" onClick={() => void redeliver()} disabled={busy}>
-            {busy ? 'Redelivering…' : 'Redeliver'}
+          <button type="button" className="button button-secondary" onClick={() => void redeliver()} disabled={busy || pending}>
+            {busy ? 'Sending…' : 'Redeliver'}
           </button>
+          <span className="hint">
+            {pending ? 'Wait until the delivery in progress has finished.' : 'Sends the same event again, signed with the key’s current secret.'}
+          </span>
         </div>
       )}
-      {message && <p role="status">{message}</p>}
+      {message && (
+        <p role={message.tone === 'error' ? 'alert' : 'status'} className={message.tone === 'error' ? 'form-error' : 'hint'}>
+          {message.text}
+        </p>
+      )}
     </>
   );
+}
+
+function attemptResult(attempt: DeliveryAttempt): string {
+  if (attempt.outcome === 'in_flight') return 'Sending…';
+  const parts = [attempt.outcome === 'succeeded' ? 'Delivered' : 'Failed'];
+  if (attempt.status_code) parts.push(`HTTP ${attempt.status_code}`);
+  if (attempt.error) parts.push(attempt.error);
+  return parts.join(' · ');
 }
 
 function DeliveryItem({ delivery }: { delivery: Delivery }) {
   return (
     <li className="card delivery">
       <div className="delivery-head">
-        <span className="mono small">{delivery.id}</span>
-        {delivery.status && <span className={`badge badge-${delivery.status}`}>{delivery.status}</span>}
+        <span>
+          <span className="mono small">{delivery.id}</span>
+          {delivery.redelivery_of && <span className="muted small"> · redelivery</span>}
+        </span>
+        <span className={`badge badge-${delivery.status}`}>{DELIVERY_STATUS[delivery.status]}</span>
       </div>
-      {delivery.url && <p className="mono small break">{delivery.url}</p>}
-      {delivery.attempts && delivery.attempts.length > 0 && (
+      <p className="small muted delivery-meta">
+        <span className="mono break">{delivery.url}</span> · {delivery.event} · {formatDate(delivery.created_at)} · attempt {delivery.attempts_made} of{' '}
+        {delivery.max_attempts}
+        {delivery.next_attempt_at && delivery.status === 'pending' ? ` · next ${formatDate(delivery.next_attempt_at)}` : ''}
+      </p>
+      {delivery.attempts.length > 0 && (
         <table className="table compact">
-          <caption className="visually-hidden">Attempts</caption>
+          <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
           <thead>
             <tr>
               <th scope="col">Attempt</th>
               <th scope="col">When</th>
               <th scope="col">Result</th>
+              <th scope="col" className="num">
+                Time
+              </th>
             </tr>
           </thead>
           <tbody>
             {delivery.attempts.map((a) => (
-              <tr key={a.attempt}>
-                <td>{a.attempt}</td>
-                <td>{formatDate(a.started_at)}</td>
-                <td>
-                  {a.status_code ? `HTTP ${a.status_code}` : ''} {a.error ?? a.outcome ?? ''}
-                  {a.duration_ms != null ? ` · ${a.duration_ms} ms` : ''}
-                </td>
+              <tr key={a.number}>
+                <td>{a.number}</td>
+                <td>{formatTime(a.started_at)}</td>
+                <td className={a.outcome === 'failed' ? 'text-danger' : undefined}>{attemptResult(a)}</td>
+                <td className="num">{a.duration_ms != null ? `${a.duration_ms} ms` : '—'}</td>
               </tr>
             ))}
           </tbody>
@@ -156,7 +183,12 @@ function DeliveryItem({ delivery }: { delivery: Delivery }) {
 
 export function GenerationPage({ id }: { id: string }) {
   const [state, reload] = useAsync(() => dashboardApi.generation(id), [id]);
-  const pending = state.status === 'ready' && (state.data.generation.status === 'queued' || state.data.generation.status === 'processing');
+  // Refresh by itself while the job or one of its deliveries is still under way.
+  const pending =
+    state.status === 'ready' &&
+    (state.data.generation.status === 'queued' ||
+      state.data.generation.status === 'processing' ||
+      state.data.deliveries.data.some((d) => d.status === 'pending'));
   useEffect(() => {
     if (!pending) return;
     const timer = window.setTimeout(reload, POLL_MS);
@@ -246,7 +278,7 @@ export function GenerationPage({ id }: { id: string }) {
           detail={state.data}
           onRedeliver={async () => {
             await dashboardApi.redeliver(g.id);
-            window.setTimeout(reload, 1500);
+            reload();
           }}
         />
       </section>

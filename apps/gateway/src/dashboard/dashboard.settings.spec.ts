@@ -2,8 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, EnvReader } from '@gen/config';
 import { readDashboardSettings, readWebhookPolicy, readWebhookSecretKeys } from './dashboard.settings';
 
-const policy = { allowHttp: false, allowPrivate: false, allowList: [] };
-
 function read<T>(env: Record<string, string>, reader: (e: EnvReader) => T): T {
   const e = new EnvReader(env);
   const value = reader(e);
@@ -13,16 +11,16 @@ function read<T>(env: Record<string, string>, reader: (e: EnvReader) => T): T {
 
 describe('dashboard settings', () => {
   it('derives secure cookies and the content origin from the public URLs', () => {
-    const https = read({}, (e) => readDashboardSettings(e, { publicBaseUrl: 'https://api.example.com', cdnBaseUrl: 'https://cdn.example.com/o', webhookPolicy: policy }));
+    const https = read({}, (e) => readDashboardSettings(e, { publicBaseUrl: 'https://api.example.com', cdnBaseUrl: 'https://cdn.example.com/o'}));
     expect(https).toMatchObject({ secureCookies: true, publicOrigin: 'https://api.example.com', contentOrigins: ['https://cdn.example.com'] });
-    const local = read({}, (e) => readDashboardSettings(e, { publicBaseUrl: 'http://localhost:3000', cdnBaseUrl: 'http://localhost:3000/cdn', webhookPolicy: policy }));
+    const local = read({}, (e) => readDashboardSettings(e, { publicBaseUrl: 'http://localhost:3000', cdnBaseUrl: 'http://localhost:3000/cdn'}));
     expect(local).toMatchObject({ secureCookies: false, contentOrigins: [], signUp: { enabled: true, plan: 'free', credits: 100 } });
   });
 
   it('reads the sign-up grant, session lifetimes and lock thresholds', () => {
     const s = read(
       { SIGNUP_CREDITS: '5', SIGNUP_ENABLED: 'false', SESSION_TTL_HOURS: '2', SESSION_IDLE_MINUTES: '30', SIGN_IN_LOCK_AFTER: '2', SIGN_IN_LOCK_MINUTES: '1' },
-      (e) => readDashboardSettings(e, { publicBaseUrl: 'http://x', cdnBaseUrl: 'http://x/cdn', webhookPolicy: policy }),
+      (e) => readDashboardSettings(e, { publicBaseUrl: 'http://x', cdnBaseUrl: 'http://x/cdn'}),
     );
     expect(s.signUp).toEqual({ enabled: false, plan: 'free', credits: 5 });
     expect([s.sessionTtlSeconds, s.sessionIdleSeconds]).toEqual([7200, 1800]);

@@ -26,8 +26,6 @@ export interface DashboardSettings {
     /** Sign-ups per client address (every sign-up counts: free credits and email probing). */
     signUp: ThrottlePolicy;
   };
-  /** The same destination rules as the webhooks service, for default webhook URLs. */
-  webhookPolicy: WebhookDestinationPolicy;
   /** Origins outputs are served from (CDN_BASE_URL), allowed for images and media by the pages' CSP. */
   contentOrigins: string[];
 }
@@ -68,14 +66,8 @@ function origin(url: string): string {
   return new URL(url).origin;
 }
 
-/**
- * Reads the dashboard's variables. `base` carries what the caller already knows: the public and
- * content URLs, and the webhook destination policy of this deployment.
- */
-export function readDashboardSettings(
-  env: EnvReader,
-  base: { publicBaseUrl: string; cdnBaseUrl: string; webhookPolicy: WebhookDestinationPolicy },
-): DashboardSettings {
+/** Reads the dashboard's variables; `base` carries the public and content URLs the caller already read. */
+export function readDashboardSettings(env: EnvReader, base: { publicBaseUrl: string; cdnBaseUrl: string }): DashboardSettings {
   const publicOrigin = origin(base.publicBaseUrl);
   const cdnOrigin = origin(base.cdnBaseUrl);
   return {
@@ -90,7 +82,6 @@ export function readDashboardSettings(
       credits: env.int('SIGNUP_CREDITS', 100, { min: 0, max: 1_000_000_000 }),
     },
     throttle: readThrottle(env),
-    webhookPolicy: base.webhookPolicy,
     contentOrigins: cdnOrigin === publicOrigin ? [] : [cdnOrigin],
   };
 }

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, ParseUUIDPipe, Query, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { ListGenerationsReply } from '@gen/contracts';
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { ListGenerationsReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import { ListGenerationsQueryDto } from '../../api/list-generations-query.dto';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -29,5 +29,11 @@ export class DashboardGenerationsController {
   @Get('generations/:id')
   detail(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationDetailReply> {
     return this.generations.detail(session.accountId, id);
+  }
+
+  @Post('generations/:id/redeliver')
+  @HttpCode(202)
+  redeliver(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<RedeliverWebhookReply> {
+    return this.generations.redeliver(session.accountId, id);
   }
 }

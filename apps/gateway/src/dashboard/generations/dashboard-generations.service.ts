@@ -4,9 +4,15 @@ import {
   GetGenerationRequest,
   ListGenerationsReply,
   ListGenerationsRequest,
+  ListWebhookDeliveriesReply,
+  ListWebhookDeliveriesRequest,
   PlanName,
+  RedeliverWebhookReply,
+  RedeliverWebhookRequest,
   Subjects,
+  WebhookDeliveryView,
 } from '@gen/contracts';
+import { ConflictError, DomainError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { AccountPlanService } from '../../api/account-plan.service';
 import type { ListGenerationsQueryDto } from '../../api/list-generations-query.dto';
@@ -22,12 +28,12 @@ export interface OverviewReply {
   recent_generations: GenerationRecord[];
 }
 
-/** The webhook deliveries of a generation, when the webhooks service can tell. */
+/** The webhook deliveries of a generation (oldest first), when the webhooks service can tell. */
 export interface DeliveriesView {
   available: boolean;
   /** Why they cannot be shown, when `available` is false. */
   message: string | null;
-  data: unknown[];
+  data: WebhookDeliveryView[];
 }
 
 export interface GenerationDetailReply {
@@ -72,16 +78,38 @@ export class DashboardGenerationsService {
     });
   }
 
-  /** 404 for another account's generation (generation.get is scoped by account). */
+  /**
+   * The record and its webhook deliveries with their attempts; 404 for another account's generation
+   * (generation.get is scoped by account). If the webhooks service does not answer, the record is
+   * still shown, with the deliveries marked unavailable.
+   */
   async detail(accountId: string, jobId: string): Promise<GenerationDetailReply> {
-    const generation = await this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, { accountId, jobId });
-    return {
-      generation,
-      deliveries: {
-        available: false,
-        message: 'The delivery log is not available on this deployment yet; poll the generation or check your receiver.',
-        data: [],
-      },
-    };
+    const generation = await this.generation(accountId, jobId);
+    try {
+      const reply = await this.rpc.request<ListWebhookDeliveriesReply, ListWebhookDeliveriesRequest>(Subjects.webhooksDeliveriesList, {
+        accountId,
+        jobId,
+      });
+      return { generation, deliveries: { available: true, message: null, data: reply.data } };
+    } catch (error) {
+      if (!(error instanceof DomainError && error.code === 'service_unavailable')) throw error;
+      return {
+        generation,
+        deliveries: { available: false, message: 'The delivery log cannot be read right now. Reload the page in a moment.', data: [] },
+      };
+    }
+  }
+
+  /** Sends a finished generation's event again, as a new delivery, to its current destination. */
+  async redeliver(accountId: string, jobId: string): Promise<RedeliverWebhookReply> {
+    const generation = await this.generation(accountId, jobId);
+    if (generation.status !== 'completed' && generation.status !== 'failed') {
+      throw new ConflictError('This generation has not finished; its webhook is sent when it does.');
+    }
+    return this.rpc.request<RedeliverWebhookReply, RedeliverWebhookRequest>(Subjects.webhooksRedeliver, { accountId, jobId });
+  }
+
+  private generation(accountId: string, jobId: string): Promise<GenerationRecord> {
+    return this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, { accountId, jobId });
   }
 }

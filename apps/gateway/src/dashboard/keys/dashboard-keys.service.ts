@@ -5,7 +5,7 @@ import { validateWebhookUrl } from '@gen/webhook-policy';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
 import { ApiKeysService } from '../../auth/api-keys.service';
-import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
 
 /** A key as the dashboard lists it: never the key itself, never its signing secret. */
 export interface KeyView {
@@ -59,7 +59,7 @@ export function toKeyView(key: ApiKeyEntity): KeyView {
 export class DashboardKeysService {
   constructor(
     private readonly keys: ApiKeysService,
-    @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
   async list(accountId: string): Promise<KeyView[]> {
@@ -96,7 +96,7 @@ export class DashboardKeysService {
     return this.keys.revoke(accountId, keyId);
   }
 
-  /** Null for none; otherwise the URL if this deployment would deliver to it (the API's rules). */
+  /** Null for none; otherwise the URL if this deployment would deliver to it (the same check as POST /generate). */
   private webhookUrl(value: string | null | undefined): string | null {
     if (value === undefined || value === null || value.trim() === '') return null;
     const checked = validateWebhookUrl(value.trim(), this.settings.webhookPolicy);
