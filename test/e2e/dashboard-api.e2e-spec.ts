@@ -473,4 +473,32 @@ describe('dashboard API (standalone)', () => {
       }
     });
   });
+
+  describe('over https (PUBLIC_BASE_URL https://...)', () => {
+    let secure: StandaloneHarness;
+    beforeAll(async () => {
+      secure = await startStandaloneHarness({ PUBLIC_BASE_URL: 'https://dashboard.example.com', DASHBOARD_DIR: staticDir });
+    });
+    afterAll(() => secure.close());
+
+    it('marks cookies Secure with __Host- names, and accepts the public origin', async () => {
+      const c = new DashboardClient(secure.url, { 'x-forwarded-for': '203.0.113.7' });
+      const anonymous = await c.session();
+      expect(anonymous.setCookies).toEqual([expect.stringMatching(/^__Host-gs_csrf=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax; Secure$/)]);
+      const signUp = await c.request('POST', '/sign-up', {
+        body: { email: testEmail('secure'), password: TEST_PASSWORD },
+        headers: { origin: 'https://dashboard.example.com' },
+      });
+      expect(signUp.status).toBe(201);
+      expect(signUp.setCookies).toContainEqual(
+        expect.stringMatching(/^__Host-gs_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=604800; HttpOnly; SameSite=Lax; Secure$/),
+      );
+      c.csrf = signUp.body.csrf_token;
+      expect((await c.request('GET', '/overview')).status).toBe(200);
+      // A cookie without the __Host- name is not this deployment's session.
+      const plain = new DashboardClient(secure.url);
+      plain.cookies.set('gs_session', c.cookies.get('__Host-gs_session') as string);
+      expectEnvelope(await plain.request('GET', '/overview'), 401, 'unauthorized');
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /** A person who signs in to the dashboard. Owns one account (the account's first and only user for now). */
 @Entity({ name: 'users' })
@@ -6,6 +6,7 @@ export class UserEntity {
   @PrimaryColumn('uuid')
   id!: string;
 
+  @Index('users_by_account')
   @Column('uuid', { name: 'account_id' })
   accountId!: string;
 
