@@ -6,9 +6,9 @@ import { SessionEntity } from './dashboard/sessions/session.entity';
 import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
 import { UserEntity } from './dashboard/sessions/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
-import { DashboardUsersSessions1763900000000 } from './migrations/1763900000000-dashboard-users-sessions';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
 import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';
+import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-dashboard-users-sessions';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -17,7 +17,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
     url,
     schema: AUTH_SCHEMA,
     entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity],
-    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001, DashboardUsersSessions1763900000000],
+    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001, DashboardUsersSessions1764100000000],
     poolSize,
   };
 }

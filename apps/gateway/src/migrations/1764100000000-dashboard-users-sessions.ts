@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** Dashboard sign-in: users (one account each), server-side sessions, and sign-in throttling. */
-export class DashboardUsersSessions1763900000000 implements MigrationInterface {
-  name = 'DashboardUsersSessions1763900000000';
+export class DashboardUsersSessions1764100000000 implements MigrationInterface {
+  name = 'DashboardUsersSessions1764100000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
