@@ -11,6 +11,7 @@ import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
+import { applyModelEngines, ModelEngineBinding } from './remote/model-engines.config';
 import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
 
 export interface GenerationModuleOptions {
@@ -21,19 +22,25 @@ export interface GenerationModuleOptions {
   models?: readonly ModelDefinition[];
   /** Extra or replacement engines by name (remote adapters, test engines). */
   engines?: Record<string, Engine>;
+  /** Models bound to another engine by configuration (MODEL_ENGINES; docs/engines.md). */
+  modelEngines?: readonly ModelEngineBinding[];
 }
 
 @Module({})
 export class GenerationModule {
   static register(options: GenerationModuleOptions): DynamicModule {
-    const engines = new Map<string, Engine>(Object.entries({ ...createBuiltInEngines(), ...(options.engines ?? {}) }));
+    const { models, engines } = applyModelEngines(
+      options.models ?? CATALOGUE,
+      new Map<string, Engine>(Object.entries({ ...createBuiltInEngines(), ...(options.engines ?? {}) })),
+      options.modelEngines ?? [],
+    );
     return {
       module: GenerationModule,
       controllers: [GenerationController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         { provide: GENERATION_SETTINGS, useValue: options.settings },
-        { provide: CATALOGUE_MODELS, useValue: options.models ?? CATALOGUE },
+        { provide: CATALOGUE_MODELS, useValue: models },
         { provide: ENGINES, useValue: engines },
         { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
         CatalogueService,

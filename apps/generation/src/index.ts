@@ -3,3 +3,5 @@ export * from './generation.database';
 export * from './generation.tokens';
 export * from './catalogue/catalogue';
 export * from './engines/engine';
+export { readModelEngines, parseModelEngines, type ModelEngineBinding } from './remote/model-engines.config';
+export type { RemoteEngineSettings } from './remote/remote-engine.settings';

@@ -6,6 +6,7 @@ import { RpcErrorFilter } from '@gen/errors';
 import { NatsJetStreamServer, TransportModule } from '@gen/transport';
 import { openGenerationDatabase } from './generation.database';
 import { GenerationModule } from './generation.module';
+import { readModelEngines } from './remote/model-engines.config';
 
 /** Distributed mode: the generation service (catalogue, queue, engines, outbox relay). */
 runMain('generation', async () => {
@@ -25,13 +26,14 @@ runMain('generation', async () => {
     queueCapPerSlot: env.int('QUEUE_CAP_PER_SLOT', 10, { min: 0, max: 10_000 }),
     workerId: processIdentity('generation'),
   };
+  const modelEngines = readModelEngines(env);
   env.done();
   const dataSource = await openGenerationDatabase(databaseUrl, poolSize);
 
   @Module({
     imports: [
       TransportModule.forRoot({ kind: 'nats', nats }),
-      GenerationModule.register({ dataSource, settings, storageDir }),
+      GenerationModule.register({ dataSource, settings, storageDir, modelEngines }),
     ],
   })
   class GenerationAppModule {}

@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EnvReader } from '@gen/config';
 import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
+import { ModelEngineBinding, readModelEngines } from '@gen/generation';
 
 export interface StandaloneConfig {
   host: string;
@@ -26,6 +27,8 @@ export interface StandaloneConfig {
   demoCredits: number;
   dashboard: DashboardSettings;
   webhookSecretKeys: WebhookSecretKeyRing;
+  /** Models bound to another engine (MODEL_ENGINES / MODEL_ENGINES_FILE; docs/engines.md). */
+  modelEngines: ModelEngineBinding[];
 }
 
 /**
@@ -78,6 +81,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
     dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
+    modelEngines: readModelEngines(env),
   };
   if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
     env.problem(`ENGINE_LATENCY_SCALE must be a non-negative number (got "${source.ENGINE_LATENCY_SCALE}")`);

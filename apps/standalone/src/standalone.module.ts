@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BillingModule } from '@gen/billing';
 import { DashboardSettings, GatewayModule, GatewaySettings, WebhookSecretKeyRing } from '@gen/gateway';
-import { Engine, GenerationModule, GenerationSettings, ModelDefinition } from '@gen/generation';
+import { Engine, GenerationModule, GenerationSettings, ModelDefinition, ModelEngineBinding } from '@gen/generation';
 import { InProcessBus, TransportModule } from '@gen/transport';
 import { WebhooksModule, WebhooksSettings } from '@gen/webhooks';
 import type { DataSource } from 'typeorm';
@@ -17,6 +17,7 @@ export interface StandaloneParts {
   storageDir: string;
   models?: readonly ModelDefinition[];
   engines?: Record<string, Engine>;
+  modelEngines?: readonly ModelEngineBinding[];
 }
 
 /** The four services in one process over the in-process bus: the same modules as distributed mode. */
@@ -40,6 +41,7 @@ export class StandaloneModule {
           storageDir: parts.storageDir,
           models: parts.models,
           engines: parts.engines,
+          modelEngines: parts.modelEngines,
         }),
         WebhooksModule.register({ dataSource: parts.databases.webhooks, settings: parts.webhooks }),
       ],

@@ -86,6 +86,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       storageDir: join(config.dataDir, 'outputs'),
       models: overrides.models,
       engines: overrides.engines,
+      modelEngines: config.modelEngines,
     });
     const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes), {
       logger: overrides.logger ?? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error', 'fatal'] }),

@@ -6,15 +6,19 @@ import { NotFoundError } from '@gen/errors';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
+/** Every format an engine may store (built-in ones, and what remote engines accept: remote/output-format.ts). */
 const CONTENT_TYPES: Record<string, string> = {
   png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
   mp4: 'video/mp4',
   webm: 'video/webm',
   wav: 'audio/wav',
+  mp3: 'audio/mpeg',
   glb: 'model/gltf-binary',
 };
 /** Keys are `<2 hex>/<32 hex>.<ext>`: anything else is refused before touching the disk. */
-const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{32}\.(png|mp4|webm|wav|glb)$/;
+const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{32}\.(png|jpg|webp|mp4|webm|wav|mp3|glb)$/;
 
 /** The content host ({cdn_url}) in standalone mode: stored outputs, immutable, long-cached. */
 @Controller('cdn')

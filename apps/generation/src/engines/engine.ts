@@ -28,6 +28,8 @@ export interface EngineRequest {
 export interface Engine {
   readonly name: string;
   generate(request: EngineRequest): Promise<EngineOutput>;
+  /** Releases what the engine holds (connection pools); called once at shutdown. */
+  close?(): Promise<void>;
 }
 
 export class EngineError extends Error {

@@ -10,6 +10,8 @@ import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { JobOutcome, JobsRepository } from './jobs.repository';
 
+/** Abort reason of a job whose lease this worker no longer holds. */
+const LEASE_LOST = new Error('lease lost');
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
 
 /**
@@ -50,13 +52,25 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     this.nudge();
   }
 
-  /** Stops claiming, and hands back what it holds: running jobs are aborted and requeued by lease expiry. */
+  /**
+   * Stops claiming and hands back what it holds: running jobs are aborted and put back in the queue
+   * at once (not counted as an attempt), so another replica takes them without waiting for the lease
+   * to expire. A process that dies without this (kill -9) is covered by lease expiry instead.
+   */
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
     clearInterval(this.pollTimer);
     clearInterval(this.heartbeatTimer);
     await this.pumping;
+    const held = [...this.running.keys()];
+    for (const run of this.running.values()) run.abort.abort(new Error('shutting down'));
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    if (held.length > 0) {
+      await this.jobs
+        .release(this.settings.workerId, held)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not hand back running jobs; their leases will expire'));
+    }
+    await Promise.allSettled([...new Set(this.engines.values())].map((engine) => engine.close?.() ?? Promise.resolve()));
   }
 
   /** Resolves with true when the job finished (anywhere) within `ms`. */
@@ -136,7 +150,9 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
       outcome = { status: 'completed', outputKey, contentType: output.contentType };
     } catch (error) {
-      if (this.stopping && signal.aborted) return; // shutting down: the lease expires and another worker retries
+      // Lease lost (another worker has the job now) or shutting down (the lease expires and the job
+      // is retried): either way the job is not ours to finish.
+      if (signal.aborted && (this.stopping || signal.reason === LEASE_LOST)) return;
       outcome = { status: 'failed', error: error instanceof EngineError ? error.userMessage : GENERIC_FAILURE };
       if (!(error instanceof EngineError)) this.logger.error({ err: error, jobId: job.id }, 'Engine crashed');
     }
@@ -146,6 +162,11 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     if (finished) {
       this.relay.kick();
       this.finished.emit(job.id);
+    } else if (outcome.status === 'completed') {
+      // We lost the job while storing its output: nothing will ever point at this file.
+      await this.storage.delete(outcome.outputKey).catch((error: unknown) =>
+        this.logger.warn({ err: error, jobId: job.id }, 'Could not remove the output of a job we no longer own'),
+      );
     }
   }
 
@@ -179,7 +200,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     try {
       const owned = new Set(await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs));
       for (const id of ids) {
-        if (!owned.has(id)) this.running.get(id)?.abort.abort(); // lease lost: someone else has it now
+        if (!owned.has(id)) this.running.get(id)?.abort.abort(LEASE_LOST); // someone else has it now
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'Heartbeat failed');

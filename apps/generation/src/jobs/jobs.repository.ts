@@ -217,6 +217,17 @@ export class JobsRepository {
     );
   }
 
+  /** Hands jobs back to the queue (graceful shutdown); the interrupted run does not count as an attempt. */
+  async release(owner: string, jobIds: string[]): Promise<string[]> {
+    if (jobIds.length === 0) return [];
+    const rows = await sqlRows<{ id: string }>(this.db,
+      `UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL, attempts = GREATEST(attempts - 1, 0)
+       WHERE id = ANY($2::uuid[]) AND status = 'processing' AND lease_owner = $1 RETURNING id`,
+      [owner, jobIds],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async requeueExpired(jobId: string): Promise<boolean> {
     const rows = await sqlRows<unknown>(this.db, 
       `UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
 /** Where finished assets go. The local driver is the default; an object-store driver fits the same shape. */
 export abstract class OutputStorage {
   /** Stores the bytes and returns the object key (relative path under the content host). */
   abstract put(data: Buffer, extension: string, contentType: string): Promise<string>;
+  /** Removes an object that no job refers to (its job could not be finished by us). Missing is fine. */
+  abstract delete(key: string): Promise<void>;
 }
 
 /** An unguessable key: 128 random bits, sharded by the first byte. */
@@ -31,5 +33,10 @@ export class LocalDirectoryStorage extends OutputStorage {
     await writeFile(temporary, data);
     await rename(temporary, path);
     return key;
+  }
+
+  async delete(key: string): Promise<void> {
+    if (!/^[0-9a-f]{2}\/[0-9a-f]{32}\.[a-z0-9]{2,5}$/.test(key)) throw new Error('not an object key of this storage');
+    await rm(join(this.root, key), { force: true });
   }
 }

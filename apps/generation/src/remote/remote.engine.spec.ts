@@ -1,0 +1,195 @@
+import { Logger } from '@nestjs/common';
+import type { GenerationType } from '@gen/contracts';
+import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../../../../test/support/fake-upstream';
+import { EngineError } from '../engines/engine';
+import { RemoteEngine } from './remote.engine';
+import { REMOTE_DEFAULTS, RemoteEngineSettings } from './remote-engine.settings';
+import { USER_MESSAGES } from './upstream-failure';
+
+/** The remote adapter against a fake upstream on 127.0.0.1 (real HTTP, no mocks of our own code). */
+describe('RemoteEngine', () => {
+  let upstream: FakeUpstream;
+  const engines: RemoteEngine[] = [];
+  let warn: jest.SpyInstance;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+  });
+  afterAll(() => upstream.close());
+  beforeEach(() => {
+    upstream.requests.length = 0;
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(async () => {
+    warn.mockRestore();
+    await Promise.all(engines.splice(0).map((e) => e.close()));
+  });
+
+  const engine = (scenario: UpstreamScenario, overrides: Partial<RemoteEngineSettings> = {}) => {
+    const created = new RemoteEngine(`remote:${scenario}`, {
+      ...REMOTE_DEFAULTS,
+      baseUrl: upstream.url,
+      cancelPath: '/v1/generations/{id}/cancel',
+      upstreamModel: scenario,
+      auth: { header: 'Authorization', value: `Bearer ${upstream.secret}` },
+      pollIntervalMs: 20,
+      requestTimeoutMs: 1_000,
+      totalTimeoutMs: 5_000,
+      outputOrigins: [],
+      ...overrides,
+    });
+    engines.push(created);
+    return created;
+  };
+
+  let seq = 0;
+  const run = (e: RemoteEngine, options: { type?: GenerationType; signal?: AbortSignal } = {}) =>
+    e.generate({
+      jobId: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`,
+      modelId: 'pixel-remote-1',
+      type: options.type ?? 'TEXT_TO_IMAGE',
+      prompt: 'a red kite',
+      seed: 7,
+      params: { width: 512, latencyMs: 150 },
+      signal: options.signal ?? new AbortController().signal,
+    });
+
+  /** Runs a failing case and returns its EngineError, checking the message is one of ours and clean. */
+  const failure = async (promise: Promise<unknown>): Promise<EngineError> => {
+    const error = await promise.then(
+      () => {
+        throw new Error('expected the generation to fail');
+      },
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(EngineError);
+    const message = (error as EngineError).userMessage;
+    expect(sanitisationProblems(message, upstream)).toEqual([]);
+    expect(Object.values(USER_MESSAGES)).toContain(message);
+    // The operator's log has the details, but never the credential.
+    expect(JSON.stringify(warn.mock.calls)).not.toContain(upstream.secret);
+    return error as EngineError;
+  };
+
+  const calls = (method: string, pattern: RegExp) => upstream.requests.filter((r) => r.method === method && pattern.test(r.path));
+
+  it('submits, polls and downloads the output: real PNG bytes, with the credential and idempotency key', async () => {
+    const jobId = `00000000-0000-4000-8000-${String(seq + 1).padStart(12, '0')}`;
+    const output = await run(engine('ok'));
+    expect(output).toEqual({ data: upstream.png, contentType: 'image/png', extension: 'png' });
+
+    const [submit] = calls('POST', /^\/v1\/generations$/);
+    expect(submit.headers.authorization).toBe(`Bearer ${upstream.secret}`);
+    expect(submit.headers['idempotency-key']).toBe(jobId);
+    expect(submit.headers['content-type']).toBe('application/json');
+    // Internal settings (simulated latency) never go upstream; the model's own params do.
+    expect(JSON.parse(submit.body)).toEqual({ model: 'ok', type: 'TEXT_TO_IMAGE', prompt: 'a red kite', seed: 7, params: { width: 512 } });
+    expect(calls('GET', /^\/v1\/generations\/up_\d+$/).length).toBeGreaterThanOrEqual(2);
+    expect(calls('GET', /^\/files\//)).toHaveLength(1);
+  });
+
+  it('sends our model id upstream when no upstreamModel is configured', async () => {
+    await run(engine('ok', { upstreamModel: null })).catch(() => undefined);
+    expect(JSON.parse(calls('POST', /^\/v1\/generations$/)[0].body).model).toBe('pixel-remote-1');
+  });
+
+  it('downloads from an allowed output origin without sending it the credential', async () => {
+    const output = await run(engine('foreign-output', { outputOrigins: [upstream.cdnUrl] }));
+    expect(output.data.equals(upstream.png)).toBe(true);
+    const download = upstream.requests.find((r) => r.origin === 'cdn');
+    expect(download).toBeDefined();
+    expect(download?.headers.authorization).toBeUndefined();
+  });
+
+  it('refuses an output on an origin that is not allowed (and never contacts it)', async () => {
+    const error = await failure(run(engine('foreign-output')));
+    expect(error.userMessage).toBe(USER_MESSAGES.output_unavailable);
+    expect(upstream.requests.some((r) => r.origin === 'cdn')).toBe(false);
+  });
+
+  it('retries a transient poll failure and succeeds', async () => {
+    const output = await run(engine('flaky-poll', { retries: 1 }));
+    expect(output.contentType).toBe('image/png');
+  });
+
+  describe('each failure ends as a sanitised EngineError', () => {
+    it('upstream timeout: submit never answers (each try times out, retried with the same idempotency key)', async () => {
+      const started = Date.now();
+      const error = await failure(run(engine('submit-hang', { requestTimeoutMs: 150, retries: 1 })));
+      expect(error.userMessage).toBe(USER_MESSAGES.timeout);
+      const submits = calls('POST', /^\/v1\/generations$/);
+      expect(submits).toHaveLength(2);
+      expect(submits[0].headers['idempotency-key']).toBe(submits[1].headers['idempotency-key']);
+      expect(Date.now() - started).toBeLessThan(3_000);
+    });
+
+    it('upstream timeout: the job never finishes within timeouts.totalMs, and the upstream job is cancelled', async () => {
+      const started = Date.now();
+      const error = await failure(run(engine('never-finishes', { totalTimeoutMs: 400 })));
+      expect(error.userMessage).toBe(USER_MESSAGES.timeout);
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(calls('POST', /^\/v1\/generations\/up_\d+\/cancel$/)).toHaveLength(1);
+    });
+
+    it('5xx on submit, retried then given up', async () => {
+      const error = await failure(run(engine('submit-500', { retries: 2 })));
+      expect(error.userMessage).toBe(USER_MESSAGES.unavailable);
+      expect(calls('POST', /^\/v1\/generations$/)).toHaveLength(3);
+    });
+
+    it('5xx on every status poll', async () => {
+      expect((await failure(run(engine('poll-503', { retries: 1 })))).userMessage).toBe(USER_MESSAGES.unavailable);
+    });
+
+    it.each<[UpstreamScenario]>([['submit-html'], ['submit-no-id'], ['status-unknown'], ['succeeded-no-output']])(
+      'malformed answer: %s',
+      async (scenario) => {
+        expect((await failure(run(engine(scenario)))).userMessage).toBe(USER_MESSAGES.malformed);
+      },
+    );
+
+    it('output URL answers 404 (not retried)', async () => {
+      expect((await failure(run(engine('output-404', { retries: 2 })))).userMessage).toBe(USER_MESSAGES.output_unavailable);
+      expect(calls('GET', /^\/files\//)).toHaveLength(1);
+    });
+
+    it('output is not an image (an HTML page served as image/png)', async () => {
+      expect((await failure(run(engine('output-html')))).userMessage).toBe(USER_MESSAGES.output_invalid);
+    });
+
+    it('output is an image, but the model makes video', async () => {
+      expect((await failure(run(engine('ok'), { type: 'TEXT_TO_VIDEO' }))).userMessage).toBe(USER_MESSAGES.output_invalid);
+    });
+
+    it('output larger than maxOutputBytes', async () => {
+      expect((await failure(run(engine('ok', { maxOutputBytes: 16 })))).userMessage).toBe(USER_MESSAGES.output_invalid);
+    });
+
+    it('the upstream reports the generation as failed (its error text is logged, not shown)', async () => {
+      expect((await failure(run(engine('failed')))).userMessage).toBe(USER_MESSAGES.generation_failed);
+      expect(JSON.stringify(warn.mock.calls)).toContain('CUDA OOM');
+    });
+
+    it('wrong credential (401)', async () => {
+      const e = engine('ok', { auth: { header: 'Authorization', value: 'Bearer wrong' } });
+      expect((await failure(run(e))).userMessage).toBe(USER_MESSAGES.unauthorized);
+    });
+
+    it('nothing listens at the base URL', async () => {
+      const closed = await startFakeUpstream();
+      await closed.close();
+      const error = await failure(run(engine('ok', { baseUrl: closed.url, retries: 0 })));
+      expect(error.userMessage).toBe(USER_MESSAGES.unavailable);
+    });
+  });
+
+  it('cancellation by the runner (lease lost, shutdown) rethrows its reason and leaves the upstream job alone', async () => {
+    const controller = new AbortController();
+    const reason = new Error('lease lost');
+    const pending = run(engine('never-finishes'), { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 150));
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    expect(calls('POST', /cancel$/)).toHaveLength(0);
+  });
+});

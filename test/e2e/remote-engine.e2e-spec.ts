@@ -1,0 +1,128 @@
+import type { ModelDefinition } from '@gen/generation';
+import { http } from '@gen/testing';
+import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../support/fake-upstream';
+import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+
+/**
+ * The remote engine adapter end to end through standalone: catalogue models bound to a fake upstream
+ * API by configuration (MODEL_ENGINES, credential from another variable), driven over HTTP as a
+ * client would. Every failure must end as `failed` with a sanitised error and the full refund.
+ */
+describe('standalone: models bound to a remote upstream API', () => {
+  let upstream: FakeUpstream;
+  let h: StandaloneHarness;
+
+  const scenarios: UpstreamScenario[] = [
+    'ok',
+    'submit-hang',
+    'never-finishes',
+    'submit-500',
+    'poll-503',
+    'submit-html',
+    'status-unknown',
+    'output-404',
+    'output-html',
+    'failed',
+  ];
+  const modelId = (scenario: UpstreamScenario) => `remote-${scenario}`;
+  const PRICE = 5;
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    const models: ModelDefinition[] = scenarios.map((scenario) => ({
+      id: modelId(scenario),
+      name: `Remote ${scenario}`,
+      type: 'TEXT_TO_IMAGE',
+      credits: PRICE,
+      minimumCredits: PRICE,
+      synchronous: true,
+      minPlan: 'free',
+      engine: 'image', // what the catalogue says; the configuration rebinds it to the upstream
+      params: { width: 64, height: 64 },
+    }));
+    const modelEngines = {
+      models: Object.fromEntries(
+        scenarios.map((scenario) => [
+          modelId(scenario),
+          {
+            engine: 'remote',
+            baseUrl: upstream.url,
+            upstreamModel: scenario,
+            cancelPath: '/v1/generations/{id}/cancel',
+            auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'FAKE_UPSTREAM_TOKEN' },
+            timeouts: { connectMs: 500, requestMs: 300, totalMs: 1_500 },
+            pollIntervalMs: 20,
+            retries: 1,
+          },
+        ]),
+      ),
+    };
+    h = await startStandaloneHarness(
+      { MODEL_ENGINES: JSON.stringify(modelEngines), FAKE_UPSTREAM_TOKEN: upstream.secret },
+      { models },
+    );
+  });
+  afterAll(async () => {
+    await h?.close();
+    await upstream?.close();
+  });
+
+  const credits = async (key: string) => (await http(h.url, 'GET', '/api/v1/credits', { key })).body;
+
+  /** Waits until billing has settled every hold of the account (the event path is asynchronous). */
+  async function settled(key: string) {
+    const deadline = Date.now() + 10_000;
+    let balance = await credits(key);
+    while (balance.held !== 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      balance = await credits(key);
+    }
+    return balance;
+  }
+
+  it('success: the upstream output is copied into our storage and served from our content host', async () => {
+    const { key } = await h.account('free', 100);
+    const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: modelId('ok'), prompt: 'a red kite', type: 'TEXT_TO_IMAGE' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'completed', error: null, credits_charged: PRICE });
+    expect(res.body.output_url.startsWith(`${h.url}/cdn/`)).toBe(true);
+    expect(res.body.output_url).not.toContain(new URL(upstream.url).host);
+
+    const asset = await fetch(res.body.output_url);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await asset.arrayBuffer()).equals(upstream.png)).toBe(true);
+    expect(await settled(key)).toMatchObject({ available: 100 - PRICE, held: 0 });
+
+    const submit = upstream.requests.find((r) => r.method === 'POST' && r.body.includes('"ok"'));
+    expect(submit?.headers.authorization).toBe(`Bearer ${upstream.secret}`);
+    expect(submit?.headers['idempotency-key']).toBe(res.body.id);
+  });
+
+  it.each<[string, UpstreamScenario]>([
+    ['upstream timeout: submit never answers', 'submit-hang'],
+    ['upstream timeout: the job never finishes', 'never-finishes'],
+    ['5xx on submit', 'submit-500'],
+    ['5xx on status', 'poll-503'],
+    ['malformed answer: HTML instead of JSON', 'submit-html'],
+    ['malformed answer: unknown status', 'status-unknown'],
+    ['output URL answers 404', 'output-404'],
+    ['output is not an image', 'output-html'],
+    ['the upstream reports a failure', 'failed'],
+  ])('%s: failed, sanitised error, no output, full refund', async (_label, scenario) => {
+    const { key } = await h.account('free', 100);
+    const res = await http(h.url, 'POST', '/api/v1/generate', {
+      key,
+      body: { model: modelId(scenario), prompt: 'a red kite', type: 'TEXT_TO_IMAGE' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ status: 'failed', output_url: null, credits_charged: 0 });
+    expect(typeof res.body.error).toBe('string');
+    expect(sanitisationProblems(res.body.error, upstream)).toEqual([]);
+    expect(res.text).not.toContain(upstream.secret);
+
+    const read = await http(h.url, 'GET', `/api/v1/generations/${res.body.id}`, { key });
+    expect(read.body).toEqual(res.body);
+    expect(await settled(key)).toMatchObject({ available: 100, held: 0 });
+  });
+});
