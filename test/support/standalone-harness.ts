@@ -10,6 +10,8 @@ export interface StandaloneHarness {
   running: RunningStandalone;
   url: string;
   database: TestDatabase;
+  /** The data folder (outputs are stored under `outputs/`). */
+  dataDir: string;
   /** Creates an account with a plan and credits and returns a live key for it. */
   account(plan?: PlanName, credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
   close(): Promise<void>;
@@ -38,6 +40,7 @@ export async function startStandaloneHarness(
     running,
     url,
     database,
+    dataDir,
     async account(plan: PlanName = 'pro', credits = 1000) {
       const account = await running.provisioning.createAccount(`acct-${Math.random().toString(36).slice(2, 8)}`, plan, credits);
       const key = await running.provisioning.createKey(account.accountId, 'test key');

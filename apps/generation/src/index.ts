@@ -3,5 +3,6 @@ export * from './generation.database';
 export * from './generation.tokens';
 export * from './catalogue/catalogue';
 export * from './engines/engine';
+export { InstantEngine } from './engines/instant.engine';
 export { readModelEngines, parseModelEngines, type ModelEngineBinding } from './remote/model-engines.config';
 export type { RemoteEngineSettings } from './remote/remote-engine.settings';

@@ -135,12 +135,15 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private start(job: JobEntity): void {
-    const abort = new AbortController();
-    const done = this.execute(job, abort.signal).finally(() => {
-      this.running.delete(job.id);
+    // A run of ours for the same job is stale: its lease expired under it (heartbeats failed) and
+    // the job was requeued and claimed again. The new claim owns the job now.
+    this.running.get(job.id)?.abort.abort(LEASE_LOST);
+    const run = { abort: new AbortController(), done: Promise.resolve() };
+    run.done = this.execute(job, run.abort.signal).finally(() => {
+      if (this.running.get(job.id) === run) this.running.delete(job.id);
       this.nudge();
     });
-    this.running.set(job.id, { abort, done });
+    this.running.set(job.id, run);
   }
 
   private async execute(job: JobEntity, signal: AbortSignal): Promise<void> {
