@@ -29,7 +29,7 @@ export interface Engine {
   readonly name: string;
   generate(request: EngineRequest): Promise<EngineOutput>;
   /** Releases what the engine holds (connection pools); called once at shutdown. */
-  close?(): Promise<void>;
+  dispose?(): Promise<void>;
 }
 
 export class EngineError extends Error {

@@ -70,7 +70,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
         .release(this.settings.workerId, held)
         .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not hand back running jobs; their leases will expire'));
     }
-    await Promise.allSettled([...new Set(this.engines.values())].map((engine) => engine.close?.() ?? Promise.resolve()));
+    await Promise.allSettled([...new Set(this.engines.values())].map((engine) => engine.dispose?.() ?? Promise.resolve()));
   }
 
   /** Resolves with true when the job finished (anywhere) within `ms`. */
@@ -118,18 +118,23 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       });
   }
 
+  /**
+   * Claims while this process has capacity. Each round visits the accounts with queued work, oldest
+   * waiting first, and gives each an equal share of the free capacity (at least one job), so one
+   * account's backlog cannot starve the others; several jobs of one account come in one claim.
+   */
   private async pump(): Promise<void> {
     let claimedAny = true;
     while (claimedAny && !this.stopping && this.running.size < this.settings.workerConcurrency) {
       claimedAny = false;
       const accounts = await this.jobs.accountsWithQueuedJobs(100);
+      const share = Math.max(1, Math.floor((this.settings.workerConcurrency - this.running.size) / Math.max(1, accounts.length)));
       for (const accountId of accounts) {
-        if (this.stopping || this.running.size >= this.settings.workerConcurrency) return;
-        const job = await this.jobs.claimNext(accountId, this.settings.workerId, this.settings.leaseMs);
-        if (job) {
-          claimedAny = true;
-          this.start(job);
-        }
+        const capacity = this.settings.workerConcurrency - this.running.size;
+        if (this.stopping || capacity <= 0) return;
+        const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, Math.min(share, capacity));
+        for (const job of jobs) this.start(job);
+        if (jobs.length > 0) claimedAny = true;
       }
     }
   }

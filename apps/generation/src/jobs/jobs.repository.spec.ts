@@ -49,7 +49,7 @@ describe('JobsRepository queue cap and slots (PostgreSQL)', () => {
   it('counts running jobs against the cap, and frees a place when one finishes', async () => {
     const accountId = randomUUID();
     for (let i = 0; i < 3; i++) expect((await replicas[0].admit(newJob(accountId, 1), 2)).kind).toBe('queued');
-    const running = await replicas[1].claimNext(accountId, 'worker-b', 60_000);
+    const [running] = await replicas[1].claim(accountId, 'worker-b', 60_000, 1);
     expect(running).not.toBeNull();
     const full = await replicas[0].admit(newJob(accountId, 1), 2);
     expect(full).toMatchObject({ kind: 'queue-full', queued: 2, processing: 1 });
@@ -79,9 +79,9 @@ describe('JobsRepository queue cap and slots (PostgreSQL)', () => {
       await replicas[i % 2].admit(job, 10);
     }
     const claims = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => replicas[i % 2].claimNext(accountId, `worker-${i % 2}`, 60_000)),
+      Array.from({ length: 10 }, (_, i) => replicas[i % 2].claim(accountId, `worker-${i % 2}`, 60_000, 1)),
     );
-    const claimed = claims.filter((c) => c !== null);
+    const claimed = claims.flat();
     expect(claimed).toHaveLength(3);
     expect(claimed.map((c) => c.id).sort()).toEqual(ids.slice(0, 3).sort());
   });

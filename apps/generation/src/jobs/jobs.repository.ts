@@ -140,31 +140,36 @@ export class JobsRepository {
   }
 
   /**
-   * Claims the account's oldest queued job if it has a free parallel slot. The account's slot row is
-   * locked for the decision, so replicas claiming at once cannot exceed the limit.
+   * Claims up to `max` of the account's oldest queued jobs, as many as its free parallel slots allow
+   * (docs/jobs.md). The decision is made under a lock on the account's row in `account_slots`, so
+   * claimers on any number of replicas can never exceed the limit, and jobs start in submission
+   * order. A claimer that finds the account being claimed by someone else right now skips it
+   * (SKIP LOCKED) instead of queueing behind the lock: the other claimer is already serving it.
    */
-  async claimNext(accountId: string, owner: string, leaseMs: number): Promise<JobEntity | null> {
+  async claim(accountId: string, owner: string, leaseMs: number, max = 1): Promise<JobEntity[]> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING`, [accountId]);
-      await tx.query(`SELECT account_id FROM account_slots WHERE account_id = $1 FOR UPDATE`, [accountId]);
-      const head = await sqlRows<{ id: string; parallel_limit: number }>(tx, 
-        `SELECT id, parallel_limit FROM jobs WHERE account_id = $1 AND status = 'queued' ORDER BY seq LIMIT 1`,
-        [accountId],
-      );
-      if (head.length === 0) return null;
-      const running = await sqlRows<{ n: string }>(tx, 
-        `SELECT count(*) AS n FROM jobs WHERE account_id = $1 AND status = 'processing'`,
-        [accountId],
-      );
-      if (Number(running[0].n) >= head[0].parallel_limit) return null;
-      const claimed = await sqlRows<{ id: string }>(tx, 
-        `UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1,
+      let locked = await sqlRows<unknown>(tx, `SELECT 1 FROM account_slots WHERE account_id = $1 FOR UPDATE SKIP LOCKED`, [accountId]);
+      if (locked.length === 0) {
+        // First claim for this account (a new row is locked by its inserter), or someone holds it.
+        locked = await sqlRows<unknown>(tx, `INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING 1`, [accountId]);
+        if (locked.length === 0) return [];
+      }
+      // The head job's parallel_limit is the account's limit (taken from its plan at submit).
+      const rows = await sqlRows<JobRow>(tx,
+        `WITH head AS (
+           SELECT id, seq, parallel_limit FROM jobs WHERE account_id = $1 AND status = 'queued' ORDER BY seq LIMIT $4
+         ), free AS (
+           SELECT (SELECT parallel_limit FROM head ORDER BY seq LIMIT 1)
+                - (SELECT count(*) FROM jobs WHERE account_id = $1 AND status = 'processing') AS slots
+         )
+         UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1,
                 lease_owner = $2, lease_expires_at = now() + ($3::int * interval '1 millisecond')
-         WHERE id = $1 AND status = 'queued' RETURNING id`,
-        [head[0].id, owner, leaseMs],
+         WHERE id IN (SELECT id FROM head ORDER BY seq LIMIT GREATEST(0, (SELECT slots FROM free)))
+           AND status = 'queued'
+         RETURNING *`,
+        [accountId, owner, leaseMs, max],
       );
-      if (claimed.length === 0) return null;
-      return tx.getRepository(JobEntity).findOneBy({ id: claimed[0].id });
+      return rows.map(jobFromRow).sort((a, b) => a.seq - b.seq);
     });
   }
 
@@ -266,4 +271,53 @@ export class JobsRepository {
       JSON.stringify(message.payload),
     ]);
   }
+}
+
+/** A `jobs` row as `RETURNING *` gives it. */
+interface JobRow {
+  id: string;
+  seq: string;
+  account_id: string;
+  api_key_id: string;
+  model_id: string;
+  type: JobEntity['type'];
+  prompt: string;
+  status: JobEntity['status'];
+  credits: number;
+  parallel_limit: number;
+  webhook_url: string | null;
+  output_key: string | null;
+  output_content_type: string | null;
+  error: string | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+function jobFromRow(row: JobRow): JobEntity {
+  return Object.assign(new JobEntity(), {
+    id: row.id,
+    seq: Number(row.seq),
+    accountId: row.account_id,
+    apiKeyId: row.api_key_id,
+    modelId: row.model_id,
+    type: row.type,
+    prompt: row.prompt,
+    status: row.status,
+    credits: row.credits,
+    parallelLimit: row.parallel_limit,
+    webhookUrl: row.webhook_url,
+    outputKey: row.output_key,
+    outputContentType: row.output_content_type,
+    error: row.error,
+    attempts: row.attempts,
+    leaseOwner: row.lease_owner,
+    leaseExpiresAt: row.lease_expires_at,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  } satisfies Omit<JobEntity, never>);
 }

@@ -141,7 +141,7 @@ describe('model engine configuration (MODEL_ENGINES)', () => {
       expect(applied.engines.get('remote:pixel-flux-1')).toBeInstanceOf(RemoteEngine);
       // Prices and plans are never touched by configuration.
       expect(applied.models.map(({ engine: _e, ...rest }) => rest)).toEqual(CATALOGUE.map(({ engine: _e, ...rest }) => rest));
-      await applied.engines.get('remote:pixel-flux-1')?.close?.();
+      await applied.engines.get('remote:pixel-flux-1')?.dispose?.();
     });
 
     it('refuses unknown models and unknown engines at start-up', () => {

@@ -22,7 +22,7 @@ describe('RemoteEngine', () => {
   });
   afterEach(async () => {
     warn.mockRestore();
-    await Promise.all(engines.splice(0).map((e) => e.close()));
+    await Promise.all(engines.splice(0).map((e) => e.dispose()));
   });
 
   const engine = (scenario: UpstreamScenario, overrides: Partial<RemoteEngineSettings> = {}) => {

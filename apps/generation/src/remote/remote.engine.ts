@@ -82,7 +82,7 @@ export class RemoteEngine implements Engine {
     }
   }
 
-  close(): Promise<void> {
+  dispose(): Promise<void> {
     return this.http.close();
   }
 
