@@ -1,5 +1,6 @@
 import { http } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
+import { FakeUpstream, sanitisationProblems, startFakeUpstream } from '../support/fake-upstream';
 
 /**
  * The durable JetStream consumer: a job that finishes while billing is down is captured once
@@ -7,12 +8,35 @@ import { DistributedHarness, startDistributed } from '../support/distributed-har
  */
 describe('distributed: an event survives the billing process being down', () => {
   let h: DistributedHarness;
+  let upstream: FakeUpstream;
 
   beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    // mesh-smith-1 is bound (by configuration, as a deployment would) to an upstream whose job never
+    // finishes: it fails on its 2.5 s deadline, which leaves time to kill billing first.
+    const modelEngines = {
+      models: {
+        'mesh-smith-1': {
+          engine: 'remote',
+          baseUrl: upstream.url,
+          upstreamModel: 'never-finishes',
+          auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'MESH_UPSTREAM_TOKEN' },
+          timeouts: { requestMs: 1_000, totalMs: 2_500 },
+          pollIntervalMs: 100,
+        },
+      },
+    };
     // tone-weaver-1 has 1000 ms of simulated latency: x1.5 leaves time to kill billing mid-job.
-    h = await startDistributed({ appEnv: { generation: { ENGINE_LATENCY_SCALE: '1.5' } } });
+    h = await startDistributed({
+      appEnv: {
+        generation: { ENGINE_LATENCY_SCALE: '1.5', MODEL_ENGINES: JSON.stringify(modelEngines), MESH_UPSTREAM_TOKEN: upstream.secret },
+      },
+    });
   });
-  afterAll(() => h?.close());
+  afterAll(async () => {
+    await h?.close();
+    await upstream?.close();
+  });
 
   async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
     const deadline = Date.now() + timeoutMs;
@@ -76,5 +100,41 @@ describe('distributed: an event survives the billing process being down', () => 
 
     const record = (await http(h.url, 'GET', `/api/v1/generations/${jobId}`, { key })).body;
     expect(record).toMatchObject({ status: 'completed', credits_charged: 10 });
+  });
+
+  it('refunds a job that failed while billing was down (SIGKILL), from the generation.failed event', async () => {
+    const { key, accountId } = await h.account('pro', 100);
+    const res = await http(h.url, 'POST', '/api/v1/generate', {
+      key,
+      body: { model: 'mesh-smith-1', prompt: 'a teapot', type: 'TEXT_TO_3D' },
+    });
+    expect(res.status).toBe(202);
+    const jobId: string = res.body.id;
+    await h.kill('billing', 'SIGKILL');
+    expect(await hold(jobId)).toEqual({ amount: 25, status: 'held' });
+
+    const job = await eventually(
+      async () => (await h.query<{ status: string; error: string }>('SELECT status, error FROM generation.jobs WHERE id = $1', [jobId]))[0],
+      (j) => j.status === 'failed',
+      15_000,
+    );
+    expect(job.status).toBe('failed');
+    expect(sanitisationProblems(job.error, upstream)).toEqual([]);
+    const jsm = await (await h.nats()).jetstreamManager();
+    const consumer = await jsm.consumers.info(h.streamName, 'billing-generation_failed');
+    expect(consumer.num_pending + consumer.num_ack_pending).toBeGreaterThanOrEqual(1);
+    expect(await hold(jobId)).toEqual({ amount: 25, status: 'held' });
+
+    await h.restart('billing');
+    const balance = await eventually(
+      async () => (await http(h.url, 'GET', '/api/v1/credits', { key })).body,
+      (b) => b?.held === 0,
+      45_000,
+    );
+    expect(balance).toMatchObject({ available: 100, held: 0 });
+    expect(await hold(jobId)).toEqual({ amount: 25, status: 'released' });
+    const releases = await h.query('SELECT id FROM billing.ledger WHERE account_id = $1 AND job_id = $2 AND kind = $3', [accountId, jobId, 'release']);
+    expect(releases).toHaveLength(1);
+    expect((await http(h.url, 'GET', `/api/v1/generations/${jobId}`, { key })).body).toMatchObject({ status: 'failed', credits_charged: 0, output_url: null });
   });
 });

@@ -47,6 +47,8 @@ export interface DistributedHarness {
   kill(app: AppName, signal?: NodeJS.Signals, index?: number): Promise<void>;
   /** Starts a stopped app (replica `index`) again with the same environment and waits until it answers. */
   restart(app: AppName, index?: number): Promise<void>;
+  /** The process id of each replica of an app (undefined while it is not running). */
+  pids(app: AppName): Array<number | undefined>;
   /** Everything the apps wrote to stdout/stderr so far (tail of each). */
   logs(): string;
   /** Stops the apps and removes the stream, the database and the folders. Safe to call twice. */
@@ -344,6 +346,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
         throw error;
       }
     },
+    pids: (name) => (apps.get(name) ?? []).map((a) => (a.running ? a.child?.pid : undefined)),
     logs,
     close,
   };
