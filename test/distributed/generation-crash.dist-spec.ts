@@ -21,7 +21,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('distributed: generation processes killed mid-job', () => {
   let h: DistributedHarness;
   const LEASE_MS = 2_000;
-  const PRICES: Record<string, number> = { 'motion-lite-1': 40, 'tone-weaver-1': 10, 'mesh-smith-1': 25 };
   const TYPES: Record<string, string> = { 'motion-lite-1': 'TEXT_TO_VIDEO', 'tone-weaver-1': 'TEXT_TO_AUDIO', 'mesh-smith-1': 'TEXT_TO_3D' };
 
   beforeAll(async () => {
