@@ -178,6 +178,19 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     expect(await repo.claim(accountId, 'other', LEASE, 5)).toHaveLength(1);
   });
 
+  it('lists accounts with queued work, the one waiting longest first', async () => {
+    const [a, b, c]: string[] = [randomUUID(), randomUUID(), randomUUID()];
+    await queue(b, 2, 1);
+    await queue(a, 3, 1);
+    await queue(c, 1, 1);
+    const order = (await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id));
+    expect(order).toEqual([b, a, c]);
+    await repo.claim(b, 'w', LEASE, 1); // b's head starts; its next job is still older than a's
+    expect((await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a, c]);
+    await repo.claim(c, 'w', LEASE, 1); // c has nothing queued any more
+    expect((await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a]);
+  });
+
   it('a full account does not hold up another account', async () => {
     const busy = randomUUID();
     const other = randomUUID();

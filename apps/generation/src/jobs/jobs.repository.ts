@@ -130,10 +130,23 @@ export class JobsRepository {
     return query.getMany();
   }
 
-  /** Accounts with queued work, oldest waiting first (fair across accounts). */
+  /**
+   * Accounts with queued work, the one waiting longest first (fair across accounts). A loose index
+   * scan of `jobs_queued (account_id, seq)`: one probe per account for its oldest queued job, so the
+   * cost follows the number of waiting accounts, not the length of their queues.
+   */
   async accountsWithQueuedJobs(limit: number): Promise<string[]> {
-    const rows = await sqlRows<{ account_id: string }>(this.db, 
-      `SELECT account_id FROM jobs WHERE status = 'queued' GROUP BY account_id ORDER BY min(seq) LIMIT $1`,
+    const rows = await sqlRows<{ account_id: string }>(this.db,
+      `WITH RECURSIVE heads AS (
+         (SELECT account_id, seq FROM jobs WHERE status = 'queued' ORDER BY account_id, seq LIMIT 1)
+         UNION ALL
+         SELECT next.account_id, next.seq FROM heads
+         CROSS JOIN LATERAL (
+           SELECT account_id, seq FROM jobs WHERE status = 'queued' AND account_id > heads.account_id
+           ORDER BY account_id, seq LIMIT 1
+         ) next
+       )
+       SELECT account_id FROM heads ORDER BY seq LIMIT $1`,
       [limit],
     );
     return rows.map((r) => r.account_id);
@@ -148,6 +161,11 @@ export class JobsRepository {
    */
   async claim(accountId: string, owner: string, leaseMs: number, max = 1): Promise<JobEntity[]> {
     return this.db.transaction(async (tx) => {
+      // The account's lock is held until commit; an asynchronous commit releases it without waiting
+      // for the WAL flush. A claim lost in a database crash is harmless: the job is queued again,
+      // its worker finds it no longer owns it at the next heartbeat, and finish() (synchronous) is
+      // guarded by the lease owner. Money and final states keep synchronous commits.
+      await tx.query(`SET LOCAL synchronous_commit = off`);
       let locked = await sqlRows<unknown>(tx, `SELECT 1 FROM account_slots WHERE account_id = $1 FOR UPDATE SKIP LOCKED`, [accountId]);
       if (locked.length === 0) {
         // First claim for this account (a new row is locked by its inserter), or someone holds it.

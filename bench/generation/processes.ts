@@ -1,0 +1,87 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+export const ROOT = join(__dirname, '..', '..', '..');
+const run = promisify(execFile);
+
+/** One app of dist/ as a child process, its output kept (tail) for when something goes wrong. */
+export class AppProcess {
+  private output = '';
+  private child?: ChildProcess;
+  private exited: Promise<void> = Promise.resolve();
+  exitInfo: string | null = null;
+
+  constructor(
+    readonly label: string,
+    private readonly script: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  start(): void {
+    const child = spawn(process.execPath, [join(ROOT, 'dist', this.script)], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    const keep = (chunk: string) => (this.output = (this.output + chunk).slice(-20_000));
+    child.stdout?.setEncoding('utf8').on('data', keep);
+    child.stderr?.setEncoding('utf8').on('data', keep);
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        this.exitInfo = signal ? `signal ${signal}` : `code ${code}`;
+        resolve();
+      }),
+    );
+    live.add(this);
+  }
+
+  get running(): boolean {
+    return this.child !== undefined && this.exitInfo === null;
+  }
+
+  /** Waits until the output matches `pattern` (start-up line), failing early if the process exits. */
+  async waitFor(pattern: RegExp, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.output)) {
+      if (!this.running) throw new Error(`${this.label} exited (${this.exitInfo}) before it was ready:\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`${this.label} not ready after ${timeoutMs} ms:\n${this.output}`);
+      await sleep(50);
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running || !this.child) return;
+    this.child.kill('SIGTERM');
+    const timer = sleep(8_000).then(() => 'timeout' as const);
+    if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+    live.delete(this);
+  }
+
+  tail(): string {
+    return this.output;
+  }
+}
+
+/** Children still running if the bench itself dies are killed with it. */
+const live = new Set<AppProcess>();
+process.once('exit', () => {
+  for (const app of live) if (app.running) app.stop().catch(() => undefined);
+});
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An enterprise account with high limits and credits, made with the operator CLI against
+ * `databaseUrl` (the same way an operator provisions a load-test account). Returns its API key.
+ */
+export async function provisionEnterpriseAccount(databaseUrl: string, parallel: number): Promise<string> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
+  const cli = (args: string[]) => run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args, '--json'], { cwd: ROOT, env });
+  const created = JSON.parse((await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000'])).stdout) as {
+    account_id: string;
+    api_key: { key: string };
+  };
+  await cli(['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel)]);
+  return created.api_key.key;
+}
