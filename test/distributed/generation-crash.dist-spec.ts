@@ -139,6 +139,22 @@ describe('distributed: generation processes killed mid-job', () => {
     await h.restart('generation', 1);
   });
 
+  it('SIGTERM (a rolling restart) hands running jobs back at once, without using up an attempt', async () => {
+    const a = await h.account('pro', 1000);
+    const [id] = await submit(a.key, ['motion-lite-1']);
+    const [running] = await until('the job to run', () => jobs([id]), ([r]) => r.status === 'processing', 15_000);
+    const replica = replicaOf(running.lease_owner);
+    await h.kill('generation', 'SIGTERM', replica);
+
+    // Taken over by the other replica with attempts still 1: released, not expired (that would make it 2).
+    const [taken] = await until('the other replica to take the job', () => jobs([id]), ([r]) => r.status !== 'queued' && replicaOf(r.lease_owner) === 1 - replica, 10_000);
+    expect(taken).toMatchObject({ status: 'processing', attempts: 1 });
+    const [row] = await allFinal([id], 20_000);
+    expect(row).toMatchObject({ status: 'completed', attempts: 1 });
+    await expectSettled(a.key, a.accountId, 1000, [row]);
+    await h.restart('generation', replica);
+  });
+
   it('a job whose lease expires after its last attempt fails with a full refund', async () => {
     const a = await h.account('pro', 1000);
     const [id] = await submit(a.key, ['motion-lite-1']);
