@@ -44,8 +44,15 @@ async function endToEnd(label: string, start: () => Promise<RunningMode>): Promi
   }
 }
 
+/** The whole run is bounded: past this, it stops (children are killed on exit) and fails. */
+const LIMIT_SECONDS = number('BENCH_LIMIT_SECONDS', 90);
+
 async function main(): Promise<void> {
   const started = Date.now();
+  setTimeout(() => {
+    process.stderr.write(`bench:generation: still running after ${LIMIT_SECONDS} s; stopping\n`);
+    process.exit(2);
+  }, LIMIT_SECONDS * 1000).unref();
   log(`bench:generation on ${cpus().length} CPUs, Node ${process.version}`);
   let claims: ClaimResult[] = [];
   if (ONLY.has('claims')) {

@@ -58,6 +58,11 @@ export class AppProcess {
     live.delete(this);
   }
 
+  /** Synchronous SIGKILL (from an exit handler, where nothing can be awaited). */
+  killNow(): void {
+    if (this.running) this.child?.kill('SIGKILL');
+  }
+
   tail(): string {
     return this.output;
   }
@@ -66,7 +71,7 @@ export class AppProcess {
 /** Children still running if the bench itself dies are killed with it. */
 const live = new Set<AppProcess>();
 process.once('exit', () => {
-  for (const app of live) if (app.running) app.stop().catch(() => undefined);
+  for (const app of live) app.killNow();
 });
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -217,15 +217,15 @@ export class JobsRepository {
         outcome.status === 'completed'
           ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null]
           : [jobId, owner, 'failed', null, null, outcome.error];
-      const rows = await sqlRows<{ id: string }>(tx, 
+      const rows = await sqlRows<JobRow>(tx,
         `UPDATE jobs SET status = $3, output_key = $4, output_content_type = $5, error = $6, completed_at = now(),
                 lease_owner = NULL, lease_expires_at = NULL
          WHERE id = $1 AND status IN ('queued', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-         RETURNING id`,
+         RETURNING *`,
         params,
       );
       if (rows.length === 0) return null;
-      const job = (await tx.getRepository(JobEntity).findOneBy({ id: jobId })) as JobEntity;
+      const job = jobFromRow(rows[0]);
       await this.appendOutbox(tx, buildEvent(job));
       return job;
     });
