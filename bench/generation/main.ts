@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { claimBenchmarks, ClaimResult } from './claims';
 import { LoadResult, syncImageLoad } from './load';
 import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from './modes';
@@ -53,7 +53,7 @@ async function main(): Promise<void> {
     process.stderr.write(`bench:generation: still running after ${LIMIT_SECONDS} s; stopping\n`);
     process.exit(2);
   }, LIMIT_SECONDS * 1000).unref();
-  log(`bench:generation on ${cpus().length} CPUs, Node ${process.version}`);
+  log(`bench:generation on ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), Node ${process.version}`);
   let claims: ClaimResult[] = [];
   if (ONLY.has('claims')) {
     log(`- claims: ${CLAIMERS} workers, ${CLAIM_SECONDS} s per run`);
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     '|---|---:|---:|',
     ...claims.map((c) => `| ${c.name} | ${c.jobs} | ${fixed(c.perSecond)} |`),
     '',
-    `(${cpus().length} CPUs, Node ${process.version}, PostgreSQL at ${new URL(servers.pgAdminUrl).host}, NATS at ${new URL(servers.natsUrl).host}; total ${fixed((Date.now() - started) / 1000, 1)} s)`,
+    `(${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end, Node ${process.version}, PostgreSQL at ${new URL(servers.pgAdminUrl).host}, NATS at ${new URL(servers.natsUrl).host}; total ${fixed((Date.now() - started) / 1000, 1)} s)`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

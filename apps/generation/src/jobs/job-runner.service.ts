@@ -74,12 +74,11 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Resolves with true when the job finished (anywhere) within `ms`. */
-  async waitForFinish(jobId: string, ms: number): Promise<boolean> {
+  waitForFinish(jobId: string, ms: number): Promise<boolean> {
     const isFinal = async () => {
       const job = await this.jobs.findById(jobId);
       return job !== null && (job.status === 'completed' || job.status === 'failed');
     };
-    if (await isFinal()) return true;
     return new Promise<boolean>((resolve) => {
       let settled = false;
       const finish = (value: boolean) => {
@@ -90,13 +89,14 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
         this.finished.off(jobId, onLocal);
         resolve(value);
       };
+      // Listen before looking, so a run of this process that ends in between is not missed.
       const onLocal = () => finish(true);
       this.finished.on(jobId, onLocal);
       const deadline = setTimeout(() => finish(false), ms);
-      // Another replica may run it: look at the row now and then.
-      const poll = setInterval(() => {
-        isFinal().then((final) => final && finish(true), () => undefined);
-      }, 250);
+      const check = () => void isFinal().then((final) => final && finish(true), () => undefined);
+      // Another replica may run it (or it was already final): look at the row now and then.
+      const poll = setInterval(check, 250);
+      check();
     });
   }
 
@@ -124,17 +124,19 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
    * account's backlog cannot starve the others; several jobs of one account come in one claim.
    */
   private async pump(): Promise<void> {
-    let claimedAny = true;
-    while (claimedAny && !this.stopping && this.running.size < this.settings.workerConcurrency) {
-      claimedAny = false;
+    // Another round only while some account gave all it was asked for (it may have more).
+    let more = true;
+    while (more && !this.stopping && this.running.size < this.settings.workerConcurrency) {
+      more = false;
       const accounts = await this.jobs.accountsWithQueuedJobs(100);
       const share = Math.max(1, Math.floor((this.settings.workerConcurrency - this.running.size) / Math.max(1, accounts.length)));
       for (const accountId of accounts) {
         const capacity = this.settings.workerConcurrency - this.running.size;
         if (this.stopping || capacity <= 0) return;
-        const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, Math.min(share, capacity));
+        const asked = Math.min(share, capacity);
+        const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, asked);
         for (const job of jobs) this.start(job);
-        if (jobs.length > 0) claimedAny = true;
+        if (jobs.length === asked) more = true;
       }
     }
   }

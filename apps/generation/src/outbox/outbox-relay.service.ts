@@ -3,6 +3,8 @@ import { EventPublisher } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobsRepository } from '../jobs/jobs.repository';
 
+const BATCH = 50;
+
 /**
  * Publishes outbox rows: kicked right after a job finishes, and on a timer for anything left over
  * (a publish that failed, a process that died between commit and publish). The event id is the
@@ -56,7 +58,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   async drain(): Promise<void> {
     for (;;) {
       const published = await this.jobs.inTransaction(async (tx) => {
-        const batch = await this.jobs.pendingOutbox(tx, 50);
+        const batch = await this.jobs.pendingOutbox(tx, BATCH);
         const done: string[] = [];
         for (const row of batch) {
           try {
@@ -72,7 +74,8 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
         await this.jobs.markPublished(tx, done);
         return batch.length;
       });
-      if (published <= 0) return;
+      // A short batch was everything pending (rows locked by another relay are theirs to publish).
+      if (published < BATCH) return;
     }
   }
 }

@@ -18,6 +18,8 @@ export function newObjectKey(extension: string): string {
 
 export class LocalDirectoryStorage extends OutputStorage {
   private readonly root: string;
+  /** Shard folders known to exist (at most 256): no mkdir per object. */
+  private readonly folders = new Set<string>();
 
   constructor(root: string) {
     super();
@@ -27,10 +29,20 @@ export class LocalDirectoryStorage extends OutputStorage {
   async put(data: Buffer, extension: string): Promise<string> {
     const key = newObjectKey(extension);
     const path = join(this.root, key);
-    await mkdir(dirname(path), { recursive: true });
+    const folder = dirname(path);
+    if (!this.folders.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      this.folders.add(folder);
+    }
     // Write then rename, so a reader never sees half a file.
     const temporary = `${path}.${process.pid}.tmp`;
-    await writeFile(temporary, data);
+    try {
+      await writeFile(temporary, data);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(folder, { recursive: true }); // the folder was removed under us
+      await writeFile(temporary, data);
+    }
     await rename(temporary, path);
     return key;
   }

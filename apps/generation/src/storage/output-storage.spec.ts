@@ -1,0 +1,40 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalDirectoryStorage, newObjectKey } from './output-storage';
+
+describe('LocalDirectoryStorage', () => {
+  let root: string;
+  beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'outputs-'))));
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  it('stores under an unguessable key (128 random bits, sharded) and leaves no temporary file', async () => {
+    const storage = new LocalDirectoryStorage(root);
+    const key = await storage.put(Buffer.from('png bytes'), 'png');
+    expect(key).toMatch(/^([0-9a-f]{2})\/\1[0-9a-f]{30}\.png$/);
+    expect(readFileSync(join(root, key), 'utf8')).toBe('png bytes');
+    expect(readdirSync(join(root, key.slice(0, 2)))).toEqual([key.slice(3)]);
+    const keys = new Set(Array.from({ length: 1000 }, () => newObjectKey('png')));
+    expect(keys.size).toBe(1000);
+  });
+
+  it('recreates a shard folder removed while running', async () => {
+    const storage = new LocalDirectoryStorage(root);
+    const first = await storage.put(Buffer.from('a'), 'wav');
+    rmSync(root, { recursive: true, force: true });
+    // Until a key lands in the same shard again (the folder cache says it exists; it does not any more).
+    let key: string;
+    do key = await storage.put(Buffer.from('b'), 'wav');
+    while (key.slice(0, 2) !== first.slice(0, 2));
+    expect(existsSync(join(root, key))).toBe(true);
+  });
+
+  it('deletes an object (missing is fine) and refuses anything that is not one of its keys', async () => {
+    const storage = new LocalDirectoryStorage(root);
+    const key = await storage.put(Buffer.from('x'), 'glb');
+    await storage.delete(key);
+    expect(existsSync(join(root, key))).toBe(false);
+    await expect(storage.delete(key)).resolves.toBeUndefined();
+    await expect(storage.delete('../../etc/passwd')).rejects.toThrow('not an object key');
+  });
+});
