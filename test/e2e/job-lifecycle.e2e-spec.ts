@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CATALOGUE, ModelDefinition } from '@gen/generation';
 import { http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
-import { eventually, GateEngine } from '../support/test-engines';
+import { eventually, HoldingEngine } from '../support/test-engines';
 
 /** Every stored output file (relative keys) under the harness's data folder. */
 function storedOutputs(h: StandaloneHarness): string[] {
@@ -30,7 +30,7 @@ const model = (id: string, type: ModelDefinition['type'], synchronous: boolean, 
  */
 describe('standalone: the sync budget (SYNC_WAIT_MS = 400 ms) and leases', () => {
   let h: StandaloneHarness;
-  const gate = new GateEngine();
+  const gate = new HoldingEngine();
   const SYNC_WAIT_MS = 400;
 
   beforeAll(async () => {
@@ -39,11 +39,11 @@ describe('standalone: the sync budget (SYNC_WAIT_MS = 400 ms) and leases', () =>
     h = await startStandaloneHarness(
       { SYNC_WAIT_MS: String(SYNC_WAIT_MS), JOB_LEASE_MS: '60000' },
       {
-        engines: { gate },
+        engines: { holding: gate },
         models: [
           ...CATALOGUE,
-          model('gate-image', 'TEXT_TO_IMAGE', true, 'gate', 4),
-          model('gate-video', 'TEXT_TO_VIDEO', false, 'gate', 10),
+          model('gate-image', 'TEXT_TO_IMAGE', true, 'holding', 4),
+          model('gate-video', 'TEXT_TO_VIDEO', false, 'holding', 10),
           model('quick-image', 'TEXT_TO_IMAGE', true, 'instant', 4),
         ],
       },
@@ -162,7 +162,7 @@ describe('standalone: the sync budget (SYNC_WAIT_MS = 400 ms) and leases', () =>
 
 describe('standalone: video, audio and 3D answer 202 at once, whatever the sync budget', () => {
   let h: StandaloneHarness;
-  const gate = new GateEngine();
+  const gate = new HoldingEngine();
 
   beforeAll(async () => {
     // A generous budget: if these waited for it, the responses would take 20 s.
@@ -170,10 +170,10 @@ describe('standalone: video, audio and 3D answer 202 at once, whatever the sync 
       {
         SYNC_WAIT_MS: '20000',
         MODEL_ENGINES: JSON.stringify({
-          models: { 'motion-lite-1': { engine: 'gate' }, 'tone-weaver-1': { engine: 'gate' }, 'mesh-smith-1': { engine: 'gate' } },
+          models: { 'motion-lite-1': { engine: 'holding' }, 'tone-weaver-1': { engine: 'holding' }, 'mesh-smith-1': { engine: 'holding' } },
         }),
       },
-      { engines: { gate } },
+      { engines: { holding: gate } },
     );
   });
   afterAll(async () => {

@@ -1,11 +1,13 @@
 import { Engine, EngineOutput, EngineRequest, InstantEngine } from '@gen/generation';
 
 /**
- * An engine whose runs wait until the test opens the gate: "slow" without timing guesses. Each run
- * is visible while it waits (`waiting`), and ends with the instant engine's valid asset of its type.
+ * An engine whose runs are held until the test releases them: "slow" without timing guesses. Each
+ * run is visible while it waits (`waiting`), can be released in batches (later runs are held
+ * again), and ends with the instant engine's valid asset of its type. (`gate-engine.ts` has a
+ * simpler one that opens once for good and returns placeholder bytes.)
  */
-export class GateEngine implements Engine {
-  readonly name = 'gate';
+export class HoldingEngine implements Engine {
+  readonly name = 'holding';
   private readonly instant = new InstantEngine();
   private readonly pending = new Set<() => void>();
   private open = false;
