@@ -15,12 +15,12 @@ export interface LoadResult {
 
 /**
  * A closed loop of `concurrency` clients sending sync image generations for `seconds` (after a
- * warm-up that is not counted), each over keep-alive connections, as an API client would.
+ * warm-up that is not counted), each over keep-alive connections, as an API client would. Client
+ * `i` uses key `i mod keys.length`.
  */
-export async function syncImageLoad(baseUrl: string, key: string, concurrency: number, warmupSeconds: number, seconds: number): Promise<LoadResult> {
+export async function syncImageLoad(baseUrl: string, keys: string[], concurrency: number, warmupSeconds: number, seconds: number): Promise<LoadResult> {
   const pool = new Pool(baseUrl, { connections: concurrency, pipelining: 1 });
   const body = JSON.stringify({ model: 'pixel-flux-1', prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' });
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   let ok = 0;
@@ -28,7 +28,8 @@ export async function syncImageLoad(baseUrl: string, key: string, concurrency: n
   let measuring = false;
   let stopping = false;
 
-  const client = async () => {
+  const client = async (index: number) => {
+    const headers = { authorization: `Bearer ${keys[index % keys.length]}`, 'content-type': 'application/json' };
     while (!stopping) {
       const started = performance.now();
       let label: string;
@@ -50,7 +51,7 @@ export async function syncImageLoad(baseUrl: string, key: string, concurrency: n
     }
   };
 
-  const clients = Array.from({ length: concurrency }, () => client());
+  const clients = Array.from({ length: concurrency }, (_, i) => client(i));
   await sleep(warmupSeconds * 1000);
   measuring = true;
   const started = performance.now();

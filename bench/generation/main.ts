@@ -20,12 +20,13 @@ const number = (name: string, fallback: number) => {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
   return value;
 };
-const HTTP_SECONDS = number('BENCH_SECONDS', 8);
+const HTTP_SECONDS = number('BENCH_SECONDS', 6);
 const WARMUP_SECONDS = number('BENCH_WARMUP_SECONDS', 2);
 const CLAIM_SECONDS = number('BENCH_CLAIM_SECONDS', 3);
 const CONCURRENCY = number('BENCH_CONCURRENCY', 32);
 const WORKERS = number('BENCH_WORKER_CONCURRENCY', 32);
 const CLAIMERS = number('BENCH_CLAIM_WORKERS', 8);
+const ACCOUNTS = number('BENCH_ACCOUNTS', 4);
 /** A subset of `claims,standalone,distributed` (all by default), e.g. while tuning one of them. */
 const ONLY = new Set((env.BENCH_ONLY ?? 'claims,standalone,distributed').split(',').map((s) => s.trim()));
 
@@ -37,7 +38,7 @@ async function endToEnd(label: string, start: () => Promise<RunningMode>): Promi
   const mode = await start();
   try {
     log(`- ${label}: ${CONCURRENCY} clients, ${WARMUP_SECONDS} s warm-up + ${HTTP_SECONDS} s measured`);
-    const result = await syncImageLoad(mode.url, mode.key, CONCURRENCY, WARMUP_SECONDS, HTTP_SECONDS);
+    const result = await syncImageLoad(mode.url, mode.keys, CONCURRENCY, WARMUP_SECONDS, HTTP_SECONDS);
     return { mode, result };
   } finally {
     await mode.stop();
@@ -60,12 +61,12 @@ async function main(): Promise<void> {
     claims = await claimBenchmarks(servers.pgAdminUrl, CLAIM_SECONDS, CLAIMERS);
   }
   const modes = [];
-  if (ONLY.has('standalone')) modes.push(await endToEnd('standalone', () => startStandaloneMode(servers, WORKERS)));
-  if (ONLY.has('distributed')) modes.push(await endToEnd('distributed', () => startDistributedMode(servers, WORKERS)));
+  if (ONLY.has('standalone')) modes.push(await endToEnd('standalone', () => startStandaloneMode(servers, WORKERS, ACCOUNTS)));
+  if (ONLY.has('distributed')) modes.push(await endToEnd('distributed', () => startDistributedMode(servers, WORKERS, ACCOUNTS)));
 
   const lines = [
     '',
-    `Sync image generations end to end (POST /api/v1/generate, pixel-flux-1 on the instant engine, enterprise account, ${CONCURRENCY} concurrent clients, ${HTTP_SECONDS} s)`,
+    `Sync image generations end to end (POST /api/v1/generate, pixel-flux-1 on the instant engine, ${CONCURRENCY} concurrent clients over ${ACCOUNTS} enterprise account${ACCOUNTS === 1 ? '' : 's'}, ${HTTP_SECONDS} s)`,
     '',
     '| mode | generations/s | completed | not completed | p50 ms | p95 ms | p99 ms |',
     '|---|---:|---:|---:|---:|---:|---:|',

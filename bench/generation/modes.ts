@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
-import { AppProcess, provisionEnterpriseAccount } from './processes';
+import { AppProcess, provisionEnterpriseAccounts } from './processes';
 
 export interface BenchServers {
   /** Admin URL of the PostgreSQL server (databases are created and dropped on it). */
@@ -14,7 +14,8 @@ export interface BenchServers {
 
 export interface RunningMode {
   url: string;
-  key: string;
+  /** One API key per enterprise account; clients are spread over them. */
+  keys: string[];
   /** What ran, for the table. */
   description: string;
   stop(): Promise<void>;
@@ -38,7 +39,7 @@ async function cleanup(steps: Array<() => Promise<unknown>>): Promise<void> {
 }
 
 /** Standalone mode (`npm start`): one process, in-process transport, on its own database of the server. */
-export async function startStandaloneMode(servers: BenchServers, workers: number): Promise<RunningMode> {
+export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_sa_${token}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'gen-bench-sa-'));
@@ -62,8 +63,8 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
     app.start();
     undo.push(() => app.stop());
     await app.waitFor(/is running at/, 60_000);
-    const key = await provisionEnterpriseAccount(dbUrl, PARALLEL);
-    return { url, key, description: 'standalone: 1 process, in-process bus', stop: () => cleanup(undo) };
+    const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
+    return { url, keys, description: 'standalone: 1 process, in-process bus', stop: () => cleanup(undo) };
   } catch (error) {
     await cleanup(undo);
     throw error;
@@ -74,7 +75,7 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
  * Distributed mode: the four apps as separate processes (as the distributed harness starts them),
  * NATS with JetStream, on a database, subject prefix, stream and storage folder of their own.
  */
-export async function startDistributedMode(servers: BenchServers, workers: number): Promise<RunningMode> {
+export async function startDistributedMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_dist_${token}`;
   const streamName = `GEN_BENCH_${token.toUpperCase()}`;
@@ -119,8 +120,8 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
       undo.push(() => app.stop());
     }
     for (const app of apps) await app.waitFor(/successfully started/, 60_000);
-    const key = await provisionEnterpriseAccount(dbUrl, PARALLEL);
-    return { url, key, description: 'distributed: 4 processes, NATS JetStream', stop: () => cleanup(undo) };
+    const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
+    return { url, keys, description: 'distributed: 4 processes, NATS JetStream', stop: () => cleanup(undo) };
   } catch (error) {
     await cleanup(undo);
     throw error;

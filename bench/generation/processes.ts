@@ -77,16 +77,22 @@ process.once('exit', () => {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * An enterprise account with high limits and credits, made with the operator CLI against
- * `databaseUrl` (the same way an operator provisions a load-test account). Returns its API key.
+ * Enterprise accounts with high limits and credits, made with the operator CLI against
+ * `databaseUrl` (the way an operator provisions load-test accounts). Returns one API key each.
  */
-export async function provisionEnterpriseAccount(databaseUrl: string, parallel: number): Promise<string> {
+export async function provisionEnterpriseAccounts(databaseUrl: string, count: number, parallel: number): Promise<string[]> {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
   const cli = (args: string[]) => run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args, '--json'], { cwd: ROOT, env });
-  const created = JSON.parse((await cli(['accounts', 'create', '--name', 'bench', '--plan', 'enterprise', '--credits', '1000000000'])).stdout) as {
-    account_id: string;
-    api_key: { key: string };
+  const one = async (index: number) => {
+    const created = JSON.parse((await cli(['accounts', 'create', '--name', `bench ${index}`, '--plan', 'enterprise', '--credits', '1000000000'])).stdout) as {
+      account_id: string;
+      api_key: { key: string };
+    };
+    await cli(['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel)]);
+    return created.api_key.key;
   };
-  await cli(['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel)]);
-  return created.api_key.key;
+  const keys: string[] = [];
+  // A few at a time: each CLI run is a process of its own.
+  for (let i = 0; i < count; i += 4) keys.push(...(await Promise.all(Array.from({ length: Math.min(4, count - i) }, (_, j) => one(i + j)))));
+  return keys;
 }
