@@ -14,6 +14,7 @@ describe('standalone: models bound to a remote upstream API', () => {
 
   const scenarios: UpstreamScenario[] = [
     'ok',
+    'ok-jpeg',
     'submit-hang',
     'never-finishes',
     'submit-500',
@@ -97,6 +98,17 @@ describe('standalone: models bound to a remote upstream API', () => {
     const submit = upstream.requests.find((r) => r.method === 'POST' && r.body.includes('"ok"'));
     expect(submit?.headers.authorization).toBe(`Bearer ${upstream.secret}`);
     expect(submit?.headers['idempotency-key']).toBe(res.body.id);
+  });
+
+  it('a JPEG output is stored as .jpg and served as image/jpeg, whatever type the upstream claimed', async () => {
+    const { key } = await h.account('free', 100);
+    const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: modelId('ok-jpeg'), prompt: 'a red kite', type: 'TEXT_TO_IMAGE' } });
+    expect(res.body).toMatchObject({ status: 'completed' });
+    expect(new URL(res.body.output_url).pathname).toMatch(/^\/cdn\/[0-9a-f]{2}\/[0-9a-f]{32}\.jpg$/);
+    const asset = await fetch(res.body.output_url);
+    expect(asset.headers.get('content-type')).toBe('image/jpeg');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(await asset.arrayBuffer()).equals(upstream.jpeg)).toBe(true);
   });
 
   it.each<[string, UpstreamScenario]>([

@@ -9,6 +9,8 @@ import { PNG } from 'pngjs';
 export type UpstreamScenario =
   /** queued -> running -> succeeded, output is a real PNG. */
   | 'ok'
+  /** Like ok, with a JPEG output (served as application/octet-stream: the bytes decide). */
+  | 'ok-jpeg'
   /** Like ok, but the output sits on the other fake origin (allowed or not by outputOrigins). */
   | 'foreign-output'
   /** Like ok, but the first status poll answers 503. */
@@ -59,8 +61,13 @@ export interface FakeUpstream {
   requests: RecordedRequest[];
   /** The bytes served as the output of `ok` jobs. */
   png: Buffer;
+  /** The bytes served as the output of `ok-jpeg` jobs (a JPEG signature and header). */
+  jpeg: Buffer;
   close(): Promise<void>;
 }
+
+/** The start of a JFIF file: what our format check looks at. */
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0xff, 0xd9]);
 
 const LEAK =
   'Traceback: gpu-node-7.internal.example:8443 CUDA OOM; key sk-upstream-9f8e7d; at Worker.run (/srv/app/worker.py:42) http://10.1.2.3/admin';
@@ -119,6 +126,7 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
       if (job.scenario === 'output-html') {
         return void res.writeHead(200, { 'content-type': 'image/png' }).end(`<html><body>Error ${LEAK}</body></html>`);
       }
+      if (job.scenario === 'ok-jpeg') return void res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(JPEG);
       return void res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     }
     if (req.headers.authorization !== `Bearer ${secret}`) return json(res, 401, { error: 'bad key' });
@@ -186,6 +194,7 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
     leak: LEAK,
     requests,
     png,
+    jpeg: JPEG,
     async close() {
       for (const socket of sockets) socket.destroy();
       await Promise.all([api.server, cdn.server].map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
