@@ -60,9 +60,12 @@ describe('distributed: generation processes killed mid-job', () => {
     return ids;
   }
 
-  /** Every job final, none left queued/processing; returns the rows. */
-  const allFinal = (ids: string[], timeoutMs: number) =>
-    until('every job to finish or fail', () => jobs(ids), (rows) => rows.every((r) => r.status === 'completed' || r.status === 'failed'), timeoutMs);
+  /** Every job final, and none at all left queued/processing in the service; returns the rows. */
+  async function allFinal(ids: string[], timeoutMs: number): Promise<JobRow[]> {
+    const rows = await until('every job to finish or fail', () => jobs(ids), (r) => r.every((j) => j.status === 'completed' || j.status === 'failed'), timeoutMs);
+    expect(await h.query(`SELECT id FROM generation.jobs WHERE status IN ('queued', 'processing')`)).toEqual([]);
+    return rows;
+  }
 
   /** Billing agrees: nothing held, and exactly the completed jobs' prices were taken. */
   async function expectSettled(key: string, accountId: string, initial: number, rows: JobRow[]) {
