@@ -113,7 +113,13 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
         MODEL_ENGINES: INSTANT_IMAGE,
       }),
       new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), common),
-      new AppProcess('gateway', join('apps', 'gateway', 'src', 'main.js'), { ...common, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: url }),
+      new AppProcess('gateway', join('apps', 'gateway', 'src', 'main.js'), {
+        ...common,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: url,
+        WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      }),
     ];
     for (const app of apps) {
       app.start();
