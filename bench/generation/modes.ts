@@ -98,7 +98,6 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
     const common = {
       ...baseEnv(),
       DATABASE_URL: dbUrl,
-      DATABASE_POOL_SIZE: '10',
       NATS_URL: servers.natsUrl,
       NATS_SUBJECT_PREFIX: `b${token}.`,
       NATS_STREAM: streamName,
