@@ -3,3 +3,4 @@ export * from './webhooks.database';
 export * from './webhooks.settings';
 export * from './deliveries/deliveries.service';
 export * from './dispatch/delivery-dispatcher.service';
+export * from './metrics/delivery-metrics';

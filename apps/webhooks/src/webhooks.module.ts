@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
@@ -9,6 +10,7 @@ import { KeyWebhookSettingsService } from './keys/key-webhook-settings.service';
 import { parseAllowList } from '@gen/webhook-policy';
 import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
+import { DeliveryMetrics, PrometheusDeliveryMetrics } from './metrics/delivery-metrics';
 
 export type { WebhooksSettings } from './webhooks.settings';
 
@@ -34,6 +36,12 @@ export class WebhooksModule {
         KeyWebhookSettingsService,
         DeliveryDispatcher,
         DeliveriesService,
+        {
+          provide: DeliveryMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }],
+          useFactory: (registry?: MetricsRegistry) =>
+            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false })),
+        },
       ],
       exports: [DeliveriesService, DeliveryDispatcher],
     };

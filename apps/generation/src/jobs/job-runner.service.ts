@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { Engine, EngineError, EngineOutput } from '../engines/engine';
@@ -9,8 +9,11 @@ import { OutputStorage } from '../storage/output-storage';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { JobOutcome, JobsRepository } from './jobs.repository';
+import { JobMetrics } from '../metrics/job-metrics';
 
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
+/** Emitted on `finished` once shutdown has finished or handed back every job of this process. */
+const DRAINED = Symbol('drained');
 
 /**
  * Claims queued jobs (respecting each account's parallel slots), runs their engines under a lease
@@ -18,7 +21,7 @@ const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; plea
  * both by a local nudge (submit, a slot freed) and by polling (other replicas, restarts).
  */
 @Injectable()
-export class JobRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobRunnerService.name);
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly finished = new EventEmitter();
@@ -27,6 +30,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   private pumping?: Promise<void>;
   private pumpAgain = false;
   private stopping = false;
+  private drained = false;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -35,6 +39,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     private readonly relay: OutboxRelayService,
     @Inject(ENGINES) private readonly engines: Map<string, Engine>,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+    private readonly metrics: JobMetrics,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -50,13 +55,38 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     this.nudge();
   }
 
-  /** Stops claiming, and hands back what it holds: running jobs are aborted and requeued by lease expiry. */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Shutdown, step 1 (before the transports close): stop claiming, let running jobs finish for up to
+   * `drainTimeoutMs` (leases kept alive meanwhile), then abort the rest and hand them back to the
+   * queue at once (no waiting for lease expiry, no attempt used up). Waiters of synchronous submits
+   * are then answered with the job as it stands, and the outbox is flushed.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.pollTimer);
-    clearInterval(this.heartbeatTimer);
     await this.pumping;
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    const all = () => Promise.allSettled([...this.running.values()].map((r) => r.done));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.drainTimeoutMs())));
+    if ((await Promise.race([all().then(() => 'done' as const), bound])) === 'timeout') {
+      this.logger.warn({ jobs: [...this.running.keys()] }, 'Jobs still running at the drain deadline; handing them back');
+      for (const run of this.running.values()) run.abort.abort();
+      await all();
+    }
+    clearTimeout(timer);
+    this.drained = true;
+    this.finished.emit(DRAINED);
+    await this.relay.drain().catch((error: unknown) => this.logger.warn({ err: error }, 'Final outbox flush failed; another replica publishes it'));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.beforeApplicationShutdown();
+    clearInterval(this.heartbeatTimer);
+  }
+
+  private drainTimeoutMs(): number {
+    return this.settings.drainTimeoutMs ?? 20_000;
   }
 
   /** Resolves with true when the job finished (anywhere) within `ms`. */
@@ -74,10 +104,17 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
         clearTimeout(deadline);
         clearInterval(poll);
         this.finished.off(jobId, onLocal);
+        this.finished.off(DRAINED, onDrained);
         resolve(value);
       };
       const onLocal = () => finish(true);
+      // Shutting down: answer with the job as it stands (another replica runs it if it is not done).
+      const onDrained = () => {
+        isFinal().then(finish, () => finish(false));
+      };
       this.finished.on(jobId, onLocal);
+      this.finished.once(DRAINED, onDrained);
+      if (this.drained) onDrained();
       const deadline = setTimeout(() => finish(false), ms);
       // Another replica may run it: look at the row now and then.
       const poll = setInterval(() => {
@@ -121,6 +158,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private start(job: JobEntity): void {
+    this.metrics.claimed(job);
     const abort = new AbortController();
     const done = this.execute(job, abort.signal).finally(() => {
       this.running.delete(job.id);
@@ -136,7 +174,11 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
       outcome = { status: 'completed', outputKey, contentType: output.contentType };
     } catch (error) {
-      if (this.stopping && signal.aborted) return; // shutting down: the lease expires and another worker retries
+      if (this.stopping && signal.aborted) {
+        // Shutting down: the job goes back to the queue now, for another replica (or our restart).
+        if (await this.jobs.handBack(job.id, this.settings.workerId)) this.metrics.handedBack(job);
+        return;
+      }
       outcome = { status: 'failed', error: error instanceof EngineError ? error.userMessage : GENERIC_FAILURE };
       if (!(error instanceof EngineError)) this.logger.error({ err: error, jobId: job.id }, 'Engine crashed');
     }
@@ -144,6 +186,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       finishedEvent(j, this.settings.cdnBaseUrl),
     );
     if (finished) {
+      this.metrics.finished(finished);
       this.relay.kick();
       this.finished.emit(job.id);
     }
@@ -198,8 +241,12 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
             { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
             (j) => finishedEvent(j, this.settings.cdnBaseUrl),
           );
-          if (failed) this.relay.kick();
+          if (failed) {
+            this.metrics.finished(failed);
+            this.relay.kick();
+          }
         } else if (await this.jobs.requeueExpired(id)) {
+          this.metrics.requeued();
           this.logger.warn({ jobId: id, attempts }, 'Requeued a job whose worker stopped');
           this.nudge();
         }

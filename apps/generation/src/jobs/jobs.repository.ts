@@ -208,6 +208,19 @@ export class JobsRepository {
     });
   }
 
+  /**
+   * Gives a job this worker holds back to the queue (graceful shutdown): it did not fail, so the
+   * attempt is not counted. Only the lease owner of a processing job can do it.
+   */
+  async handBack(jobId: string, owner: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(this.db,
+      `UPDATE jobs SET status = 'queued', attempts = GREATEST(attempts - 1, 0), lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = $1 AND status = 'processing' AND lease_owner = $2 RETURNING id`,
+      [jobId, owner],
+    );
+    return rows.length > 0;
+  }
+
   /** Jobs whose worker stopped heart-beating: back to the queue, or failed after too many attempts. */
   async expiredLeases(limit: number): Promise<Array<{ id: string; attempts: number }>> {
     return this.db.query(
