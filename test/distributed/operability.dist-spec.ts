@@ -71,6 +71,7 @@ describe('distributed: health, metrics and logs of every service', () => {
     expect(billing).toMatch(/gen_billing_holds_total\{outcome="captured",service="billing"\} [1-9]/);
     expect(billing).toMatch(/gen_billing_open_holds\{service="billing"\} \d+/);
     const webhooks = await scrape('webhooks');
+    expect(webhooks).toMatch(/gen_webhook_deliveries\{status="pending",service="webhooks"\} \d+/);
     expect(webhooks).toContain('# TYPE gen_webhook_attempts_total counter');
     expect(webhooks).toMatch(/gen_process_cpu_seconds_total\{service="webhooks"\}/);
   });

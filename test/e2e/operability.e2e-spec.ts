@@ -112,9 +112,13 @@ describe('standalone: operability', () => {
       expect(value('gen_billing_holds_total', { outcome: 'captured' })).toBeGreaterThan(0);
       expect(value('gen_billing_credits_total', { outcome: 'captured' })).toBeGreaterThanOrEqual(4);
       expect(value('gen_billing_open_holds')).toBeGreaterThanOrEqual(0);
-      // Webhook delivery metrics are registered (the dispatcher feeds them).
+      // Webhook deliveries by status (database) and the dispatcher's own gauges; attempt outcomes
+      // and latency are declared for the dispatcher's hook.
+      for (const status of ['pending', 'succeeded', 'failed']) expect(value('gen_webhook_deliveries', { status })).toBeGreaterThanOrEqual(0);
+      expect(value('gen_webhook_attempts_in_flight')).toBe(0);
+      expect(value('gen_webhook_oldest_overdue_seconds')).toBeGreaterThanOrEqual(0);
       expect(text).toContain('# TYPE gen_webhook_attempt_duration_seconds histogram');
-      expect(text).toContain('# TYPE gen_webhook_deliveries_total counter');
+      expect(text).toContain('# TYPE gen_webhook_attempts_total counter');
       // Process metrics.
       expect(value('gen_process_resident_memory_bytes')).toBeGreaterThan(0);
     });
@@ -276,6 +280,16 @@ describe('standalone: operability', () => {
         const problems = validator.check(c.path, c.method, res.status, res.body);
         expect({ request: `${c.method} ${c.path} -> ${res.status}`, problems }).toEqual({ request: expect.any(String), problems: [] });
         expect(res.headers.get('x-request-id')).toBeTruthy();
+        // Rate-limit headers on every answer that got past authentication (not on input rejected
+        // before the route runs: unreadable body, 413, 415).
+        if (![400, 401, 413, 415].includes(res.status)) {
+          for (const header of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
+            expect({ request: `${c.method} ${c.path} -> ${res.status}`, [header]: res.headers.get(header) }).toEqual({
+              request: expect.any(String),
+              [header]: expect.stringMatching(/^\d+$/),
+            });
+          }
+        }
         if (c.path === '/api/v1/generate' && res.status < 300) {
           expect(res.headers.get('location')).toBe(`/api/v1/generations/${res.body.id}`);
         }

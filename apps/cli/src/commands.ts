@@ -67,6 +67,15 @@ export const COMMANDS: Record<string, CommandSpec> = {
       force: { description: 'also when a worker still holds a live lease on it', flag: true },
     },
   },
+  'deliveries retry': {
+    summary: 'Send again every webhook whose latest delivery failed since a time (after an endpoint is fixed).',
+    options: {
+      since: { description: 'failed at or after this: an ISO 8601 time, or a duration ago (90m, 2h, 1d)', required: true },
+      account: { description: 'only this account id' },
+      limit: { description: 'at most this many generations (default 500, max 10000)' },
+      'dry-run': { description: 'list what would be sent, send nothing', flag: true },
+    },
+  },
   'plans set': {
     summary: "Change an account's plan and, for pro/enterprise, its limits.",
     options: {
@@ -100,6 +109,17 @@ export function usage(command?: string): string {
     'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data).',
   );
   return lines.join('\n');
+}
+
+/** `--since`: an ISO 8601 time, or a duration before now (90s, 15m, 2h, 1d). */
+export function parseSince(value: string | undefined, now = Date.now()): Date {
+  if (value === undefined) throw new ValidationError('--since is required');
+  if (/^\d{1,9}[smhd]?$/.test(value.trim())) return new Date(now - (parseDuration('since', value) as number) * 1000);
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw new ValidationError('--since must be an ISO 8601 time (2026-11-21T10:00:00Z) or a duration such as 90m, 2h or 1d');
+  }
+  return new Date(time);
 }
 
 const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };

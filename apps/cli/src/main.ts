@@ -9,9 +9,9 @@ import { ApiKeysService, authDatabaseOptions, GatewayModule, openAuthDatabase, P
 import { generationDatabaseOptions, JobAdminService, JobInspection, openGenerationDatabase } from '@gen/generation';
 import { runPendingMigrations } from '@gen/persistence';
 import { InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
-import { webhooksDatabaseOptions } from '@gen/webhooks';
+import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
 import { resolveCliDatabase } from './cli-database';
-import { COMMANDS, EXIT, parseDuration, parseInteger, parsePlan, usage } from './commands';
+import { COMMANDS, EXIT, parseDuration, parseInteger, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
 type Out = (human: string, data: unknown) => void;
@@ -65,6 +65,7 @@ async function main(argv: string[]): Promise<number> {
     try {
       if (command === 'migrate') await migrate(database.url, out);
       else if (command.startsWith('jobs ')) await jobs(command, options, database.url, out);
+      else if (command === 'deliveries retry') await retryDeliveries(options, database.url, out);
       else await services(command, options, database.url, out);
       return EXIT.ok;
     } finally {
@@ -163,6 +164,53 @@ async function jobs(command: string, o: Options, url: string, out: Out): Promise
   }
 }
 
+const GATEWAY_CLI_SETTINGS = {
+  publicBaseUrl: '',
+  syncWaitMs: 0,
+  bodyLimitBytes: 0,
+  outputsDir: null,
+  rpcTimeoutMs: 10_000,
+  webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
+};
+
+/** Queues redeliveries of failed webhooks; the running webhooks service sends them. */
+async function retryDeliveries(o: Options, url: string, out: Out): Promise<void> {
+  const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const since = parseSince(str('since'));
+  const limit = parseInteger('limit', str('limit'), 500);
+  if (limit < 1 || limit > 10_000) throw new ValidationError('--limit must be between 1 and 10000');
+  const webhooks = await openWebhooksDatabase(url, 2, 'verify');
+  const auth = await openAuthDatabase(url, 2, 'verify').catch(async (error: unknown) => {
+    await webhooks.destroy();
+    throw error;
+  });
+  const bus = new InProcessBus();
+  @Module({
+    imports: [TransportModule.forRoot({ kind: 'in-process', bus }), GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS })],
+  })
+  class KeysModule {}
+  const keysApp = await NestFactory.createApplicationContext(KeysModule, { logger: false });
+  try {
+    const keys = keysApp.get(ApiKeysService);
+    const outcomes = await new DeliveriesAdminService(webhooks).retryFailedSince(
+      since,
+      { accountId: str('account'), limit, dryRun: o['dry-run'] === true },
+      (apiKeyId) => keys.defaultWebhookUrl(apiKeyId),
+    );
+    const count = (status: string) => outcomes.filter((r) => r.status === status).length;
+    const lines = outcomes.map((r) => `${r.job_id}  ${r.status.padEnd(11)} ${r.destination}${r.reason ? `  (${r.reason})` : ''}`);
+    lines.push(
+      o['dry-run'] === true
+        ? `${count('would_queue')} delivery(ies) would be queued (dry run; nothing sent).`
+        : `${count('queued')} redelivery(ies) queued since ${since.toISOString()}, ${count('skipped')} skipped; the webhooks service sends them within seconds.`,
+    );
+    out(lines.join('\n'), { since: since.toISOString(), deliveries: outcomes });
+  } finally {
+    await keysApp.close();
+    await Promise.allSettled([webhooks.destroy(), auth.destroy()]);
+  }
+}
+
 /** Accounts, keys, credits and plans: through the gateway's and billing's own services. */
 async function services(command: string, options: Options, url: string, out: Out): Promise<void> {
   const [auth, billing] = await Promise.all([openAuthDatabase(url, 2), openBillingDatabase(url, 2)]);
@@ -170,17 +218,7 @@ async function services(command: string, options: Options, url: string, out: Out
   @Module({
     imports: [
       TransportModule.forRoot({ kind: 'in-process', bus }),
-      GatewayModule.register({
-        dataSource: auth,
-        settings: {
-          publicBaseUrl: '',
-          syncWaitMs: 0,
-          bodyLimitBytes: 0,
-          outputsDir: null,
-          rpcTimeoutMs: 10_000,
-          webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
-        },
-      }),
+      GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS }),
       BillingModule.register(billing),
     ],
   })

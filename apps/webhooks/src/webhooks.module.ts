@@ -11,6 +11,7 @@ import { parseAllowList } from '@gen/webhook-policy';
 import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
 import { DeliveryMetrics, PrometheusDeliveryMetrics } from './metrics/delivery-metrics';
+import { DeliveryStatsRepository } from './metrics/delivery-stats.repository';
 
 export type { WebhooksSettings } from './webhooks.settings';
 
@@ -36,11 +37,13 @@ export class WebhooksModule {
         KeyWebhookSettingsService,
         DeliveryDispatcher,
         DeliveriesService,
+        DeliveryStatsRepository,
         {
           provide: DeliveryMetrics,
-          inject: [{ token: MetricsRegistry, optional: true }],
-          useFactory: (registry?: MetricsRegistry) =>
-            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false })),
+          inject: [{ token: MetricsRegistry, optional: true }, DeliveryStatsRepository, DeliveryDispatcher],
+          // Without the observability module (tools, unit tests) the metrics go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined, stats: DeliveryStatsRepository, dispatcher: DeliveryDispatcher) =>
+            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false }), stats, () => dispatcher.stats()),
         },
       ],
       exports: [DeliveriesService, DeliveryDispatcher],

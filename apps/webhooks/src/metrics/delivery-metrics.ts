@@ -1,88 +1,128 @@
+import { Logger } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
+import type { WebhookAttemptErrorClass } from '@gen/contracts';
 import { LATENCY_BUCKETS, MetricsRegistry } from '@gen/observability';
+import { DeliveryStatsRepository } from './delivery-stats.repository';
 
-/**
- * How one delivery attempt ended:
- * - `success`: a 2xx response;
- * - `http_error`: a complete non-2xx response (3xx included: redirects are not followed);
- * - `timeout`: no complete response within the attempt timeout;
- * - `network_error`: DNS failure, connection refused or reset, TLS error;
- * - `blocked`: refused by the URL/IP policy (SSRF) before any connection.
- */
-export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+/** How one attempt ended: `succeeded` (a 2xx), or the dispatcher's error class. */
+export type AttemptOutcomeLabel = 'succeeded' | WebhookAttemptErrorClass;
 
-/** How a delivery (all its attempts) ended. */
-export type DeliveryOutcome = 'delivered' | 'failed' | 'blocked' | 'skipped';
-
-/**
- * The metric hooks of the webhook dispatcher. The dispatcher (apps/webhooks) injects
- * `DeliveryMetrics` (provided by WebhooksModule) and calls:
- *
- * - `attemptStarted()` right before sending an attempt, and `attemptFinished(...)` once it has an
- *   outcome (always: also on timeout, network error and policy refusal; use try/finally);
- * - `deliveryFinished(outcome)` once per delivery when it reaches a final state: `delivered` on a
- *   2xx, `failed` after the last attempt failed, `blocked` when the destination is refused,
- *   `skipped` when there was nothing to send (no URL);
- * - `retryScheduled()` each time a failed attempt schedules the next one.
- *
- * These calls are cheap and never throw; they hold no state the dispatcher depends on.
- */
-export abstract class DeliveryMetrics {
-  abstract attemptStarted(): void;
-  abstract attemptFinished(attempt: { outcome: AttemptOutcome; durationMs: number; attemptNumber: number; statusCode?: number }): void;
-  abstract deliveryFinished(outcome: DeliveryOutcome): void;
-  abstract retryScheduled(): void;
+/** The dispatcher's own counters (DeliveryDispatcher.stats()). */
+export interface DispatcherStats {
+  inFlight: number;
+  timers: number;
+  due: number;
+  started: number;
+  lateOver100ms: number;
+  maxLatenessMs: number;
 }
 
-/** The Prometheus implementation of the dispatcher's hooks. */
+/**
+ * The webhooks service's metrics.
+ *
+ * Read at scrape time, with no change to the dispatcher: deliveries by status and overdue
+ * deliveries from the database (`gen_webhook_deliveries`, `gen_webhook_deliveries_overdue`,
+ * `gen_webhook_oldest_overdue_seconds`), and the dispatcher's own `stats()` (attempts in flight,
+ * waiting, started, late starts).
+ *
+ * Per-attempt outcomes and latency need one call from the dispatcher (apps/webhooks/src/dispatch/
+ * delivery-dispatcher.service.ts), which its owner adds by injecting `DeliveryMetrics`:
+ * - in `attempt()`, right after `sender.send(...)` (or the no-secret outcome) resolves:
+ *   `this.metrics.attemptFinished({ outcome: outcome.ok ? 'succeeded' : outcome.errorClass ?? 'connection', durationMs: outcome.durationMs, attemptNumber: claim.number })`;
+ * - where a delivery ends: `this.metrics.deliveryFinished('succeeded')` after a recorded 2xx, and
+ *   `this.metrics.deliveryFinished('failed')` in `logGaveUp()` (and for deliveries `failExhausted()` closes).
+ * Until then `gen_webhook_attempts_total` and `gen_webhook_attempt_duration_seconds` stay empty; the
+ * database gauges above already show outcomes (succeeded/failed totals) and backlog.
+ */
+export abstract class DeliveryMetrics {
+  abstract attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void;
+  abstract deliveryFinished(outcome: 'succeeded' | 'failed'): void;
+}
+
 export class PrometheusDeliveryMetrics extends DeliveryMetrics {
+  private readonly logger = new Logger('DeliveryMetrics');
   private readonly attempts: Counter<'outcome' | 'attempt'>;
   private readonly attemptDuration: Histogram<'outcome'>;
-  private readonly deliveries: Counter<'outcome'>;
-  private readonly retries: Counter;
-  private readonly inFlight: Gauge;
+  private readonly finished: Counter<'outcome'>;
 
-  constructor(metrics: MetricsRegistry) {
+  constructor(metrics: MetricsRegistry, stats: DeliveryStatsRepository, dispatcher: () => DispatcherStats | undefined) {
     super();
     const registers = [metrics.registry];
     this.attempts = new Counter({
       name: 'gen_webhook_attempts_total',
-      help: 'Webhook delivery attempts by outcome and attempt number (1-3)',
+      help: 'Webhook delivery attempts by outcome (succeeded or error class) and attempt number (1-3)',
       labelNames: ['outcome', 'attempt'],
       registers,
     });
     this.attemptDuration = new Histogram({
       name: 'gen_webhook_attempt_duration_seconds',
-      help: 'Webhook attempt latency, from sending to outcome',
+      help: 'Webhook attempt latency, from signing to outcome',
       labelNames: ['outcome'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.deliveries = new Counter({
-      name: 'gen_webhook_deliveries_total',
-      help: 'Webhook deliveries by final outcome (delivered, failed, blocked, skipped)',
+    this.finished = new Counter({
+      name: 'gen_webhook_deliveries_finished_total',
+      help: 'Webhook deliveries finished by this process, by outcome (succeeded, failed)',
       labelNames: ['outcome'],
       registers,
     });
-    this.retries = new Counter({ name: 'gen_webhook_retries_scheduled_total', help: 'Webhook retries scheduled', registers });
-    this.inFlight = new Gauge({ name: 'gen_webhook_attempts_in_flight', help: 'Webhook attempts being sent now', registers });
+
+    let pending: Promise<void> | undefined;
+    const gauges: Record<string, Gauge<string>> = {};
+    const collect = async () => {
+      pending ??= stats
+        .read()
+        .then((s) => {
+          for (const [status, n] of Object.entries(s.byStatus)) gauges.deliveries.set({ status }, n);
+          gauges.overdue.set(s.overdue);
+          gauges.oldest.set(s.oldestOverdueSeconds);
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Delivery statistics unavailable for this scrape'))
+        .finally(() => setImmediate(() => (pending = undefined)));
+      await pending;
+    };
+    gauges.deliveries = new Gauge({
+      name: 'gen_webhook_deliveries',
+      help: 'Webhook deliveries by status (pending, succeeded, failed), from the database',
+      labelNames: ['status'],
+      registers,
+      collect,
+    });
+    gauges.overdue = new Gauge({
+      name: 'gen_webhook_deliveries_overdue',
+      help: 'Pending deliveries whose next attempt is more than 5 s overdue',
+      registers,
+      collect,
+    });
+    gauges.oldest = new Gauge({
+      name: 'gen_webhook_oldest_overdue_seconds',
+      help: 'How late the most overdue pending delivery is',
+      registers,
+      collect,
+    });
+    const fromDispatcher = (name: string, help: string, read: (s: DispatcherStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const s = dispatcher();
+          if (s) this.set(read(s));
+        },
+      });
+    fromDispatcher('gen_webhook_attempts_in_flight', 'Webhook attempts being sent by this process', (s) => s.inFlight);
+    fromDispatcher('gen_webhook_deliveries_waiting', 'Deliveries this process holds for a later attempt or a free slot', (s) => s.timers + s.due);
+    fromDispatcher('gen_webhook_attempts_started', 'Attempts started by this process since it started', (s) => s.started);
+    fromDispatcher('gen_webhook_attempts_started_late', 'Attempts this process started more than 100 ms after their schedule', (s) => s.lateOver100ms);
   }
 
-  attemptStarted(): void {
-    this.inFlight.inc();
-  }
-
-  attemptFinished(attempt: { outcome: AttemptOutcome; durationMs: number; attemptNumber: number }): void {
-    this.inFlight.dec();
+  attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void {
     this.attempts.inc({ outcome: attempt.outcome, attempt: String(attempt.attemptNumber) });
     this.attemptDuration.observe({ outcome: attempt.outcome }, Math.max(0, attempt.durationMs) / 1000);
   }
 
-  deliveryFinished(outcome: DeliveryOutcome): void {
-    this.deliveries.inc({ outcome });
-  }
-
-  retryScheduled(): void {
-    this.retries.inc();
+  deliveryFinished(outcome: 'succeeded' | 'failed'): void {
+    this.finished.inc({ outcome });
   }
 }

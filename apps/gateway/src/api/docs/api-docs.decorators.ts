@@ -21,6 +21,8 @@ export const RATE_LIMIT_HEADERS: HeadersObject = {
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
 };
 
+const NO_RATE_LIMIT_HEADERS = [400, 401, 413, 415];
+
 const RETRY_AFTER: HeadersObject = {
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
 };
@@ -48,7 +50,12 @@ export function ApiErrors(...statuses: number[]): MethodDecorator & ClassDecorat
         status,
         description: ERROR_DESCRIPTIONS[status],
         type: ErrorEnvelopeDto,
-        headers: { ...COMMON_HEADERS, ...(status === 429 || status === 503 ? RETRY_AFTER : {}), ...(status === 401 ? {} : RATE_LIMIT_HEADERS) },
+        headers: {
+          ...COMMON_HEADERS,
+          ...(status === 429 || status === 503 ? RETRY_AFTER : {}),
+          // Not on answers given before the rate limiter runs (no key, unreadable body).
+          ...(NO_RATE_LIMIT_HEADERS.includes(status) ? {} : RATE_LIMIT_HEADERS),
+        },
       }),
     ),
   );
