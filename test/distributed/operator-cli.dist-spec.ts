@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { http } from '@gen/testing';
 import { createTestDatabase } from '@gen/testing';
+import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 
 const ROOT = join(__dirname, '..', '..');
@@ -114,5 +117,67 @@ describe('distributed: operator CLI', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('already failed');
     expect(cli(h.database.url, 'jobs', 'inspect', '--job', '00000000-0000-4000-8000-000000000000').code).toBe(1);
+  });
+
+  it('deliveries retry --since sends again the webhooks that failed once the endpoint is fixed', async () => {
+    // A receiver that fails until it is "fixed".
+    let healthy = false;
+    const received: Array<{ deliveryId: string; body: string }> = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        received.push({ deliveryId: String(req.headers['x-service-delivery-id']), body });
+        res.writeHead(healthy ? 200 : 500).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      const dashboard = new DashboardClient(h.url);
+      expect((await dashboard.signUp(testEmail('retry'), TEST_PASSWORD)).status).toBe(201);
+      const created = await dashboard.request('POST', '/keys', { body: { name: 'hooks', webhook_url: hook } });
+      expect(created.status).toBe(201);
+      const key: string = created.body.api_key;
+      const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'pixel-flux-1', prompt: 'a failing hook', type: 'TEXT_TO_IMAGE' } });
+      expect(res.status).toBe(200);
+
+      // Three attempts (0 s, +2 s, +6 s), all 500: the delivery fails.
+      let failed: Array<{ id: string; status: string }> = [];
+      for (let i = 0; i < 100; i++) {
+        failed = await h.query(`SELECT id, status FROM webhooks.deliveries WHERE job_id = $1`, [res.body.id]);
+        if (failed[0]?.status === 'failed') break;
+        await sleep(200);
+      }
+      expect(failed).toEqual([{ id: expect.stringMatching(/^wh_/), status: 'failed' }]);
+      expect(received).toHaveLength(3);
+
+      const dry = cli(h.database.url, 'deliveries', 'retry', '--since', '10m', '--dry-run', '--json');
+      expect(dry.code).toBe(0);
+      expect(dry.json.deliveries).toEqual([
+        expect.objectContaining({ job_id: res.body.id, failed_delivery_id: failed[0].id, status: 'would_queue', destination: new URL(hook).origin }),
+      ]);
+      expect(cli(h.database.url, 'deliveries', 'retry', '--since', 'yesterday').code).toBe(2);
+
+      healthy = true;
+      const retried = cli(h.database.url, 'deliveries', 'retry', '--since', '10m', '--json');
+      expect(retried.code).toBe(0);
+      const [queued] = retried.json.deliveries;
+      expect(queued).toMatchObject({ job_id: res.body.id, status: 'queued', delivery_id: expect.stringMatching(/^wh_/) });
+      expect(queued.delivery_id).not.toBe(failed[0].id);
+
+      // The running webhooks service sends it: same body, the new delivery id; then nothing is left to retry.
+      for (let i = 0; i < 100 && received.length < 4; i++) await sleep(100);
+      expect(received).toHaveLength(4);
+      expect(received[3]).toEqual({ deliveryId: queued.delivery_id, body: received[0].body });
+      for (let i = 0; i < 50; i++) {
+        const [row] = await h.query<{ status: string }>(`SELECT status FROM webhooks.deliveries WHERE id = $1`, [queued.delivery_id]);
+        if (row.status === 'succeeded') break;
+        await sleep(100);
+      }
+      expect(cli(h.database.url, 'deliveries', 'retry', '--since', '10m', '--json').json.deliveries).toEqual([]);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

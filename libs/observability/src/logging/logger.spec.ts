@@ -41,6 +41,20 @@ describe('structured logs never carry credentials', () => {
     expect(lines[4].msg).toBe('retrying with Authorization: Bearer [redacted], signature sha256=[redacted]');
   });
 
+  it('logs host errors (an AbortSignal DOMException) without throwing, and keeps clean errors as they are', () => {
+    const out = capture();
+    const log = createPinoLogger({ service: 'test', level: 'info', destination: out.stream });
+    const controller = new AbortController();
+    controller.abort();
+    expect(() => log.error({ err: controller.signal.reason }, 'aborted')).not.toThrow();
+    expect(() => log.error({ err: AbortSignal.timeout(0).reason ?? new DOMException('x', 'TimeoutError') }, 'timeout')).not.toThrow();
+    const plain = new Error('connection refused');
+    log.error({ err: plain }, 'plain');
+    const lines = out.lines();
+    expect(lines[0]).toMatchObject({ msg: 'aborted', err: { type: 'DOMException', message: expect.stringContaining('abort') } });
+    expect(lines[2]).toMatchObject({ err: { type: 'Error', message: 'connection refused', stack: expect.stringContaining('Error: connection refused') } });
+  });
+
   it('keeps ordinary text and identifiers intact', () => {
     expect(scrubString('job 6f1c1c5e-3b1e-4a57-9c1a-6b2d0f0e9a11 done in 12 ms')).toBe('job 6f1c1c5e-3b1e-4a57-9c1a-6b2d0f0e9a11 done in 12 ms');
     expect(scrubString('https://example.com/hook?x=1')).toBe('https://example.com/hook?x=1');

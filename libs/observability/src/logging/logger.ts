@@ -45,8 +45,14 @@ export function pinoOptions(options: LoggingOptions): LoggerOptions {
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     hooks: {
       // Every argument (message, merged object, error) is scrubbed of credential-shaped strings.
+      // Logging never throws into the caller: a value that cannot be scrubbed is dropped instead.
       logMethod(args, method) {
-        const scrubbed = args.map((arg) => scrubValue(arg)) as Parameters<typeof method>;
+        let scrubbed: Parameters<typeof method>;
+        try {
+          scrubbed = args.map((arg) => scrubValue(arg)) as Parameters<typeof method>;
+        } catch {
+          scrubbed = [typeof args[args.length - 1] === 'string' ? scrubString(args[args.length - 1] as string) : 'log line dropped: unserializable'];
+        }
         method.apply(this, scrubbed);
       },
     },

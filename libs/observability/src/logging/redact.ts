@@ -86,13 +86,7 @@ export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>
     });
     return changed ? copy : value;
   }
-  if (value instanceof Error) {
-    const scrubbed = Object.create(Object.getPrototypeOf(value) as object) as Record<string, unknown>;
-    for (const key of Object.getOwnPropertyNames(value)) {
-      scrubbed[key] = scrubValue((value as unknown as Record<string, unknown>)[key], depth + 1, seen);
-    }
-    return scrubbed;
-  }
+  if (value instanceof Error) return scrubError(value, depth, seen);
   if (value instanceof Date || Buffer.isBuffer(value)) return value;
   let copy: Record<string, unknown> | undefined;
   for (const [key, item] of Object.entries(value)) {
@@ -103,4 +97,35 @@ export function scrubValue(value: unknown, depth = 0, seen = new WeakSet<object>
     }
   }
   return copy ?? value;
+}
+
+/** Reads a property that may be a throwing getter (DOMException's, on a foreign receiver). */
+function read(get: () => unknown): unknown {
+  try {
+    return get();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An error is kept as is (pino serializes it with its type and stack) unless its message, stack or
+ * own fields carry a credential; then a plain copy with those scrubbed replaces it. Never a new
+ * object with the error's prototype: host errors (DOMException) throw on such receivers.
+ */
+function scrubError(error: Error, depth: number, seen: WeakSet<object>): unknown {
+  const message = read(() => error.message);
+  const stack = read(() => error.stack);
+  const cleanMessage = typeof message === 'string' ? scrubString(message) : message;
+  const cleanStack = typeof stack === 'string' ? scrubString(stack) : stack;
+  let changed = cleanMessage !== message || cleanStack !== stack;
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(error)) {
+    const field = read(() => (error as unknown as Record<string, unknown>)[key]);
+    const clean = scrubValue(field, depth + 1, seen);
+    fields[key] = clean;
+    if (clean !== field) changed = true;
+  }
+  if (!changed) return error;
+  return { type: read(() => error.name), message: cleanMessage, stack: cleanStack, ...fields };
 }
