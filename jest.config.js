@@ -18,6 +18,11 @@ module.exports = {
   // (jest.distributed.config.js reuses these settings)
   ...shared,
 
-  testMatch: ['<rootDir>/apps/**/*.spec.ts', '<rootDir>/libs/**/*.spec.ts', '<rootDir>/test/e2e/**/*.e2e-spec.ts'],
+  testMatch: [
+    '<rootDir>/apps/**/*.spec.ts',
+    '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/test/e2e/**/*.e2e-spec.ts',
+    '<rootDir>/test/ops/**/*.spec.ts',
+  ],
   maxWorkers: 2,
 };

@@ -43,8 +43,13 @@ export interface DistributedHarness {
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   /** The run's NATS connection (JetStream inspection). */
   nats(): Promise<NatsConnection>;
-  /** Sends a signal to one app (its replica `index`, default the first) and waits until its process has exited. */
-  kill(app: AppName, signal?: NodeJS.Signals, index?: number): Promise<void>;
+  /**
+   * Sends a signal to one app (its replica `index`, default the first) and waits until its process
+   * has exited (SIGKILL after 15 s); resolves with how it exited (`code 0`, `signal SIGKILL`).
+   */
+  kill(app: AppName, signal?: NodeJS.Signals, index?: number): Promise<string>;
+  /** An app replica's own HTTP base URL (/healthz, /readyz, /metrics); a gateway's is also its API URL. */
+  httpUrl(app: AppName, index?: number): string;
   /** Starts a stopped app (replica `index`) again with the same environment and waits until it answers. */
   restart(app: AppName, index?: number): Promise<void>;
   /** The process id of each replica of an app (undefined while it is not running). */
@@ -71,7 +76,9 @@ class AppProcess {
     readonly name: AppName,
     private readonly env: NodeJS.ProcessEnv,
     /** `gateway`, or `gateway#2` for a second replica. */
-    readonly label: string = name,
+    readonly label: string,
+    /** Its own HTTP listener (PORT for a gateway, HTTP_PORT for the others): health, readiness, metrics. */
+    readonly httpUrl: string,
   ) {}
 
   start(): void {
@@ -114,8 +121,8 @@ class AppProcess {
     return this.chunks.join('');
   }
 
-  async stop(signal: NodeJS.Signals, graceMs: number): Promise<void> {
-    if (!this.running || !this.child) return;
+  async stop(signal: NodeJS.Signals, graceMs: number): Promise<string> {
+    if (!this.running || !this.child) return this.exitInfo ?? 'not running';
     this.child.kill(signal);
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
     if ((await Promise.race([this.exited.then(() => 'exited' as const), timer])) === 'timeout') {
@@ -123,6 +130,7 @@ class AppProcess {
       this.child.kill('SIGKILL');
       await this.exited;
     }
+    return this.exitInfo ?? 'unknown';
   }
 
   private record(chunk: string): void {
@@ -187,6 +195,16 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   }
   const urls = ports.map((p) => `http://127.0.0.1:${p}`);
   const url = urls[0];
+  // Every other process has its own HTTP port too (HTTP_PORT: health, readiness, metrics).
+  const httpPorts = new Map<string, number>();
+  for (const name of APP_NAMES) {
+    for (let index = 0; index < replicas(name); index++) {
+      let port = name === 'gateway' ? ports[index] : await freePort();
+      while (name !== 'gateway' && (ports.includes(port) || [...httpPorts.values()].includes(port))) port = await freePort();
+      httpPorts.set(`${name}#${index}`, port);
+    }
+  }
+  const httpUrlOf = (name: AppName, index: number) => `http://127.0.0.1:${httpPorts.get(`${name}#${index}`)}`;
 
   const common: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -197,9 +215,13 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     STORAGE_DIR: storageDir,
     ENGINE_LATENCY_SCALE: '0',
     JOB_POLL_INTERVAL_MS: '100',
+    LOG_LEVEL: 'info',
+    SHUTDOWN_DELAY_MS: '300',
+    SHUTDOWN_TIMEOUT_MS: '8000',
     ...options.env,
   };
   const secretEncryptionKey = randomBytes(32).toString('base64');
+  const own = (name: AppName, index: number) => ({ HTTP_PORT: String(httpPorts.get(`${name}#${index}`)), HTTP_HOST: '127.0.0.1' });
   const perApp = (name: AppName, index: number): Record<string, string> => {
     switch (name) {
       case 'gateway':
@@ -213,11 +235,11 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
         };
       case 'billing':
-        return {};
+        return { ...own(name, index) };
       case 'generation':
-        return { CDN_BASE_URL: `${url}/cdn` };
+        return { ...own(name, index), CDN_BASE_URL: `${url}/cdn` };
       case 'webhooks':
-        return { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
+        return { ...own(name, index), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     }
   };
   // Only what a deployment would set: nothing of the test runner's own environment leaks in.
@@ -228,7 +250,12 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
       Array.from(
         { length: replicas(name) },
         (_, index) =>
-          new AppProcess(name, { ...baseEnv, ...common, ...perApp(name, index), ...options.appEnv?.[name] }, index === 0 ? name : `${name}#${index + 1}`),
+          new AppProcess(
+            name,
+            { ...baseEnv, ...common, ...perApp(name, index), ...options.appEnv?.[name] },
+            index === 0 ? name : `${name}#${index + 1}`,
+            httpUrlOf(name, index),
+          ),
       ),
     ]),
   );
@@ -270,10 +297,17 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     return res.status;
   };
 
-  /** Waits for Nest's start-up line of the given processes (and for none of them to exit meanwhile). */
+  /**
+   * Waits until each process answers /healthz on its own HTTP port (and none of them exits
+   * meanwhile), then until each is ready (/readyz: its database, NATS, and for a gateway the
+   * services behind it).
+   */
   const started = async (watched: AppProcess[], deadline: number) => {
     for (const a of watched) {
-      await until(`${a.label} to start`, deadline, async () => (/successfully started/.test(a.outputSinceStart()) ? true : undefined), watched);
+      await until(`${a.label} to answer /healthz`, deadline, async () => ((await status('/healthz', undefined, a.httpUrl)) === 200 ? true : undefined), watched);
+    }
+    for (const a of watched) {
+      await until(`${a.label} to be ready`, deadline, async () => ((await status('/readyz', undefined, a.httpUrl)) === 200 ? true : undefined), watched);
     }
   };
 
@@ -327,9 +361,10 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
       return (await pool.query(sql, params)).rows as T[];
     },
     nats: () => rpc.connection(),
-    async kill(name, signal = 'SIGKILL', index = 0) {
-      await app(name, index).stop(signal, 10_000);
+    kill(name, signal = 'SIGKILL', index = 0) {
+      return app(name, index).stop(signal, 15_000);
     },
+    httpUrl: (name, index = 0) => app(name, index).httpUrl,
     async restart(name, index = 0) {
       const target = app(name, index);
       if (target.running) throw new Error(`${target.label} is still running`);

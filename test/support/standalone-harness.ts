@@ -31,10 +31,11 @@ export async function startStandaloneHarness(
     DATABASE_URL: database.url,
     ENGINE_LATENCY_SCALE: '0',
     JOB_POLL_INTERVAL_MS: '100',
+    LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
     ...env,
   });
-  const running = await startStandalone(config, { logger: false, ...overrides });
+  const running = await startStandalone(config, overrides);
   const url = running.url;
   return {
     running,

@@ -1,4 +1,4 @@
-import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { BillingAccountEntity } from './accounts/billing-account.entity';
 import { HoldEntity } from './holds/hold.entity';
@@ -18,6 +18,6 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
 }
 
 /** Opens the billing schema's DataSource and applies its migrations. */
-export function openBillingDatabase(url: string, poolSize?: number): Promise<DataSource> {
-  return openServiceDataSource(billingDatabaseOptions(url, poolSize));
+export function openBillingDatabase(url: string, poolSize?: number, migrations: MigrationsMode = 'run'): Promise<DataSource> {
+  return openServiceDataSource(billingDatabaseOptions(url, poolSize), migrations);
 }

@@ -1,9 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { BILLING_DB } from './billing.tokens';
 import { BillingController } from './holds/billing.controller';
 import { BillingRepository } from './holds/billing.repository';
 import { BillingService } from './holds/billing.service';
+import { CreditMetrics } from './metrics/credit-metrics';
+import { HoldStatsRepository } from './metrics/hold-stats.repository';
 
 @Module({})
 export class BillingModule {
@@ -12,7 +15,19 @@ export class BillingModule {
     return {
       module: BillingModule,
       controllers: [BillingController],
-      providers: [{ provide: BILLING_DB, useValue: dataSource }, BillingRepository, BillingService],
+      providers: [
+        { provide: BILLING_DB, useValue: dataSource },
+        BillingRepository,
+        BillingService,
+        HoldStatsRepository,
+        {
+          provide: CreditMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }, HoldStatsRepository],
+          // Without the observability module (the CLI) the metrics go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined, stats: HoldStatsRepository) =>
+            new CreditMetrics(registry ?? new MetricsRegistry('billing', { defaultMetrics: false }), stats),
+        },
+      ],
       exports: [BillingService],
     };
   }

@@ -3,8 +3,11 @@ import { ValidationError } from '@gen/errors';
 
 export interface CommandSpec {
   summary: string;
-  options: Record<string, { description: string; required?: boolean }>;
+  options: Record<string, { description: string; required?: boolean; flag?: boolean }>;
 }
+
+/** Exit codes (README, "Operator CLI"). */
+export const EXIT = { ok: 0, refused: 1, usage: 2, failed: 3 } as const;
 
 /** Every command the operator CLI knows, for parsing and for --help. */
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -39,6 +42,40 @@ export const COMMANDS: Record<string, CommandSpec> = {
       note: { description: 'reason, kept in the ledger' },
     },
   },
+  migrate: {
+    summary: "Apply every service's pending database migrations (auth, billing, generation, webhooks) and exit.",
+    options: {},
+  },
+  'jobs list': {
+    summary: 'List jobs across accounts, oldest first (find stuck ones).',
+    options: {
+      status: { description: 'queued, processing, completed or failed' },
+      'older-than': { description: 'in that state for longer than this: 90s, 15m, 2h, 1d (queued: since submit; processing: since start)' },
+      account: { description: 'only this account id' },
+      limit: { description: 'at most this many (default 50, max 1000)' },
+    },
+  },
+  'jobs inspect': {
+    summary: "Show a job: state, attempts, lease, its events in the outbox and its credit hold.",
+    options: { job: { description: 'job (generation) id', required: true } },
+  },
+  'jobs fail': {
+    summary: 'Fail a stuck queued or processing job; its credits are refunded through the generation.failed event.',
+    options: {
+      job: { description: 'job (generation) id', required: true },
+      reason: { description: 'why, for the operator log (the customer sees a standard message)', required: true },
+      force: { description: 'also when a worker still holds a live lease on it', flag: true },
+    },
+  },
+  'deliveries retry': {
+    summary: 'Send again every webhook whose latest delivery failed since a time (after an endpoint is fixed).',
+    options: {
+      since: { description: 'failed at or after this: an ISO 8601 time, or a duration ago (90m, 2h, 1d)', required: true },
+      account: { description: 'only this account id' },
+      limit: { description: 'at most this many generations (default 500, max 10000)' },
+      'dry-run': { description: 'list what would be sent, send nothing', flag: true },
+    },
+  },
   'plans set': {
     summary: "Change an account's plan and, for pro/enterprise, its limits.",
     options: {
@@ -50,16 +87,49 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
 };
 
-export function usage(): string {
-  const lines = ['Usage: npm run cli -- <command> [--option value ...] [--json]', '', 'Commands:'];
-  for (const [name, spec] of Object.entries(COMMANDS)) {
-    lines.push(`  ${name.padEnd(16)} ${spec.summary}`);
-    for (const [option, o] of Object.entries(spec.options)) {
-      lines.push(`      --${option.padEnd(12)} ${o.description}${o.required ? ' (required)' : ''}`);
-    }
+function commandLines(name: string, spec: CommandSpec): string[] {
+  const lines = [`  ${name.padEnd(16)} ${spec.summary}`];
+  for (const [option, o] of Object.entries(spec.options)) {
+    lines.push(`      --${option.padEnd(12)} ${o.description}${o.required ? ' (required)' : ''}`);
   }
-  lines.push('', 'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data).');
+  return lines;
+}
+
+/** The whole help, or one command's. */
+export function usage(command?: string): string {
+  if (command && COMMANDS[command]) {
+    return [`Usage: npm run cli -- ${command} [--option value ...] [--json]`, '', ...commandLines(command, COMMANDS[command])].join('\n');
+  }
+  const lines = ['Usage: npm run cli -- <command> [--option value ...] [--json]', '', 'Commands:'];
+  for (const [name, spec] of Object.entries(COMMANDS)) lines.push(...commandLines(name, spec));
+  lines.push(
+    '',
+    'Options for every command: --json (machine-readable output on stdout), --help.',
+    'Exit codes: 0 done, 1 refused (the message says why), 2 usage error, 3 failed (e.g. database unreachable).',
+    'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data).',
+  );
   return lines.join('\n');
+}
+
+/** `--since`: an ISO 8601 time, or a duration before now (90s, 15m, 2h, 1d). */
+export function parseSince(value: string | undefined, now = Date.now()): Date {
+  if (value === undefined) throw new ValidationError('--since is required');
+  if (/^\d{1,9}[smhd]?$/.test(value.trim())) return new Date(now - (parseDuration('since', value) as number) * 1000);
+  const time = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(time)) {
+    throw new ValidationError('--since must be an ISO 8601 time (2026-11-21T10:00:00Z) or a duration such as 90m, 2h or 1d');
+  }
+  return new Date(time);
+}
+
+const DURATION_UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
+
+/** Parses 90s, 15m, 2h, 1d (or plain seconds) into seconds. */
+export function parseDuration(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d{1,9})([smhd]?)$/.exec(value.trim());
+  if (!match) throw new ValidationError(`--${name} must be a duration such as 90s, 15m, 2h or 1d`);
+  return Number(match[1]) * DURATION_UNITS[match[2] || 's'];
 }
 
 export function parseInteger(name: string, value: string | undefined, fallback?: number): number {

@@ -2,17 +2,30 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
-import { DomainError } from '@gen/errors';
-import { ApiKeysService, GatewayModule, openAuthDatabase, ProvisioningService } from '@gen/gateway';
+import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
+import { JOB_STATUSES, JobStatus } from '@gen/contracts';
+import { DomainError, ValidationError } from '@gen/errors';
+import { ApiKeysService, authDatabaseOptions, GatewayModule, openAuthDatabase, ProvisioningService } from '@gen/gateway';
+import { generationDatabaseOptions, JobAdminService, JobInspection, openGenerationDatabase } from '@gen/generation';
+import { runPendingMigrations } from '@gen/persistence';
 import { InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
+import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
 import { resolveCliDatabase } from './cli-database';
-import { COMMANDS, parseInteger, parsePlan, usage } from './commands';
+import { COMMANDS, EXIT, parseDuration, parseInteger, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
 type Out = (human: string, data: unknown) => void;
 
-/** The operator CLI: accounts, keys, credits and plans, straight against the services' own modules. */
+function commandOf(positionals: string[]): string | undefined {
+  const two = positionals.slice(0, 2).join(' ');
+  if (COMMANDS[two]) return two;
+  return positionals[0] && COMMANDS[positionals[0]] ? positionals[0] : undefined;
+}
+
+/**
+ * The operator CLI: accounts, keys, credits, plans, jobs and migrations, straight against the
+ * services' own modules and repositories. Exit codes: 0 done, 1 refused, 2 usage, 3 failed.
+ */
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -22,42 +35,190 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
       json: { type: 'boolean' },
       ...Object.fromEntries(
-        Object.values(COMMANDS).flatMap((c) => Object.keys(c.options).map((name) => [name, { type: 'string' as const }])),
+        Object.values(COMMANDS).flatMap((c) =>
+          Object.entries(c.options).map(([name, o]) => [name, { type: o.flag ? ('boolean' as const) : ('string' as const) }]),
+        ),
       ),
     },
   });
-  const command = positionals.slice(0, 2).join(' ');
-  if (values.help || !COMMANDS[command]) {
-    process.stdout.write(usage() + '\n');
-    return values.help ? 0 : 2;
+  const command = commandOf(positionals);
+  if (values.help) {
+    process.stdout.write(usage(command) + '\n');
+    return EXIT.ok;
+  }
+  if (!command) {
+    process.stderr.write((positionals.length ? `Unknown command "${positionals.join(' ')}".\n\n` : '') + usage() + '\n');
+    return EXIT.usage;
   }
   const options = values as Options;
   for (const [name, option] of Object.entries(COMMANDS[command].options)) {
     if (option.required && typeof options[name] !== 'string') {
-      process.stderr.write(`Missing --${name}.\n\n${usage()}\n`);
-      return 2;
+      process.stderr.write(`Missing --${name}.\n\n${usage(command)}\n`);
+      return EXIT.usage;
     }
   }
   const out: Out = (human, data) =>
     process.stdout.write((options.json ? JSON.stringify(data, null, 2) : human) + '\n');
 
-  const database = await resolveCliDatabase();
-  const [auth, billing] = await Promise.all([openAuthDatabase(database.url, 2), openBillingDatabase(database.url, 2)]);
+  try {
+    const database = await resolveCliDatabase();
+    try {
+      if (command === 'migrate') await migrate(database.url, out);
+      else if (command.startsWith('jobs ')) await jobs(command, options, database.url, out);
+      else if (command === 'deliveries retry') await retryDeliveries(options, database.url, out);
+      else await services(command, options, database.url, out);
+      return EXIT.ok;
+    } finally {
+      if (database.embedded) await database.embedded.stop();
+    }
+  } catch (error) {
+    if (error instanceof DomainError) {
+      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
+      if (options.json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2) + '\n');
+      return error.code === 'validation_error' ? EXIT.usage : EXIT.refused;
+    }
+    process.stderr.write(`Failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.failed;
+  }
+}
+
+/** The migration job: every schema's pending migrations, each under its advisory lock. */
+async function migrate(url: string, out: Out): Promise<void> {
+  const applied: Record<string, string[]> = {};
+  for (const [schema, options] of [
+    ['auth', authDatabaseOptions(url)],
+    ['billing', billingDatabaseOptions(url)],
+    ['generation', generationDatabaseOptions(url)],
+    ['webhooks', webhooksDatabaseOptions(url)],
+  ] as const) {
+    applied[schema] = await runPendingMigrations(options);
+  }
+  const lines = Object.entries(applied).map(([schema, names]) => `${schema}: ${names.length ? names.join(', ') : 'up to date'}`);
+  out(lines.join('\n'), { applied });
+}
+
+function jobLine(job: JobInspection['job']): string {
+  const age = job.started_at ?? job.created_at;
+  return `${job.id}  ${job.status.padEnd(10)} ${job.model_id.padEnd(16)} attempts ${job.attempts}  since ${new Date(age).toISOString()}  account ${job.account_id}`;
+}
+
+async function jobs(command: string, o: Options, url: string, out: Out): Promise<void> {
+  const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const generation = await openGenerationDatabase(url, 2, 'verify');
+  const billingDs = await openBillingDatabase(url, 2, 'verify').catch(async (error: unknown) => {
+    await generation.destroy();
+    throw error;
+  });
+  const billingApp = await NestFactory.createApplicationContext(BillingModule.register(billingDs), { logger: false });
+  try {
+    const admin = new JobAdminService(generation, process.env.CDN_BASE_URL ?? '');
+    const billing = billingApp.get(BillingService);
+    const withHold = async (inspection: JobInspection) => ({ ...inspection, hold: await billing.holdForJob(inspection.job.id) });
+    switch (command) {
+      case 'jobs list': {
+        const status = str('status');
+        if (status !== undefined && !(JOB_STATUSES as readonly string[]).includes(status)) {
+          throw new ValidationError(`--status must be one of ${JOB_STATUSES.join(', ')}`);
+        }
+        const limit = parseInteger('limit', str('limit'), 50);
+        if (limit < 1 || limit > 1000) throw new ValidationError('--limit must be between 1 and 1000');
+        const rows = await admin.list({
+          status: status as JobStatus | undefined,
+          olderThanSeconds: parseDuration('older-than', str('older-than')),
+          accountId: str('account'),
+          limit,
+        });
+        out(rows.map(jobLine).join('\n') || '(no jobs)', rows);
+        return;
+      }
+      case 'jobs inspect': {
+        const result = await withHold(await admin.inspect(str('job') as string));
+        out(
+          [
+            jobLine(result.job),
+            `lease: ${result.job.lease_owner ?? 'none'}${result.job.lease_expires_at ? ` until ${new Date(result.job.lease_expires_at).toISOString()}` : ''}${result.leaseExpired ? ' (EXPIRED)' : ''}`,
+            `error: ${result.job.error ?? '-'}`,
+            `hold: ${result.hold ? `${result.hold.amount} credits, ${result.hold.status}` : 'none'}`,
+            `events: ${result.events.map((e) => `${e.pattern} ${e.published_at ? 'published' : 'pending'}`).join(', ') || 'none'}`,
+          ].join('\n'),
+          result,
+        );
+        return;
+      }
+      case 'jobs fail': {
+        const result = await withHold(await admin.fail(str('job') as string, { force: o.force === true }));
+        out(
+          [
+            `Failed job ${result.job.id} (${str('reason')}).`,
+            `Its generation.failed event is in the outbox; billing releases the ${result.hold?.amount ?? 0} held credits once the`,
+            "generation service's relay publishes it (seconds, while a generation replica runs).",
+          ].join('\n'),
+          { ...result, reason: str('reason') },
+        );
+        return;
+      }
+    }
+  } finally {
+    await billingApp.close();
+    await Promise.allSettled([generation.destroy(), billingDs.destroy()]);
+  }
+}
+
+const GATEWAY_CLI_SETTINGS = {
+  publicBaseUrl: '',
+  syncWaitMs: 0,
+  bodyLimitBytes: 0,
+  outputsDir: null,
+  rpcTimeoutMs: 10_000,
+  webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
+};
+
+/** Queues redeliveries of failed webhooks; the running webhooks service sends them. */
+async function retryDeliveries(o: Options, url: string, out: Out): Promise<void> {
+  const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const since = parseSince(str('since'));
+  const limit = parseInteger('limit', str('limit'), 500);
+  if (limit < 1 || limit > 10_000) throw new ValidationError('--limit must be between 1 and 10000');
+  const webhooks = await openWebhooksDatabase(url, 2, 'verify');
+  const auth = await openAuthDatabase(url, 2, 'verify').catch(async (error: unknown) => {
+    await webhooks.destroy();
+    throw error;
+  });
+  const bus = new InProcessBus();
+  @Module({
+    imports: [TransportModule.forRoot({ kind: 'in-process', bus }), GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS })],
+  })
+  class KeysModule {}
+  const keysApp = await NestFactory.createApplicationContext(KeysModule, { logger: false });
+  try {
+    const keys = keysApp.get(ApiKeysService);
+    const outcomes = await new DeliveriesAdminService(webhooks).retryFailedSince(
+      since,
+      { accountId: str('account'), limit, dryRun: o['dry-run'] === true },
+      (apiKeyId) => keys.defaultWebhookUrl(apiKeyId),
+    );
+    const count = (status: string) => outcomes.filter((r) => r.status === status).length;
+    const lines = outcomes.map((r) => `${r.job_id}  ${r.status.padEnd(11)} ${r.destination}${r.reason ? `  (${r.reason})` : ''}`);
+    lines.push(
+      o['dry-run'] === true
+        ? `${count('would_queue')} delivery(ies) would be queued (dry run; nothing sent).`
+        : `${count('queued')} redelivery(ies) queued since ${since.toISOString()}, ${count('skipped')} skipped; the webhooks service sends them within seconds.`,
+    );
+    out(lines.join('\n'), { since: since.toISOString(), deliveries: outcomes });
+  } finally {
+    await keysApp.close();
+    await Promise.allSettled([webhooks.destroy(), auth.destroy()]);
+  }
+}
+
+/** Accounts, keys, credits and plans: through the gateway's and billing's own services. */
+async function services(command: string, options: Options, url: string, out: Out): Promise<void> {
+  const [auth, billing] = await Promise.all([openAuthDatabase(url, 2), openBillingDatabase(url, 2)]);
   const bus = new InProcessBus();
   @Module({
     imports: [
       TransportModule.forRoot({ kind: 'in-process', bus }),
-      GatewayModule.register({
-        dataSource: auth,
-        settings: {
-          publicBaseUrl: '',
-          syncWaitMs: 0,
-          bodyLimitBytes: 0,
-          outputsDir: null,
-          rpcTimeoutMs: 10_000,
-          webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
-        },
-      }),
+      GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS }),
       BillingModule.register(billing),
     ],
   })
@@ -66,17 +227,9 @@ async function main(argv: string[]): Promise<number> {
   await app.listen();
   try {
     await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(BillingService), out);
-    return 0;
-  } catch (error) {
-    if (error instanceof DomainError) {
-      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
-      return 1;
-    }
-    throw error;
   } finally {
     await app.close();
     await Promise.allSettled([auth.destroy(), billing.destroy()]);
-    if (database.embedded) await database.embedded.stop();
   }
 }
 
@@ -153,6 +306,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error('cli failed:', error);
-    process.exit(1);
+    process.exit(EXIT.failed);
   },
 );

@@ -1,4 +1,4 @@
-import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
@@ -22,6 +22,6 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
   };
 }
 
-export function openAuthDatabase(url: string, poolSize?: number): Promise<DataSource> {
-  return openServiceDataSource(authDatabaseOptions(url, poolSize));
+export function openAuthDatabase(url: string, poolSize?: number, migrations: MigrationsMode = 'run'): Promise<DataSource> {
+  return openServiceDataSource(authDatabaseOptions(url, poolSize), migrations);
 }

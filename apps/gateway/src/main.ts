@@ -1,9 +1,19 @@
 import 'reflect-metadata';
-import { ConsoleLogger, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { EnvReader, readNatsConfig, runMain } from '@gen/config';
-import { NatsJetStreamServer, TransportModule } from '@gen/transport';
+import { EnvReader, readNatsConfig, readOpsConfig, runMain } from '@gen/config';
+import { HealthSubjects } from '@gen/contracts';
+import {
+  configureObservedHttp,
+  drainAndClose,
+  flagCheck,
+  natsCheck,
+  ObservabilityModule,
+  postgresCheck,
+  servicePingCheck,
+} from '@gen/observability';
+import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
 import { readDashboardSettings, readWebhookPolicy, readWebhookSecretKeys } from './dashboard/dashboard.settings';
 import { openAuthDatabase } from './gateway.database';
 import { GatewayModule } from './gateway.module';
@@ -15,9 +25,8 @@ runMain('gateway', async () => {
   const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
   const nats = readNatsConfig(env, 'gateway');
   const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
-  const port = env.int('PORT', 3000, { min: 0, max: 65535 });
-  const host = env.string('HOST', '0.0.0.0');
-  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const ops = readOpsConfig(env, { portVariable: 'PORT', port: 3000, host: '0.0.0.0', shutdownDelayMs: 2_000 });
+  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${ops.http.port}`);
   const settings = {
     publicBaseUrl,
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
@@ -28,24 +37,48 @@ runMain('gateway', async () => {
   };
   const dashboard = readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`) });
   const secretKeys = readWebhookSecretKeys(env);
+  const migrations = env.oneOf('MIGRATIONS', ['run', 'verify'] as const, 'run');
   env.done();
-  const dataSource = await openAuthDatabase(databaseUrl, poolSize);
+  const dataSource = await openAuthDatabase(databaseUrl, poolSize, migrations);
+  const server = new NatsJetStreamServer(nats, Math.min(10_000, ops.shutdown.timeoutMs / 2));
 
   @Module({
-    imports: [TransportModule.forRoot({ kind: 'nats', nats }), GatewayModule.register({ dataSource, settings, dashboard, secretKeys })],
+    imports: [
+      ObservabilityModule.forRoot({
+        service: 'gateway',
+        logging: { level: ops.logLevel },
+        answersPingFor: ['gateway'],
+        readiness: {
+          inject: [NatsRpcClient],
+          // Ready when its own database and NATS answer, and each service behind it answers its ping.
+          useFactory: (rpc: NatsRpcClient) => [
+            postgresCheck('postgres', dataSource),
+            natsCheck('nats', () => rpc.connection()),
+            flagCheck('nats:subscriptions', () => server.isConnected(), 'the NATS server side is not connected'),
+            ...(['billing', 'generation', 'webhooks'] as const).map((service) =>
+              servicePingCheck(service, (timeoutMs) => rpc.request(HealthSubjects[service], {}, timeoutMs)),
+            ),
+          ],
+        },
+      }),
+      TransportModule.forRoot({ kind: 'nats', nats }),
+      GatewayModule.register({ dataSource, settings, dashboard, secretKeys }),
+    ],
   })
   class GatewayAppModule {}
 
   const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(settings.bodyLimitBytes), {
-    logger: new ConsoleLogger({ json: true }),
+    bufferLogs: true,
   });
+  configureObservedHttp(app);
   configureHttpApp(app);
-  app.connectMicroservice({ strategy: new NatsJetStreamServer(nats) }, { inheritAppConfig: false });
+  app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
   await app.startAllMicroservices();
-  await app.listen(port, host);
+  await app.listen(ops.http.port, ops.http.host);
   return {
+    shutdownTimeoutMs: ops.shutdown.timeoutMs,
     stop: async () => {
-      await app.close();
+      await drainAndClose(app, ops.shutdown);
       await dataSource.destroy();
     },
   };

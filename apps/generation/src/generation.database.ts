@@ -1,4 +1,4 @@
-import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { JobEntity } from './jobs/job.entity';
 import { GenerationInit1763700000000 } from './migrations/1763700000000-generation-init';
@@ -16,6 +16,6 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
   };
 }
 
-export function openGenerationDatabase(url: string, poolSize?: number): Promise<DataSource> {
-  return openServiceDataSource(generationDatabaseOptions(url, poolSize));
+export function openGenerationDatabase(url: string, poolSize?: number, migrations: MigrationsMode = 'run'): Promise<DataSource> {
+  return openServiceDataSource(generationDatabaseOptions(url, poolSize), migrations);
 }

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { CATALOGUE, ModelDefinition } from './catalogue/catalogue';
 import { CATALOGUE_MODELS, CatalogueService } from './catalogue/catalogue.service';
@@ -10,6 +11,8 @@ import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './genera
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
+import { JobMetrics } from './metrics/job-metrics';
+import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
 import { applyModelEngines, ModelEngineBinding } from './remote/model-engines.config';
 import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
@@ -48,6 +51,14 @@ export class GenerationModule {
         JobsService,
         JobRunnerService,
         OutboxRelayService,
+        QueueStatsRepository,
+        {
+          provide: JobMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }, QueueStatsRepository],
+          // Without the observability module (tools, unit tests) the metrics go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined, stats: QueueStatsRepository) =>
+            new JobMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), stats),
+        },
       ],
       exports: [JobsService, CatalogueService, JobsRepository],
     };

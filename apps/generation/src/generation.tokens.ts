@@ -22,4 +22,6 @@ export interface GenerationSettings {
   queueCapPerSlot: number;
   /** Unique name of this process (lease owner). */
   workerId: string;
+  /** On shutdown, how long running jobs may take to finish before they are handed back (default 20 s). */
+  drainTimeoutMs?: number;
 }

@@ -7,3 +7,5 @@ export { InstantEngine } from './engines/instant.engine';
 export { JobsRepository } from './jobs/jobs.repository';
 export { readModelEngines, parseModelEngines, type ModelEngineBinding } from './remote/model-engines.config';
 export type { RemoteEngineSettings } from './remote/remote-engine.settings';
+export * from './admin/job-admin.service';
+export type { OperatorJobRow, OutboxRow } from './admin/job-admin.repository';

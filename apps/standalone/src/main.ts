@@ -48,12 +48,15 @@ async function main(): Promise<void> {
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal} received, shutting down...\n`);
+    process.stdout.write(JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'standalone', msg: `${signal} received: draining and shutting down` }) + '\n');
     running
       .stop()
       .then(() => rmSync(runtimeFile, { force: true }))
       .then(
-        () => process.exit(0),
+        () => {
+          process.stdout.write(JSON.stringify({ level: 'info', time: new Date().toISOString(), service: 'standalone', msg: 'stopped cleanly' }) + '\n');
+          process.exit(0);
+        },
         (error: unknown) => {
           console.error(error);
           process.exit(1);

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvReader } from '@gen/config';
+import { EnvReader, LogLevelName, readOpsConfig } from '@gen/config';
 import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
 import { ModelEngineBinding, readModelEngines } from '@gen/generation';
 
@@ -29,6 +29,8 @@ export interface StandaloneConfig {
   webhookSecretKeys: WebhookSecretKeyRing;
   /** Models bound to another engine (MODEL_ENGINES / MODEL_ENGINES_FILE; docs/engines.md). */
   modelEngines: ModelEngineBinding[];
+  logLevel: LogLevelName;
+  shutdown: { delayMs: number; timeoutMs: number };
 }
 
 /**
@@ -52,7 +54,8 @@ export function dataDirWebhookSecretKey(dataDir: string): string {
 /** Standalone mode's settings (README, "Configuration"), validated once; a bad value stops start-up. */
 export function loadStandaloneConfig(source: Record<string, string | undefined> = process.env): StandaloneConfig {
   const env = new EnvReader(source);
-  const port = env.int('PORT', 3000, { min: 0, max: 65535 });
+  const ops = readOpsConfig(env, { portVariable: 'PORT', port: 3000, host: '127.0.0.1', shutdownDelayMs: 0 });
+  const port = ops.http.port;
   const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
   const cdnBaseUrl = env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`);
   const dataDir = resolve(env.string('DATA_DIR', '.data'));
@@ -60,7 +63,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
   const webhookAllowPrivateNetworks = env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true);
   const webhookAllowList = env.list('WEBHOOK_ALLOW_LIST');
   const config: StandaloneConfig = {
-    host: env.string('HOST', '127.0.0.1'),
+    host: ops.http.host,
     port,
     publicBaseUrl,
     cdnBaseUrl,
@@ -82,6 +85,8 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
     modelEngines: readModelEngines(env),
+    logLevel: ops.logLevel,
+    shutdown: ops.shutdown,
   };
   if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
     env.problem(`ENGINE_LATENCY_SCALE must be a non-negative number (got "${source.ENGINE_LATENCY_SCALE}")`);

@@ -8,6 +8,8 @@ import type { DataSource } from 'typeorm';
 
 export interface StandaloneParts {
   bus: InProcessBus;
+  /** Logs, metrics and health for the process (ObservabilityModule.forRoot). */
+  observability: DynamicModule;
   databases: { auth: DataSource; billing: DataSource; generation: DataSource; webhooks: DataSource };
   gateway: GatewaySettings;
   dashboard: DashboardSettings;
@@ -27,6 +29,7 @@ export class StandaloneModule {
     return {
       module: StandaloneModule,
       imports: [
+        parts.observability,
         TransportModule.forRoot({ kind: 'in-process', bus: parts.bus }),
         GatewayModule.register({
           dataSource: parts.databases.auth,

@@ -1,14 +1,23 @@
-import { ConsoleLogger, LoggerService } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { join } from 'node:path';
 import { openBillingDatabase } from '@gen/billing';
 import { processIdentity } from '@gen/config';
+import { HealthSubjects } from '@gen/contracts';
 import { configureHttpApp, createFastifyAdapter, openAuthDatabase, ProvisioningService } from '@gen/gateway';
 import { Engine, ModelDefinition, openGenerationDatabase } from '@gen/generation';
+import {
+  configureObservedHttp,
+  drainAndClose,
+  ObservabilityModule,
+  postgresCheck,
+  servicePingCheck,
+} from '@gen/observability';
 import { ensureDatabase, EmbeddedPostgresHandle, startEmbeddedPostgres } from '@gen/persistence';
-import { InProcessBus, InProcessServer } from '@gen/transport';
+import { InProcessBus, InProcessServer, RpcClient } from '@gen/transport';
 import { openWebhooksDatabase } from '@gen/webhooks';
+import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { StandaloneConfig } from './standalone.config';
 import { StandaloneModule } from './standalone.module';
@@ -28,7 +37,13 @@ export interface RunningStandalone {
 export interface StandaloneOverrides {
   models?: readonly ModelDefinition[];
   engines?: Record<string, Engine>;
+  /**
+   * `false` silences every log line (same as LOG_LEVEL=silent); a LoggerService receives Nest's
+   * application logs instead of pino (tests that read them). Request lines stay with pino.
+   */
   logger?: LoggerService | false;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
 }
 
 /** Starts the whole service in one process: embedded (or given) Postgres, four modules, one HTTP server. */
@@ -50,7 +65,25 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
     ]);
     opened.push(auth, billing, generation, webhooks);
     const bus = new InProcessBus();
+    const observability = ObservabilityModule.forRoot({
+      service: 'standalone',
+      logging: { level: overrides.logger === false ? 'silent' : config.logLevel, destination: overrides.logDestination },
+      answersPingFor: ['gateway', 'billing', 'generation', 'webhooks'],
+      readiness: {
+        inject: [RpcClient],
+        useFactory: (rpc: RpcClient) => [
+          postgresCheck('postgres:auth', auth),
+          postgresCheck('postgres:billing', billing),
+          postgresCheck('postgres:generation', generation),
+          postgresCheck('postgres:webhooks', webhooks),
+          ...(['billing', 'generation', 'webhooks'] as const).map((service) =>
+            servicePingCheck(service, () => rpc.request(HealthSubjects[service], {})),
+          ),
+        ],
+      },
+    });
     const module = StandaloneModule.forRoot({
+      observability,
       bus,
       databases: { auth, billing, generation, webhooks },
       gateway: {
@@ -77,6 +110,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         latencyScale: config.latencyScale,
         queueCapPerSlot: config.queueCapPerSlot,
         workerId: processIdentity('standalone'),
+        drainTimeoutMs: Math.max(500, config.shutdown.timeoutMs - 5_000),
       },
       webhooks: {
         allowHttp: config.webhookAllowHttp,
@@ -89,9 +123,11 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       modelEngines: config.modelEngines,
     });
     const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes), {
-      logger: overrides.logger ?? new ConsoleLogger({ json: true, logLevels: ['log', 'warn', 'error', 'fatal'] }),
+      bufferLogs: true,
       abortOnError: false,
     });
+    configureObservedHttp(app);
+    if (overrides.logger) app.useLogger(overrides.logger);
     configureHttpApp(app);
     // RpcErrorFilter is bound on each message controller (a hybrid app's microservice is already initialised here).
     app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
@@ -106,7 +142,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       databases: { auth, billing, generation, webhooks },
       embeddedPostgres: embedded,
       stop: async () => {
-        await app.close();
+        await drainAndClose(app, config.shutdown);
         await Promise.allSettled(opened.map((ds) => ds.destroy()));
         if (embedded) await embedded.stop();
       },

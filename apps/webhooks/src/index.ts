@@ -3,3 +3,5 @@ export * from './webhooks.database';
 export * from './webhooks.settings';
 export * from './deliveries/deliveries.service';
 export * from './dispatch/delivery-dispatcher.service';
+export * from './metrics/delivery-metrics';
+export * from './admin/deliveries-admin.service';

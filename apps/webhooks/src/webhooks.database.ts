@@ -1,4 +1,4 @@
-import { openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { AttemptEntity } from './deliveries/attempt.entity';
 import { DeliveryEntity } from './deliveries/delivery.entity';
@@ -17,7 +17,7 @@ export function webhooksDatabaseOptions(url: string, poolSize?: number): Service
   };
 }
 
-/** Opens the webhooks schema's DataSource and applies its migrations. */
-export function openWebhooksDatabase(url: string, poolSize?: number): Promise<DataSource> {
-  return openServiceDataSource(webhooksDatabaseOptions(url, poolSize));
+/** Opens the webhooks schema's DataSource and applies (or, with `verify`, checks) its migrations. */
+export function openWebhooksDatabase(url: string, poolSize?: number, migrations: MigrationsMode = 'run'): Promise<DataSource> {
+  return openServiceDataSource(webhooksDatabaseOptions(url, poolSize), migrations);
 }

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
@@ -9,6 +10,8 @@ import { KeyWebhookSettingsService } from './keys/key-webhook-settings.service';
 import { parseAllowList } from '@gen/webhook-policy';
 import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
+import { DeliveryMetrics, PrometheusDeliveryMetrics } from './metrics/delivery-metrics';
+import { DeliveryStatsRepository } from './metrics/delivery-stats.repository';
 
 export type { WebhooksSettings } from './webhooks.settings';
 
@@ -34,6 +37,14 @@ export class WebhooksModule {
         KeyWebhookSettingsService,
         DeliveryDispatcher,
         DeliveriesService,
+        DeliveryStatsRepository,
+        {
+          provide: DeliveryMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }, DeliveryStatsRepository, DeliveryDispatcher],
+          // Without the observability module (tools, unit tests) the metrics go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined, stats: DeliveryStatsRepository, dispatcher: DeliveryDispatcher) =>
+            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false }), stats, () => dispatcher.stats()),
+        },
       ],
       exports: [DeliveriesService, DeliveryDispatcher],
     };

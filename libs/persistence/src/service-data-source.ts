@@ -34,14 +34,29 @@ export function createServiceDataSource(options: ServiceDatabaseOptions): DataSo
 }
 
 /**
+ * `run`: apply pending migrations at start (the default; fine for one replica or standalone).
+ * `verify`: apply nothing and refuse to start while migrations are pending (deployments where the
+ * migration job runs them first and the services' database roles need no DDL rights).
+ */
+export type MigrationsMode = 'run' | 'verify';
+
+export class PendingMigrationsError extends Error {
+  constructor(schema: string) {
+    super(`Schema "${schema}" has pending migrations: run the migration job (cli migrate) first, or set MIGRATIONS=run.`);
+    this.name = 'PendingMigrationsError';
+  }
+}
+
+/**
  * Connects, creates the schema if needed and applies pending migrations, holding an advisory lock
  * so that replicas starting together do not run the same migration twice.
  */
-export async function openServiceDataSource(options: ServiceDatabaseOptions): Promise<DataSource> {
+export async function openServiceDataSource(options: ServiceDatabaseOptions, mode: MigrationsMode = 'run'): Promise<DataSource> {
   const dataSource = createServiceDataSource(options);
   await dataSource.initialize();
   try {
-    await migrateWithLock(dataSource, options.schema);
+    if (mode === 'run') await migrateWithLock(dataSource, options.schema);
+    else if (await hasPendingMigrations(dataSource)) throw new PendingMigrationsError(options.schema);
   } catch (error) {
     await dataSource.destroy();
     throw error;
@@ -49,15 +64,32 @@ export async function openServiceDataSource(options: ServiceDatabaseOptions): Pr
   return dataSource;
 }
 
-export async function migrateWithLock(dataSource: DataSource, schema: string): Promise<void> {
+/** Applies pending migrations under the schema's advisory lock; returns the names of those applied. */
+export async function migrateWithLock(dataSource: DataSource, schema: string): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`gen-migrations:${schema}`]);
     await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-    await dataSource.runMigrations({ transaction: 'each' });
+    return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
   } finally {
     await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [`gen-migrations:${schema}`]).catch(() => undefined);
     await runner.release();
+  }
+}
+
+/** True when the schema lacks a migration this build knows (its migrations table is missing or behind). */
+export async function hasPendingMigrations(dataSource: DataSource): Promise<boolean> {
+  return dataSource.showMigrations();
+}
+
+/** Applies a schema's pending migrations on a short-lived connection (the migration job); returns their names. */
+export async function runPendingMigrations(options: ServiceDatabaseOptions): Promise<string[]> {
+  const dataSource = createServiceDataSource({ ...options, poolSize: 2 });
+  await dataSource.initialize();
+  try {
+    return await migrateWithLock(dataSource, options.schema);
+  } finally {
+    await dataSource.destroy();
   }
 }

@@ -9,6 +9,7 @@ import {
   NatsConnection,
   RetentionPolicy,
   StorageType,
+  Subscription,
 } from 'nats';
 import { runEventHandlers } from './event-dispatch';
 import { NatsTransportConfig, eventSubject, requestSubject, streamSubjects } from './nats.config';
@@ -21,16 +22,44 @@ import { NatsTransportConfig, eventSubject, requestSubject, streamSubjects } fro
 export class NatsJetStreamServer extends ServerNats {
   private readonly log = new Logger('NatsJetStreamServer');
   private readonly consumers: ConsumerMessages[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly requestSubscriptions: Subscription[] = [];
+  /** Event handlers and request handlers still running (awaited, within a bound, on close). */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private connected = false;
+  private accepting = true;
 
-  constructor(private readonly config: NatsTransportConfig) {
+  /**
+   * @param drainTimeoutMs On close, how long handlers already running may take to finish and reply
+   *   before the connection closes (the rest are answered by the caller's timeout and retried).
+   */
+  constructor(
+    private readonly config: NatsTransportConfig,
+    private readonly drainTimeoutMs = 10_000,
+  ) {
     super({
       servers: config.url,
       name: `${config.service}-server`,
       queue: `${config.subjectPrefix}${config.service}`,
-      gracefulShutdown: true,
-      gracePeriod: 2000,
+      // Draining is done here (stopAccepting, then in-flight work), not by ServerNats's fixed grace period.
+      gracefulShutdown: false,
     });
+    this.status.subscribe((status) => (this.connected = status === 'connected'));
+  }
+
+  /** True while this server's NATS connection is up (readiness). */
+  isConnected(): boolean {
+    return this.connected && this.accepting;
+  }
+
+  /**
+   * Stops taking new work: request subscriptions are removed (NATS routes new requests to the other
+   * replicas of the queue group) and the JetStream consumers stop pulling. Work in flight goes on.
+   */
+  async stopAccepting(): Promise<void> {
+    if (!this.accepting) return;
+    this.accepting = false;
+    for (const subscription of this.requestSubscriptions) subscription.unsubscribe();
+    await Promise.allSettled(this.consumers.map((messages) => messages.close()));
   }
 
   override bindEvents(client: NatsConnection): void {
@@ -43,7 +72,13 @@ export class NatsJetStreamServer extends ServerNats {
       }
       const subject = requestSubject(this.config, pattern);
       const onMessage = this.getMessageHandler(pattern).bind(this);
-      client.subscribe(subject, { queue, callback: onMessage });
+      const subscription = client.subscribe(subject, {
+        queue,
+        callback: (error, message) => {
+          this.track(Promise.resolve(onMessage(error, message)));
+        },
+      });
+      this.requestSubscriptions.push(subscription);
     }
     if (eventPatterns.length > 0) {
       this.startConsumers(client, eventPatterns).catch((error: unknown) => {
@@ -55,9 +90,20 @@ export class NatsJetStreamServer extends ServerNats {
   }
 
   override async close(): Promise<void> {
-    for (const messages of this.consumers) await messages.close();
-    await Promise.allSettled([...this.inFlight]);
+    await this.stopAccepting();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.drainTimeoutMs)));
+    const outcome = await Promise.race([Promise.allSettled([...this.inFlight]).then(() => 'drained' as const), bound]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') {
+      this.log.warn({ inFlight: this.inFlight.size }, 'Closing with handlers still running; their callers retry or redeliver');
+    }
     await super.close();
+  }
+
+  private track(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) => this.log.error({ err: error }, 'Message handler failed')).finally(() => this.inFlight.delete(tracked));
+    this.inFlight.add(tracked);
   }
 
   private async startConsumers(client: NatsConnection, patterns: string[]): Promise<void> {
@@ -67,10 +113,13 @@ export class NatsJetStreamServer extends ServerNats {
       const handler = this.messageHandlers.get(pattern);
       const messages = await consumer.consume({ max_messages: 64 });
       this.consumers.push(messages);
+      if (!this.accepting) {
+        await messages.close(); // shutdown began while the consumers were being set up
+        return;
+      }
       void (async () => {
         for await (const msg of messages) {
-          const task = this.handleJsMessage(handler, pattern, msg).finally(() => this.inFlight.delete(task));
-          this.inFlight.add(task);
+          this.track(this.handleJsMessage(handler, pattern, msg));
         }
       })();
     }

@@ -18,6 +18,17 @@ export abstract class EventPublisher {
   abstract publish(pattern: string, payload: unknown, messageId: string): Promise<void>;
 }
 
+/**
+ * A request that reached no handler (NATS "no responders": nothing subscribed to the subject, e.g.
+ * every replica of the service is down or draining). Unlike a timeout it certainly had no effect,
+ * so a caller may undo what it prepared for it.
+ */
+export class NotDeliveredError extends ServiceUnavailableError {
+  constructor(subject: string) {
+    super(`A dependency is unavailable (${subject}); retry shortly.`);
+  }
+}
+
 function toDomainError(error: unknown, subject: string): DomainError {
   if (error instanceof DomainError) return error;
   if (isRpcErrorPayload(error)) return domainErrorFromRpc(error);
@@ -25,7 +36,11 @@ function toDomainError(error: unknown, subject: string): DomainError {
     return new ServiceUnavailableError(`A dependency did not answer in time (${subject}); retry shortly.`);
   }
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === '503' || code === 'TIMEOUT' || code === 'CONNECTION_CLOSED') {
+  // Nest's NATS client reports "no responders" as EmptyResponseException (nats.js: code 503).
+  if (code === '503' || (error instanceof Error && error.constructor.name === 'EmptyResponseException')) {
+    return new NotDeliveredError(subject);
+  }
+  if (code === 'TIMEOUT' || code === 'CONNECTION_CLOSED') {
     return new ServiceUnavailableError(`A dependency is unavailable (${subject}); retry shortly.`);
   }
   new Logger('RpcClient').error({ err: error, subject }, 'Unexpected transport error');

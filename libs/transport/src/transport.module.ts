@@ -32,6 +32,8 @@ export class TransportModule {
               useFactory: (rpc: NatsRpcClient) => new JetStreamEventPublisher(options.nats, rpc),
             },
           ];
-    return { module: TransportModule, providers, exports: [RpcClient, EventPublisher] };
+    // NatsRpcClient too, in NATS mode: readiness checks ping NATS through its connection.
+    const exports = options.kind === 'nats' ? [RpcClient, EventPublisher, NatsRpcClient] : [RpcClient, EventPublisher];
+    return { module: TransportModule, providers, exports };
   }
 }

@@ -126,6 +126,10 @@ export class BillingRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  findHold(jobId: string): Promise<HoldEntity | null> {
+    return this.db.getRepository(HoldEntity).findOneBy({ jobId });
+  }
+
   /** Sums of the ledger, to check against the balance columns. */
   async ledgerTotals(accountId: string): Promise<{ available: number; held: number }> {
     const rows = await sqlRows<{ available: string | null; held: string | null }>(this.db, 

@@ -10,13 +10,17 @@ import type {
 } from '@gen/contracts';
 import { InsufficientCreditsError, NotFoundError, ValidationError } from '@gen/errors';
 import { PLAN_BOUNDS, PLAN_DEFAULTS } from '../accounts/plans';
+import { CreditMetrics } from '../metrics/credit-metrics';
 import { BillingRepository } from './billing.repository';
 
 @Injectable()
 export class BillingService {
   private readonly logger = new Logger(BillingService.name);
 
-  constructor(private readonly repository: BillingRepository) {}
+  constructor(
+    private readonly repository: BillingRepository,
+    private readonly metrics: CreditMetrics,
+  ) {}
 
   async openAccount(request: OpenBillingAccountRequest): Promise<BalanceReply> {
     if (!Number.isSafeInteger(request.initialCredits) || request.initialCredits < 0) {
@@ -36,29 +40,42 @@ export class BillingService {
     const outcome = await this.repository.reserve(request.accountId, request.jobId, request.amount, request.minimum);
     switch (outcome.kind) {
       case 'reserved':
+        this.metrics.hold('reserved', request.amount);
+        return { holdId: outcome.holdId, available: outcome.available };
       case 'already-reserved':
         return { holdId: outcome.holdId, available: outcome.available };
       case 'insufficient':
+        this.metrics.hold('insufficient');
         throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), outcome.available, request.modelId);
       case 'no-account':
+        this.metrics.hold('insufficient');
         throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), 0, request.modelId);
     }
   }
 
   async release(request: ReleaseCreditsRequest): Promise<void> {
-    await this.repository.settle(request.jobId, 'release', request.reason);
+    const outcome = await this.repository.settle(request.jobId, 'release', request.reason);
+    if (outcome.kind === 'settled') this.metrics.hold('released', outcome.amount);
   }
 
   /** generation.completed: the hold becomes the charge. Replays change nothing. */
   async onCompleted(event: GenerationFinishedEvent): Promise<void> {
     const outcome = await this.repository.settle(event.record.id, 'capture', null);
+    if (outcome.kind === 'settled') this.metrics.hold('captured', outcome.amount);
     if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits captured');
   }
 
   /** generation.failed: the hold is released in full (the refund). Replays change nothing. */
   async onFailed(event: GenerationFinishedEvent): Promise<void> {
     const outcome = await this.repository.settle(event.record.id, 'release', 'generation failed');
+    if (outcome.kind === 'settled') this.metrics.hold('released', outcome.amount);
     if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits refunded');
+  }
+
+  /** A job's credit hold (operator tools): amount and whether it is held, captured or released. */
+  async holdForJob(jobId: string): Promise<{ amount: number; status: string; created_at: Date; settled_at: Date | null } | null> {
+    const hold = await this.repository.findHold(jobId);
+    return hold && { amount: hold.amount, status: hold.status, created_at: hold.createdAt, settled_at: hold.settledAt };
   }
 
   async balance(accountId: string): Promise<BalanceReply> {

@@ -1,11 +1,16 @@
 import { Controller, Get, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ModelInfo } from '@gen/contracts';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AccountPlanService } from './account-plan.service';
 import { GenerationsService } from './generations.service';
+import { ApiAuthenticated, ApiErrors, successHeaders } from './docs/api-docs.decorators';
+import { CreditsDto, ModelListDto } from './docs/api-schemas.dto';
 
+@ApiTags('account')
+@ApiAuthenticated()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 export class AccountController {
@@ -16,12 +21,18 @@ export class AccountController {
 
   /** The catalogue, each model marked with whether this account's plan may use it. */
   @Get('models')
+  @ApiOperation({ summary: 'List the model catalogue', description: "Each model is marked `available` for the caller's plan." })
+  @ApiOkResponse({ type: ModelListDto, headers: successHeaders() })
+  @ApiErrors(403)
   @RequireScope('read')
   async models(@CurrentPrincipal() principal: Principal): Promise<{ data: Array<ModelInfo & { available: boolean }> }> {
     return { data: await this.generations.listModels(principal) };
   }
 
   @Get('credits')
+  @ApiOperation({ summary: "The account's plan, limits and credits" })
+  @ApiOkResponse({ type: CreditsDto, headers: successHeaders() })
+  @ApiErrors(403)
   @RequireScope('read')
   async credits(@CurrentPrincipal() principal: Principal) {
     const balance = await this.plans.fresh(principal.accountId);

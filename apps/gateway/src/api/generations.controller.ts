@@ -1,16 +1,29 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { FastifyReply } from 'fastify';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
+import { ApiAuthenticated, ApiErrors, HeadersObject, successHeaders } from './docs/api-docs.decorators';
+import { GenerationDto, GenerationPageDto, WebhookDeliveryDto, WebhookDeliveryListDto } from './docs/api-schemas.dto';
 import { GenerateRequestDto } from './generate-request.dto';
 import { GenerationsService } from './generations.service';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 const notFound = () => new NotFoundError('No generation with that id.');
 
+const SUBMIT_HEADERS: HeadersObject = {
+  Location: { description: 'The URL of the generation: /api/v1/generations/{id}', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '"true" when this is the stored answer to an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string' },
+  },
+};
+
+@ApiTags('generations')
+@ApiAuthenticated()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 export class GenerationsController {
@@ -21,6 +34,26 @@ export class GenerationsController {
    * stands. With `Idempotency-Key`, a repeat answers the first response (`Idempotent-Replayed: true`).
    */
   @Post('generate')
+  @ApiOperation({
+    summary: 'Submit a generation',
+    description:
+      'Reserves the model\'s price and queues the job. Synchronous (image) models answer 200 with the finished record ' +
+      'when it completes within the wait budget; otherwise 202 with the record as it stands. Both carry Location.',
+  })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      'Makes the submit safe to retry: the same key and body within 24 h return the first answer and charge once; ' +
+      'the same key with another body is 409.',
+  })
+  @ApiOkResponse({ type: GenerationDto, description: 'Finished (completed or failed).', headers: successHeaders(SUBMIT_HEADERS) })
+  @ApiAcceptedResponse({
+    type: GenerationDto,
+    description: 'Accepted; poll Location or wait for the webhook.',
+    headers: successHeaders(SUBMIT_HEADERS),
+  })
+  @ApiErrors(400, 402, 403, 409, 413, 415, 422)
   @HttpCode(200)
   @RequireScope('generate')
   async generate(
@@ -36,6 +69,10 @@ export class GenerationsController {
   }
 
   @Get('generations/:id')
+  @ApiOperation({ summary: 'Read a generation' })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: GenerationDto, headers: successHeaders() })
+  @ApiErrors(403, 404)
   @RequireScope('read')
   get(
     @CurrentPrincipal() principal: Principal,
@@ -45,12 +82,22 @@ export class GenerationsController {
   }
 
   @Get('generations')
+  @ApiOperation({ summary: "List the caller's generations", description: 'Newest first, in cursor pages.' })
+  @ApiOkResponse({ type: GenerationPageDto, headers: successHeaders() })
+  @ApiErrors(403, 422)
   @RequireScope('read')
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
     return this.generations.list(principal, query);
   }
 
   @Get('generations/:id/deliveries')
+  @ApiOperation({
+    summary: "A generation's webhook deliveries",
+    description: 'Oldest first: the original delivery, then any redeliveries, each with its attempts. Empty when none was made.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: WebhookDeliveryListDto, headers: successHeaders() })
+  @ApiErrors(403, 404)
   @RequireScope('read')
   deliveries(
     @CurrentPrincipal() principal: Principal,
@@ -60,6 +107,13 @@ export class GenerationsController {
   }
 
   @Post('generations/:id/redeliver')
+  @ApiOperation({
+    summary: "Send a finished generation's webhook again",
+    description: 'A new delivery (new delivery id) of the same event body, signed with the key\'s current secret.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto, headers: successHeaders() })
+  @ApiErrors(403, 404, 409, 422)
   @HttpCode(202)
   @RequireScope('generate')
   redeliver(

@@ -19,7 +19,7 @@ import {
   Subjects,
 } from '@gen/contracts';
 import { ConflictError, DomainError, ForbiddenError, ValidationError } from '@gen/errors';
-import { RpcClient } from '@gen/transport';
+import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService, Principal } from '../auth/api-keys.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
@@ -202,6 +202,8 @@ export class GenerationsService {
    */
   private async recoverSubmit(principal: Principal, jobId: string, error: unknown): Promise<SubmitGenerationReply> {
     try {
+      // The submit reached no generation replica (all down or draining): the job cannot exist.
+      if (error instanceof NotDeliveredError) throw new DomainError('not_found', 'not submitted');
       const record = await this.get(principal, jobId);
       if (error instanceof DomainError && error.code === 'service_unavailable') return { finished: false, record };
     } catch (lookupError) {

@@ -83,6 +83,11 @@ export class ApiKeysService {
   }
 
   /** The dispatcher's view of a key: its current signing secret (in clear) and default destination. */
+  /** A key's default webhook URL, without touching its secret (operator tools). */
+  async defaultWebhookUrl(keyId: string): Promise<string | null> {
+    return (await this.repository.findKeyById(keyId))?.webhookUrl ?? null;
+  }
+
   async webhookSettings(keyId: string): Promise<{ secret: string | null; defaultWebhookUrl: string | null }> {
     const key = await this.repository.findKeyById(keyId);
     const secret = key?.webhookSecret ? this.cipher.decrypt(key.webhookSecret, key.id) : null;

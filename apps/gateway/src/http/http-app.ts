@@ -1,6 +1,7 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DomainError, HttpErrorFilter, ValidationError } from '@gen/errors';
 import { requestIdFor } from './request-id';
+import { setupOpenApi } from './openapi';
 import { createValidationPipe } from './validation';
 
 export function createFastifyAdapter(bodyLimitBytes: number): FastifyAdapter {
@@ -39,5 +40,7 @@ export function configureHttpApp(app: NestFastifyApplication): void {
   // Errors Fastify raises before a route (body parsing, limits) reach Nest's handler and HttpErrorFilter.
   app.useGlobalFilters(new HttpErrorFilter());
   app.useGlobalPipes(createValidationPipe());
-  app.enableShutdownHooks();
+  // No enableShutdownHooks(): signals are handled by the process's own drain (runMain, standalone
+  // main), which turns readiness off and lets requests in flight finish before app.close().
+  setupOpenApi(app);
 }

@@ -1,4 +1,5 @@
 import { Controller, Get, Inject, Param, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -21,6 +22,7 @@ const CONTENT_TYPES: Record<string, string> = {
 const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{32}\.(png|jpg|webp|mp4|webm|wav|mp3|glb)$/;
 
 /** The content host ({cdn_url}) in standalone mode: stored outputs, immutable, long-cached. */
+@ApiExcludeController()
 @Controller('cdn')
 export class OutputsController {
   constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings) {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { Engine, EngineError, EngineOutput } from '../engines/engine';
@@ -9,10 +9,13 @@ import { OutputStorage } from '../storage/output-storage';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { JobOutcome, JobsRepository } from './jobs.repository';
+import { JobMetrics } from '../metrics/job-metrics';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
 const LEASE_LOST = new Error('lease lost');
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
+/** Emitted on `finished` once shutdown has finished or handed back every job of this process. */
+const DRAINED = Symbol('drained');
 
 /**
  * Claims queued jobs (respecting each account's parallel slots), runs their engines under a lease
@@ -20,7 +23,7 @@ const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; plea
  * both by a local nudge (submit, a slot freed) and by polling (other replicas, restarts).
  */
 @Injectable()
-export class JobRunnerService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobRunnerService.name);
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
   private readonly finished = new EventEmitter();
@@ -29,6 +32,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   private pumping?: Promise<void>;
   private pumpAgain = false;
   private stopping = false;
+  private drained = false;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -37,6 +41,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
     private readonly relay: OutboxRelayService,
     @Inject(ENGINES) private readonly engines: Map<string, Engine>,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+    private readonly metrics: JobMetrics,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -53,24 +58,38 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /**
-   * Stops claiming and hands back what it holds: running jobs are aborted and put back in the queue
-   * at once (not counted as an attempt), so another replica takes them without waiting for the lease
-   * to expire. A process that dies without this (kill -9) is covered by lease expiry instead.
+   * Shutdown, step 1 (before the transports close): stop claiming, let running jobs finish for up to
+   * `drainTimeoutMs` (leases kept alive meanwhile), then abort the rest and hand them back to the
+   * queue at once (no waiting for lease expiry, no attempt used up). Waiters of synchronous submits
+   * are then answered with the job as it stands, and the outbox is flushed.
    */
-  async onApplicationShutdown(): Promise<void> {
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.pollTimer);
-    clearInterval(this.heartbeatTimer);
     await this.pumping;
-    const held = [...this.running.keys()];
-    for (const run of this.running.values()) run.abort.abort(new Error('shutting down'));
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
-    if (held.length > 0) {
-      await this.jobs
-        .release(this.settings.workerId, held)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Could not hand back running jobs; their leases will expire'));
+    const all = () => Promise.allSettled([...this.running.values()].map((r) => r.done));
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.drainTimeoutMs())));
+    if ((await Promise.race([all().then(() => 'done' as const), bound])) === 'timeout') {
+      this.logger.warn({ jobs: [...this.running.keys()] }, 'Jobs still running at the drain deadline; handing them back');
+      for (const run of this.running.values()) run.abort.abort();
+      await all();
     }
+    clearTimeout(timer);
+    this.drained = true;
+    this.finished.emit(DRAINED);
+    await this.relay.drain().catch((error: unknown) => this.logger.warn({ err: error }, 'Final outbox flush failed; another replica publishes it'));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.beforeApplicationShutdown();
+    clearInterval(this.heartbeatTimer);
     await Promise.allSettled([...new Set(this.engines.values())].map((engine) => engine.dispose?.() ?? Promise.resolve()));
+  }
+
+  private drainTimeoutMs(): number {
+    return this.settings.drainTimeoutMs ?? 20_000;
   }
 
   /** Resolves with true when the job finished (anywhere) within `ms`. */
@@ -87,11 +106,18 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
         clearTimeout(deadline);
         clearInterval(poll);
         this.finished.off(jobId, onLocal);
+        this.finished.off(DRAINED, onDrained);
         resolve(value);
       };
       // Listen before looking, so a run of this process that ends in between is not missed.
       const onLocal = () => finish(true);
+      // Shutting down: answer with the job as it stands (another replica runs it if it is not done).
+      const onDrained = () => {
+        isFinal().then(finish, () => finish(false));
+      };
       this.finished.on(jobId, onLocal);
+      this.finished.once(DRAINED, onDrained);
+      if (this.drained) onDrained();
       const deadline = setTimeout(() => finish(false), ms);
       const check = () => void isFinal().then((final) => final && finish(true), () => undefined);
       // Another replica may run it (or it was already final): look at the row now and then.
@@ -142,6 +168,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private start(job: JobEntity): void {
+    this.metrics.claimed(job);
     // A run of ours for the same job is stale: its lease expired under it (heartbeats failed) and
     // the job was requeued and claimed again. The new claim owns the job now.
     this.running.get(job.id)?.abort.abort(LEASE_LOST);
@@ -160,9 +187,13 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
       outcome = { status: 'completed', outputKey, contentType: output.contentType };
     } catch (error) {
-      // Lease lost (another worker has the job now) or shutting down (the lease expires and the job
-      // is retried): either way the job is not ours to finish.
-      if (signal.aborted && (this.stopping || signal.reason === LEASE_LOST)) return;
+      // Lease lost: another worker has the job now, it is not ours to finish.
+      if (signal.aborted && signal.reason === LEASE_LOST) return;
+      if (this.stopping && signal.aborted) {
+        // Shutting down: the job goes back to the queue now, for another replica (or our restart).
+        if (await this.jobs.handBack(job.id, this.settings.workerId)) this.metrics.handedBack(job);
+        return;
+      }
       outcome = { status: 'failed', error: error instanceof EngineError ? error.userMessage : GENERIC_FAILURE };
       if (!(error instanceof EngineError)) this.logger.error({ err: error, jobId: job.id }, 'Engine crashed');
     }
@@ -170,6 +201,7 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
       finishedEvent(j, this.settings.cdnBaseUrl),
     );
     if (finished) {
+      this.metrics.finished(finished);
       this.relay.kick();
       this.finished.emit(job.id);
     } else if (outcome.status === 'completed') {
@@ -229,8 +261,12 @@ export class JobRunnerService implements OnApplicationBootstrap, OnApplicationSh
             { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
             (j) => finishedEvent(j, this.settings.cdnBaseUrl),
           );
-          if (failed) this.relay.kick();
+          if (failed) {
+            this.metrics.finished(failed);
+            this.relay.kick();
+          }
         } else if (await this.jobs.requeueExpired(id)) {
+          this.metrics.requeued();
           this.logger.warn({ jobId: id, attempts }, 'Requeued a job whose worker stopped');
           this.nudge();
         }

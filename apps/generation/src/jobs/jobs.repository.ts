@@ -231,6 +231,11 @@ export class JobsRepository {
     });
   }
 
+  /** One job of `release`: true when it was still ours and is queued again. */
+  async handBack(jobId: string, owner: string): Promise<boolean> {
+    return (await this.release(owner, [jobId])).length > 0;
+  }
+
   /** Jobs whose worker stopped heart-beating: back to the queue, or failed after too many attempts. */
   async expiredLeases(limit: number): Promise<Array<{ id: string; attempts: number }>> {
     return this.db.query(

@@ -190,8 +190,10 @@ describe('DeliveryDispatcher', () => {
     const nd = delivery();
     await repo.insert(nd);
     d.schedule(nd.id, nd.firstAttemptAt);
-    await until(async () => (await statusOf(nd.id)).attempts_made === 1 && (await statusOf(nd.id)).status === 'pending');
-    const [attempt] = await db.query(`SELECT error_class, error FROM attempts WHERE delivery_id = $1`, [nd.id]);
+    // attempts_made counts the claim; the outcome is recorded just after it (wait for both: under load they are apart).
+    const recorded = async () => (await db.query(`SELECT error_class, error FROM attempts WHERE delivery_id = $1 AND duration_ms IS NOT NULL`, [nd.id]))[0];
+    await until(async () => (await statusOf(nd.id)).attempts_made === 1 && (await statusOf(nd.id)).status === 'pending' && (await recorded()) !== undefined);
+    const attempt = await recorded();
     expect(attempt).toMatchObject({ error_class: 'no_secret' });
     expect(received).toHaveLength(0);
   });

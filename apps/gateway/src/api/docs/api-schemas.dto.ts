@@ -1,0 +1,190 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus, PLANS, PlanName } from '@gen/contracts';
+import { ERROR_STATUS, ErrorCode } from '@gen/errors';
+
+/*
+ * The response bodies of the public API, as classes for @nestjs/swagger (the controllers return the
+ * contracts' types; these describe the same shapes field by field for the OpenAPI document).
+ */
+
+export class ErrorBodyDto {
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'validation_error' })
+  code!: ErrorCode;
+
+  @ApiProperty({ type: 'integer', example: 422, description: 'The HTTP status, repeated.' })
+  status!: number;
+
+  @ApiProperty({ example: 'prompt: prompt must not be empty', description: 'What went wrong, for a person to read.' })
+  message!: string;
+
+  @ApiProperty({ example: '6f1c1c5e-3b1e-4a57-9c1a-6b2d0f0e9a11', description: 'Equal to the X-Request-Id response header.' })
+  request_id!: string;
+}
+
+export class ErrorEnvelopeDto {
+  @ApiProperty({ type: ErrorBodyDto })
+  error!: ErrorBodyDto;
+}
+
+export class GenerationDto {
+  @ApiProperty({ format: 'uuid' })
+  id!: string;
+
+  @ApiProperty({ enum: JOB_STATUSES })
+  status!: JobStatus;
+
+  @ApiProperty({ enum: GENERATION_TYPES })
+  type!: GenerationType;
+
+  @ApiProperty({ example: 'pixel-flux-1' })
+  model!: string;
+
+  @ApiProperty()
+  prompt!: string;
+
+  @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'Set when completed.' })
+  output_url!: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The price when completed; 0 otherwise (failed jobs are refunded).' })
+  credits_charged!: number;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'A user-facing message when failed.' })
+  error!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  started_at!: string | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  completed_at!: string | null;
+}
+
+export class GenerationPageDto {
+  @ApiProperty({ type: [GenerationDto] })
+  data!: GenerationDto[];
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  next_cursor!: string | null;
+}
+
+export class ModelDto {
+  @ApiProperty({ example: 'pixel-flux-1' })
+  id!: string;
+
+  @ApiProperty()
+  name!: string;
+
+  @ApiProperty({ enum: GENERATION_TYPES })
+  type!: GenerationType;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits charged on success.' })
+  credits!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits the account must have available to submit.' })
+  minimum_credits!: number;
+
+  @ApiProperty({ description: 'True when POST /generate waits for the result (image models).' })
+  synchronous!: boolean;
+
+  @ApiProperty({ enum: PLANS, description: 'Lowest plan that may use the model.' })
+  min_plan!: PlanName;
+
+  @ApiProperty({ description: "Whether the caller's plan may use it." })
+  available!: boolean;
+}
+
+export class ModelListDto {
+  @ApiProperty({ type: [ModelDto] })
+  data!: ModelDto[];
+}
+
+export class PlanLimitsDto {
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  requests_per_minute!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  parallel_tasks!: number;
+}
+
+export class CreditsDto {
+  @ApiProperty({ enum: PLANS })
+  plan!: PlanName;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits that can be reserved now.' })
+  available!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits reserved by jobs not yet finished.' })
+  held!: number;
+
+  @ApiProperty({ type: PlanLimitsDto })
+  limits!: PlanLimitsDto;
+}
+
+export class WebhookAttemptDto {
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  number!: number;
+
+  @ApiProperty({ format: 'date-time' })
+  started_at!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: 'Null while the attempt is in flight.' })
+  duration_ms!: number | null;
+
+  @ApiProperty({ enum: ['in_flight', 'succeeded', 'failed'] })
+  outcome!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, description: "The receiver's HTTP status, when it answered." })
+  status_code!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    enum: ['http_status', 'timeout', 'connection', 'forbidden_destination', 'no_secret', 'interrupted'],
+  })
+  error_class!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true })
+  error!: string | null;
+}
+
+export class WebhookDeliveryDto {
+  @ApiProperty({ description: 'The X-Service-Delivery-Id header of every attempt.', example: 'wh_4fQ9mZ2xLr7TbN1cVw8KpD3s' })
+  id!: string;
+
+  @ApiProperty({ enum: ['generation.completed', 'generation.failed'] })
+  event!: string;
+
+  @ApiProperty({ format: 'uri' })
+  url!: string;
+
+  @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] })
+  status!: string;
+
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  attempts_made!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  max_attempts!: number;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, description: 'Null once finished.' })
+  next_attempt_at!: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  finished_at!: string | null;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'For a redelivery, the id of the delivery whose body it resends.' })
+  redelivery_of!: string | null;
+
+  @ApiProperty({ type: [WebhookAttemptDto] })
+  attempts!: WebhookAttemptDto[];
+}
+
+export class WebhookDeliveryListDto {
+  @ApiProperty({ type: [WebhookDeliveryDto] })
+  data!: WebhookDeliveryDto[];
+}

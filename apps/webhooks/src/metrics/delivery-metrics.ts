@@ -1,0 +1,128 @@
+import { Logger } from '@nestjs/common';
+import { Counter, Gauge, Histogram } from 'prom-client';
+import type { WebhookAttemptErrorClass } from '@gen/contracts';
+import { LATENCY_BUCKETS, MetricsRegistry } from '@gen/observability';
+import { DeliveryStatsRepository } from './delivery-stats.repository';
+
+/** How one attempt ended: `succeeded` (a 2xx), or the dispatcher's error class. */
+export type AttemptOutcomeLabel = 'succeeded' | WebhookAttemptErrorClass;
+
+/** The dispatcher's own counters (DeliveryDispatcher.stats()). */
+export interface DispatcherStats {
+  inFlight: number;
+  timers: number;
+  due: number;
+  started: number;
+  lateOver100ms: number;
+  maxLatenessMs: number;
+}
+
+/**
+ * The webhooks service's metrics.
+ *
+ * Read at scrape time, with no change to the dispatcher: deliveries by status and overdue
+ * deliveries from the database (`gen_webhook_deliveries`, `gen_webhook_deliveries_overdue`,
+ * `gen_webhook_oldest_overdue_seconds`), and the dispatcher's own `stats()` (attempts in flight,
+ * waiting, started, late starts).
+ *
+ * Per-attempt outcomes and latency need one call from the dispatcher (apps/webhooks/src/dispatch/
+ * delivery-dispatcher.service.ts), which its owner adds by injecting `DeliveryMetrics`:
+ * - in `attempt()`, right after `sender.send(...)` (or the no-secret outcome) resolves:
+ *   `this.metrics.attemptFinished({ outcome: outcome.ok ? 'succeeded' : outcome.errorClass ?? 'connection', durationMs: outcome.durationMs, attemptNumber: claim.number })`;
+ * - where a delivery ends: `this.metrics.deliveryFinished('succeeded')` after a recorded 2xx, and
+ *   `this.metrics.deliveryFinished('failed')` in `logGaveUp()` (and for deliveries `failExhausted()` closes).
+ * Until then `gen_webhook_attempts_total` and `gen_webhook_attempt_duration_seconds` stay empty; the
+ * database gauges above already show outcomes (succeeded/failed totals) and backlog.
+ */
+export abstract class DeliveryMetrics {
+  abstract attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void;
+  abstract deliveryFinished(outcome: 'succeeded' | 'failed'): void;
+}
+
+export class PrometheusDeliveryMetrics extends DeliveryMetrics {
+  private readonly logger = new Logger('DeliveryMetrics');
+  private readonly attempts: Counter<'outcome' | 'attempt'>;
+  private readonly attemptDuration: Histogram<'outcome'>;
+  private readonly finished: Counter<'outcome'>;
+
+  constructor(metrics: MetricsRegistry, stats: DeliveryStatsRepository, dispatcher: () => DispatcherStats | undefined) {
+    super();
+    const registers = [metrics.registry];
+    this.attempts = new Counter({
+      name: 'gen_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome (succeeded or error class) and attempt number (1-3)',
+      labelNames: ['outcome', 'attempt'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'gen_webhook_attempt_duration_seconds',
+      help: 'Webhook attempt latency, from signing to outcome',
+      labelNames: ['outcome'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.finished = new Counter({
+      name: 'gen_webhook_deliveries_finished_total',
+      help: 'Webhook deliveries finished by this process, by outcome (succeeded, failed)',
+      labelNames: ['outcome'],
+      registers,
+    });
+
+    let pending: Promise<void> | undefined;
+    const gauges: Record<string, Gauge<string>> = {};
+    const collect = async () => {
+      pending ??= stats
+        .read()
+        .then((s) => {
+          for (const [status, n] of Object.entries(s.byStatus)) gauges.deliveries.set({ status }, n);
+          gauges.overdue.set(s.overdue);
+          gauges.oldest.set(s.oldestOverdueSeconds);
+        })
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'Delivery statistics unavailable for this scrape'))
+        .finally(() => setImmediate(() => (pending = undefined)));
+      await pending;
+    };
+    gauges.deliveries = new Gauge({
+      name: 'gen_webhook_deliveries',
+      help: 'Webhook deliveries by status (pending, succeeded, failed), from the database',
+      labelNames: ['status'],
+      registers,
+      collect,
+    });
+    gauges.overdue = new Gauge({
+      name: 'gen_webhook_deliveries_overdue',
+      help: 'Pending deliveries whose next attempt is more than 5 s overdue',
+      registers,
+      collect,
+    });
+    gauges.oldest = new Gauge({
+      name: 'gen_webhook_oldest_overdue_seconds',
+      help: 'How late the most overdue pending delivery is',
+      registers,
+      collect,
+    });
+    const fromDispatcher = (name: string, help: string, read: (s: DispatcherStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const s = dispatcher();
+          if (s) this.set(read(s));
+        },
+      });
+    fromDispatcher('gen_webhook_attempts_in_flight', 'Webhook attempts being sent by this process', (s) => s.inFlight);
+    fromDispatcher('gen_webhook_deliveries_waiting', 'Deliveries this process holds for a later attempt or a free slot', (s) => s.timers + s.due);
+    fromDispatcher('gen_webhook_attempts_started', 'Attempts started by this process since it started', (s) => s.started);
+    fromDispatcher('gen_webhook_attempts_started_late', 'Attempts this process started more than 100 ms after their schedule', (s) => s.lateOver100ms);
+  }
+
+  attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void {
+    this.attempts.inc({ outcome: attempt.outcome, attempt: String(attempt.attemptNumber) });
+    this.attemptDuration.observe({ outcome: attempt.outcome }, Math.max(0, attempt.durationMs) / 1000);
+  }
+
+  deliveryFinished(outcome: 'succeeded' | 'failed'): void {
+    this.finished.inc({ outcome });
+  }
+}

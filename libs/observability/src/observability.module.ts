@@ -1,0 +1,61 @@
+import { DynamicModule, Global, InjectionToken, Module, Provider } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import type { ServiceName } from '@gen/contracts';
+import { LoggerModule } from 'nestjs-pino';
+import { HealthController, READINESS_CHECKS } from './health/health.controller';
+import { healthPingController } from './health/health-ping.controller';
+import type { ReadinessCheck } from './health/readiness-check';
+import { DrainState } from './lifecycle/drain-state';
+import { loggerParams, LoggingOptions } from './logging/logger';
+import { HttpMetrics } from './metrics/http-metrics';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsRegistry } from './metrics/metrics-registry';
+
+export interface ObservabilityOptions {
+  /** The process's name in logs and the `service` label of every metric. */
+  service: string;
+  logging: Omit<LoggingOptions, 'service'>;
+  /** What /readyz verifies, built from the application's own providers. */
+  readiness?: {
+    inject?: InjectionToken[];
+    useFactory: (...deps: never[]) => ReadinessCheck[];
+  };
+  /** Serve process metrics (CPU, memory, event-loop lag); on by default. */
+  defaultMetrics?: boolean;
+  /** Services whose health ping (HealthSubjects) this process answers over its message transport. */
+  answersPingFor?: readonly ServiceName[];
+}
+
+/**
+ * Logs (nestjs-pino), metrics (prom-client, GET /metrics) and health (terminus, GET /healthz and
+ * GET /readyz) for one process, in one import. Global: service modules inject MetricsRegistry to
+ * register their own metrics and DrainState to learn that the process is shutting down.
+ */
+@Global()
+@Module({})
+export class ObservabilityModule {
+  static forRoot(options: ObservabilityOptions): DynamicModule {
+    const readiness: Provider = options.readiness
+      ? { provide: READINESS_CHECKS, inject: options.readiness.inject ?? [], useFactory: options.readiness.useFactory }
+      : { provide: READINESS_CHECKS, useValue: [] };
+    return {
+      module: ObservabilityModule,
+      imports: [
+        LoggerModule.forRoot(loggerParams({ service: options.service, ...options.logging })),
+        TerminusModule.forRoot({ errorLogStyle: 'json' }),
+      ],
+      controllers: [
+        HealthController,
+        MetricsController,
+        ...(options.answersPingFor?.length ? [healthPingController(options.answersPingFor)] : []),
+      ],
+      providers: [
+        { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service, { defaultMetrics: options.defaultMetrics }) },
+        { provide: HttpMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry) },
+        { provide: DrainState, useValue: new DrainState() },
+        readiness,
+      ],
+      exports: [MetricsRegistry, HttpMetrics, DrainState],
+    };
+  }
+}

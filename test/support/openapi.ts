@@ -1,0 +1,58 @@
+import Ajv, { ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse>; parameters?: Array<{ name: string; in: string }> }>>;
+  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+}
+
+interface OpenApiResponse {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema: unknown }>;
+}
+
+/** Runs @apidevtools/swagger-parser's validation on the document (in a child process: the parser is ESM). */
+export function validateOpenApiDocument(doc: unknown): { ok: boolean; error?: string; openapi?: string } {
+  const out = execFileSync(process.execPath, [join(__dirname, 'validate-openapi.mjs')], { input: JSON.stringify(doc), encoding: 'utf8' });
+  return JSON.parse(out) as { ok: boolean; error?: string };
+}
+
+/**
+ * Checks live responses against the document: the operation's response for the status must exist,
+ * and the JSON body must match its schema (ajv, with the document's components).
+ */
+export class ResponseValidator {
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor(private readonly doc: OpenApiDocument) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(doc as object, 'openapi.json');
+  }
+
+  response(path: string, method: string, status: number): OpenApiResponse {
+    const operation = this.doc.paths[path]?.[method.toLowerCase()];
+    if (!operation) throw new Error(`${method} ${path} is not in the document`);
+    const response = operation.responses[String(status)];
+    if (!response) throw new Error(`${method} ${path} does not document status ${status}`);
+    return response;
+  }
+
+  /** Returns the list of schema violations (empty when the body matches). */
+  check(path: string, method: string, status: number, body: unknown): string[] {
+    const key = `${method} ${path} ${status}`;
+    let validate = this.cache.get(key);
+    if (!validate) {
+      const statusIndex = String(status);
+      const pointer = `openapi.json#/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method.toLowerCase()}/responses/${statusIndex}/content/application~1json/schema`;
+      this.response(path, method, status); // throws with a clear message when undocumented
+      validate = this.ajv.compile({ $ref: pointer });
+      this.cache.set(key, validate);
+    }
+    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+  }
+}

