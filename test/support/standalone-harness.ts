@@ -30,6 +30,8 @@ export async function startStandaloneHarness(
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     ENGINE_LATENCY_SCALE: '0',
+    // Tests reach the server from loopback, standing in for an ingress (dashboard specs vary X-Forwarded-For).
+    TRUST_PROXY: '127.0.0.1',
     JOB_POLL_INTERVAL_MS: '100',
     LOG_LEVEL: 'silent',
     PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { EnvReader, readNatsConfig, readOpsConfig, runMain } from '@gen/config';
+import { EnvReader, readNatsConfig, readOpsConfig, runMain, readTrustProxy } from '@gen/config';
 import { HealthSubjects } from '@gen/contracts';
 import {
   configureObservedHttp,
@@ -38,6 +38,7 @@ runMain('gateway', async () => {
   const dashboard = readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`) });
   const secretKeys = readWebhookSecretKeys(env);
   const migrations = env.oneOf('MIGRATIONS', ['run', 'verify'] as const, 'run');
+  const trustProxy = readTrustProxy(env);
   env.done();
   const dataSource = await openAuthDatabase(databaseUrl, poolSize, migrations);
   const server = new NatsJetStreamServer(nats, Math.min(10_000, ops.shutdown.timeoutMs / 2));
@@ -67,7 +68,7 @@ runMain('gateway', async () => {
   })
   class GatewayAppModule {}
 
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(settings.bodyLimitBytes), {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(settings.bodyLimitBytes, trustProxy), {
     bufferLogs: true,
   });
   configureObservedHttp(app);

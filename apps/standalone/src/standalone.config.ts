@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvReader, LogLevelName, readOpsConfig } from '@gen/config';
+import { EnvReader, LogLevelName, readOpsConfig, readTrustProxy } from '@gen/config';
 import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
 import { ModelEngineBinding, readModelEngines } from '@gen/generation';
 
@@ -15,6 +15,8 @@ export interface StandaloneConfig {
   embeddedPgPort: number;
   syncWaitMs: number;
   bodyLimitBytes: number;
+  /** Which proxies may set X-Forwarded-For (TRUST_PROXY; default none). */
+  trustProxy: boolean | number | string;
   rpcTimeoutMs: number;
   workerConcurrency: number;
   latencyScale: number;
@@ -72,6 +74,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     embeddedPgPort: env.int('EMBEDDED_PG_PORT', 0, { min: 0, max: 65535 }),
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
     bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    trustProxy: readTrustProxy(env),
     rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     workerConcurrency: env.int('WORKER_CONCURRENCY', 8, { min: 1, max: 1000 }),
     latencyScale: Number(env.string('ENGINE_LATENCY_SCALE', '1')),

@@ -122,7 +122,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       engines: overrides.engines,
       modelEngines: config.modelEngines,
     });
-    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes), {
+    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes, config.trustProxy), {
       bufferLogs: true,
       abortOnError: false,
     });

@@ -22,3 +22,17 @@ export function readNatsConfig(env: EnvReader, service: string): NatsTransportCo
 export function processIdentity(service: string): string {
   return `${service}-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
+
+/**
+ * Which proxies may set X-Forwarded-For (TRUST_PROXY): `false` (default: the client address is the
+ * peer's), a hop count (`1` behind one ingress), or a comma-separated list of proxy IPs/CIDRs.
+ * Trusting every proxy would let any client choose the address that sign-in throttling counts.
+ */
+export function readTrustProxy(env: EnvReader): boolean | number | string {
+  const value = env.string('TRUST_PROXY', 'false');
+  if (value === 'false') return false;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  if (/^[0-9a-fA-F.:/, ]+$/.test(value)) return value;
+  env.problem(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy IPs/CIDRs (got "${value}")`);
+  return false;
+}

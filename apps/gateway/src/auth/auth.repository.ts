@@ -59,11 +59,6 @@ export class AuthRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async updateKeyWebhook(accountId: string, keyId: string, fields: { webhookUrl?: string | null; webhookSecret?: string | null }): Promise<boolean> {
-    const result = await this.db.getRepository(ApiKeyEntity).update({ id: keyId, accountId }, fields);
-    return (result.affected ?? 0) > 0;
-  }
-
   /**
    * Sets an active key's webhook URL and, if it has no secret yet, `secretIfNone` (encrypted).
    * Returns the key's stored secret afterwards (null if none), or undefined when no active key matched.

@@ -4,12 +4,12 @@ import { requestIdFor } from './request-id';
 import { setupOpenApi } from './openapi';
 import { createValidationPipe } from './validation';
 
-export function createFastifyAdapter(bodyLimitBytes: number): FastifyAdapter {
+export function createFastifyAdapter(bodyLimitBytes: number, trustProxy: boolean | number | string = false): FastifyAdapter {
   return new FastifyAdapter({
     bodyLimit: bodyLimitBytes,
     genReqId: requestIdFor,
     requestIdHeader: false,
-    trustProxy: true,
+    trustProxy,
     return503OnClosing: true,
     logger: false,
   });
