@@ -1,0 +1,361 @@
+/**
+ * `npm run bench:webhooks`: the webhooks dispatcher against a bare sign-and-POST loop, in one run,
+ * on loopback only, bounded in time (HARD_LIMIT_MS), leaving nothing behind.
+ *
+ * - Bare loop: undici with the dispatcher's agent settings, signing and POSTing flat out.
+ * - Dispatcher, flat out: the webhooks module (real repository on Postgres, dispatcher, sender),
+ *   fed events through the handler the event consumer calls, at most CONSUMER_WINDOW at once (the
+ *   JetStream consumer's window in production), as fast as it takes them.
+ * - Dispatcher, paced at half the bare loop's rate: latency from the event to attempt 1 at the
+ *   receiver, and, for deliveries whose receiver fails attempts 1 and 2, how far attempts 2 and 3
+ *   start from their schedule (2 s / 6 s after the previous attempt's answer).
+ *
+ * Environment: BENCH_DATABASE_URL (admin URL of a PostgreSQL server; default
+ * postgres://postgres@127.0.0.1:5432/postgres). A database of its own is created and dropped.
+ */
+import { ChildProcess, fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { GenerationFinishedEvent } from '@gen/contracts';
+import { dropDatabase, ensureDatabase } from '@gen/persistence';
+import { newWebhookSecret } from '@gen/webhook-signature';
+import { WebhooksSettings, serialiseWebhookBody, webhookBody } from '@gen/webhooks';
+import { bareLoop } from './bare-loop';
+import { DispatcherUnderTest, startDispatcher } from './dispatcher-under-test';
+import type { ReceivedRequest, ReceiverMessage } from './receiver-protocol';
+import { fmtMs, fmtRate, max, percentile, table } from './stats';
+
+const HARD_LIMIT_MS = 85_000;
+/** Events handled at once: the JetStream consumer's `max_messages` in production. */
+const CONSUMER_WINDOW = 64;
+const BARE_CONCURRENCY = 64;
+const BARE_MS = 4_000;
+const PACED_MS = 10_000;
+/** Retry probes are made in the first part of the paced phase so that all their retries run under load. */
+const PROBE_WINDOW_MS = 2_000;
+const PROBE_EVERY = 10;
+const POOL_SIZE = 20;
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const benchStart = now();
+const progress = (what: string) => process.stderr.write(`[${((now() - benchStart) / 1000).toFixed(1)} s] ${what}\n`);
+
+interface Cleanup {
+  receiver?: ChildProcess;
+  dut?: DispatcherUnderTest;
+  adminUrl: string;
+  database?: string;
+}
+
+async function main(): Promise<void> {
+  const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const cleanup: Cleanup = { adminUrl };
+  const watchdog = setTimeout(() => {
+    process.stderr.write(`bench:webhooks: still running after ${HARD_LIMIT_MS / 1000} s; stopping\n`);
+    void tearDown(cleanup).finally(() => process.exit(2));
+  }, HARD_LIMIT_MS);
+  const started = now();
+  const loadAtStart = loadavg()[0] as number;
+  try {
+    const report = await run(cleanup);
+    const loadAtEnd = loadavg()[0] as number;
+    process.stdout.write(
+      `\nWebhook dispatch benchmark: ${cpus().length} cores, node ${process.version}, ` +
+        `load average ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end, ${((now() - started) / 1000).toFixed(0)} s\n\n` +
+        `${report}\n`,
+    );
+  } finally {
+    clearTimeout(watchdog);
+    await tearDown(cleanup);
+  }
+}
+
+async function tearDown(c: Cleanup): Promise<void> {
+  const steps: Array<() => Promise<unknown>> = [
+    async () => c.dut?.close(),
+    async () => {
+      if (c.receiver && c.receiver.exitCode === null) {
+        const exited = new Promise((resolve) => c.receiver?.once('exit', resolve));
+        c.receiver.send({ type: 'stop' });
+        await Promise.race([exited, sleep(2_000).then(() => c.receiver?.kill('SIGKILL'))]);
+      }
+    },
+    async () => c.database && dropDatabase(c.adminUrl, c.database),
+  ];
+  c.dut = undefined;
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (error) {
+      process.stderr.write(`bench:webhooks cleanup: ${(error as Error).message}\n`);
+    }
+  }
+  c.database = undefined;
+}
+
+/** The receiver process, with a way to fetch (and clear) what it recorded. */
+async function startReceiver(c: Cleanup, secret: string): Promise<{ base: string; collect(): Promise<{ records: ReceivedRequest[]; badSignatures: number; requests: number }> }> {
+  const child = fork(join(__dirname, 'receiver.js'), [], { env: { ...process.env, BENCH_WEBHOOK_SECRET: secret }, stdio: 'inherit' });
+  c.receiver = child;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: ReceiverMessage) => (m.type === 'ready' ? resolve(m.port) : reject(new Error('receiver: unexpected message'))));
+    child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)));
+  });
+  return {
+    base: `http://127.0.0.1:${port}`,
+    collect: () =>
+      new Promise((resolve) => {
+        child.once('message', (m: ReceiverMessage) => {
+          if (m.type === 'records') resolve(m);
+        });
+        child.send({ type: 'collect' });
+      }),
+  };
+}
+
+function finishedEvent(apiKeyId: string, accountId: string, url: string): GenerationFinishedEvent {
+  const jobId = randomUUID();
+  const t = new Date().toISOString();
+  return {
+    eventId: randomUUID(),
+    event: 'generation.completed',
+    accountId,
+    apiKeyId,
+    webhookUrl: url,
+    record: {
+      id: jobId,
+      status: 'completed',
+      type: 'TEXT_TO_IMAGE',
+      model: 'pixel-flux-1',
+      prompt: 'a lighthouse at dusk',
+      output_url: `https://cdn.example.com/o/${randomBytes(16).toString('hex')}.png`,
+      credits_charged: 4,
+      error: null,
+      created_at: t,
+      started_at: t,
+      completed_at: t,
+    },
+  };
+}
+
+/**
+ * Feeds `count` events, at most CONSUMER_WINDOW at once, either as fast as they are taken
+ * (`perSecond` null) or paced. Returns each job's event time: when it was due (paced; so a feed
+ * that falls behind shows up as latency) or when it was handed to the handler (flat out).
+ */
+async function feed(
+  dut: DispatcherUnderTest,
+  count: number,
+  perSecond: number | null,
+  makeEvent: (i: number) => GenerationFinishedEvent,
+): Promise<Map<string, number>> {
+  const times = new Map<string, number>();
+  const t0 = now();
+  let next = 0;
+  let inFlight = 0;
+  let done = 0;
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve, reject) => {
+    const pump = (): void => {
+      const allowed = perSecond === null ? count : Math.min(count, Math.floor(((now() - t0) * perSecond) / 1000) + 1);
+      while (next < allowed && inFlight < CONSUMER_WINDOW) {
+        const i = next++;
+        const event = makeEvent(i);
+        times.set(event.record.id, perSecond === null ? now() : t0 + (i * 1000) / perSecond);
+        inFlight++;
+        dut.publish(event).then(() => {
+          inFlight--;
+          if (++done === count) resolve();
+          else pump();
+        }, reject);
+      }
+      if (next < count && next >= allowed && !timer) {
+        const dueIn = t0 + (next * 1000) / (perSecond as number) - now();
+        timer = setTimeout(() => {
+          timer = undefined;
+          pump();
+        }, Math.max(0, dueIn));
+      }
+    };
+    pump();
+  });
+  return times;
+}
+
+/** Collects the receiver's records until `done` says everything expected has arrived, or `timeoutMs`. */
+async function gather(
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  done: (records: ReceivedRequest[]) => boolean,
+  timeoutMs: number,
+): Promise<{ records: ReceivedRequest[]; badSignatures: number; complete: boolean }> {
+  const records: ReceivedRequest[] = [];
+  let badSignatures = 0;
+  const deadline = now() + timeoutMs;
+  for (;;) {
+    const batch = await receiver.collect();
+    records.push(...batch.records);
+    badSignatures += batch.badSignatures;
+    if (done(records)) return { records, badSignatures, complete: true };
+    if (now() > deadline) return { records, badSignatures, complete: false };
+    await sleep(100);
+  }
+}
+
+async function run(c: Cleanup): Promise<string> {
+  const database = `bench_webhooks_${randomBytes(5).toString('hex')}`;
+  await ensureDatabase(c.adminUrl, database);
+  c.database = database;
+  const url = new URL(c.adminUrl);
+  url.pathname = `/${database}`;
+
+  const secret = newWebhookSecret();
+  const key = { id: randomUUID(), secret };
+  const accountId = randomUUID();
+  const receiver = await startReceiver(c, secret);
+  // Loopback reached through the allow-list, as an on-premise deployment would; http allowed.
+  const settings: WebhooksSettings = { allowHttp: true, allowPrivateNetworks: false, allowList: ['127.0.0.1/32'] };
+  const policy = { allowHttp: true, allowPrivate: false, allowList: ['127.0.0.1/32'] };
+  const dut = await startDispatcher(url.toString(), settings, key, POOL_SIZE);
+  c.dut = dut;
+
+  const okUrl = `${receiver.base}/ok`;
+  const sampleBody = serialiseWebhookBody(webhookBody(finishedEvent(key.id, accountId, okUrl)));
+  const bodies = Array.from({ length: 256 }, () => serialiseWebhookBody(webhookBody(finishedEvent(key.id, accountId, okUrl))));
+
+  progress('warm-up');
+  // Warm-up: JIT, connections, the database's caches.
+  await bareLoop({ url: okUrl, policy, secret, body: (i) => bodies[i % bodies.length] as Buffer, concurrency: BARE_CONCURRENCY, durationMs: 800 });
+  const warm = await feed(dut, 1_000, null, () => finishedEvent(key.id, accountId, okUrl));
+  await gather(receiver, (r) => r.length >= warm.size, 20_000);
+
+  progress('bare loop');
+  // 1. The bare loop.
+  await receiver.collect();
+  const bare = await bareLoop({
+    url: okUrl,
+    policy,
+    secret,
+    body: (i) => bodies[i % bodies.length] as Buffer,
+    concurrency: BARE_CONCURRENCY,
+    durationMs: BARE_MS,
+  });
+  const bareCheck = await receiver.collect();
+
+  progress(`bare loop: ${Math.round(bare.perSecond)}/s; dispatcher flat out`);
+  // 2. The dispatcher, flat out.
+  const flatCount = Math.max(2_000, Math.min(20_000, Math.round(bare.perSecond * 2)));
+  const flatTimes = await feed(dut, flatCount, null, () => finishedEvent(key.id, accountId, okUrl));
+  progress(`dispatcher flat out: ${flatCount} events handled in ${((now() - Math.min(...flatTimes.values())) / 1000).toFixed(1)} s`);
+  const flat = await gather(receiver, (r) => r.length >= flatCount, 30_000);
+  const firstEvent = Math.min(...flatTimes.values());
+  const lastArrival = max(flat.records.map((r) => r.at));
+  const flatRate = (flat.records.length * 1000) / (lastArrival - firstEvent);
+  const flatLatency = flat.records.map((r) => r.at - (flatTimes.get(r.jobId) as number));
+
+  progress(`dispatcher flat out: ${Math.round(flatRate)}/s; paced`);
+  // 3. The dispatcher, paced at half the bare loop's rate, with retry probes.
+  const pacedRate = Math.max(50, Math.round(bare.perSecond / 2));
+  const pacedCount = Math.round((pacedRate * PACED_MS) / 1000);
+  const probeUntil = Math.round((pacedRate * PROBE_WINDOW_MS) / 1000);
+  const failUrl = `${receiver.base}/fail2`;
+  const isProbe = (i: number) => i < probeUntil && i % PROBE_EVERY === 0;
+  const probes = Array.from({ length: pacedCount }, (_, i) => i).filter(isProbe).length;
+  const pacedStart = now();
+  const pacedTimes = await feed(dut, pacedCount, pacedRate, (i) => finishedEvent(key.id, accountId, isProbe(i) ? failUrl : okUrl));
+  const pacedFedMs = now() - pacedStart;
+  const paced = await gather(receiver, (r) => r.length >= pacedCount + 2 * probes, 15_000);
+  const firstAttempts = new Map<string, ReceivedRequest>();
+  const byDelivery = new Map<string, ReceivedRequest[]>();
+  for (const r of paced.records) {
+    const list = byDelivery.get(r.deliveryId) ?? [];
+    list.push(r);
+    byDelivery.set(r.deliveryId, list);
+    if (list.length === 1) firstAttempts.set(r.jobId, r);
+  }
+  const pacedLatency = [...firstAttempts.values()].map((r) => r.at - (pacedTimes.get(r.jobId) as number));
+  const lastFirstAttempt = max([...firstAttempts.values()].map((r) => r.at));
+  const pacedAchieved = (firstAttempts.size * 1000) / (lastFirstAttempt - pacedStart);
+  const scheduleError: number[] = [];
+  let probeShapeOk = 0;
+  for (const list of byDelivery.values()) {
+    if (list[0]?.path !== '/fail2') continue;
+    const [a1, a2, a3] = list;
+    if (list.length === 3 && a1 && a2 && a3 && a1.answeredAt !== null && a2.answeredAt !== null) {
+      probeShapeOk++;
+      scheduleError.push(a2.at - (a1.answeredAt + 2_000), a3.at - (a2.answeredAt + 6_000));
+    }
+  }
+  // The dispatcher's own record of the same (start vs previous end + delay), from the attempts table.
+  const internal = (await dut.db.query(
+    `SELECT EXTRACT(EPOCH FROM (a.started_at - (p.started_at + make_interval(secs => p.duration_ms / 1000.0)))) * 1000
+            - CASE a.number WHEN 2 THEN 2000 ELSE 6000 END AS error_ms
+     FROM attempts a JOIN attempts p ON p.delivery_id = a.delivery_id AND p.number = a.number - 1
+     JOIN deliveries d ON d.id = a.delivery_id WHERE d.url LIKE '%/fail2'`,
+  )) as Array<{ error_ms: string }>;
+  const internalError = internal.map((r) => Number(r.error_ms));
+  const stats = dut.dispatcher.stats();
+
+  const problems: string[] = [];
+  if (bareCheck.badSignatures + flat.badSignatures + paced.badSignatures > 0) problems.push('bad signatures at the receiver');
+  if (!flat.complete) problems.push(`flat out: ${flat.records.length} of ${flatCount} deliveries arrived`);
+  if (flat.records.length !== new Set(flat.records.map((r) => r.deliveryId)).size) problems.push('flat out: a delivery arrived twice');
+  if (!paced.complete || firstAttempts.size !== pacedCount) problems.push(`paced: ${firstAttempts.size} of ${pacedCount} deliveries arrived`);
+  if (probeShapeOk !== probes) problems.push(`retry probes: ${probeShapeOk} of ${probes} made exactly 3 attempts`);
+  for (const list of byDelivery.values()) {
+    if (list.length > (list[0]?.path === '/fail2' ? 3 : 1)) problems.push(`delivery ${list[0]?.deliveryId} sent ${list.length} times`);
+  }
+
+  const ratio = flatRate / bare.perSecond;
+  const p99Latency = percentile(pacedLatency, 99);
+  const p99Schedule = percentile(scheduleError, 99);
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT MET');
+  const rows = [
+    ['deliveries/s, flat out', fmtRate(bare.perSecond), `${fmtRate(flatRate)} (${Math.round(ratio * 100)} % of bare)`, `>= 50 % of bare: ${verdict(ratio >= 0.5)}`],
+    [
+      `deliveries/s, paced at half the bare rate (${fmtRate(pacedRate)}/s offered)`,
+      '',
+      fmtRate(pacedAchieved),
+      '',
+    ],
+    [
+      'event -> attempt 1 at the receiver, p50 / p99 (paced)',
+      '',
+      `${fmtMs(percentile(pacedLatency, 50))} / ${fmtMs(p99Latency)} ms`,
+      `p99 < 50 ms: ${verdict(p99Latency < 50)}`,
+    ],
+    [
+      'event -> attempt 1, p50 / p99 (flat out, includes backlog)',
+      '',
+      `${fmtMs(percentile(flatLatency, 50))} / ${fmtMs(percentile(flatLatency, 99))} ms`,
+      '',
+    ],
+    [
+      `retry schedule error at the receiver, p50 / p99 / max (${scheduleError.length} retries, under the paced load)`,
+      '',
+      `${fmtMs(percentile(scheduleError, 50))} / ${fmtMs(p99Schedule)} / ${fmtMs(max(scheduleError))} ms`,
+      `p99 < 100 ms: ${verdict(p99Schedule < 100)}`,
+    ],
+    [
+      'retry schedule error as recorded by the dispatcher, p50 / p99 / max',
+      '',
+      `${fmtMs(percentile(internalError, 50))} / ${fmtMs(percentile(internalError, 99))} / ${fmtMs(max(internalError))} ms`,
+      '',
+    ],
+  ];
+  const notes = [
+    `bare loop: ${BARE_CONCURRENCY} requests in flight, ${bare.sent} sent in ${(bare.elapsedMs / 1000).toFixed(1)} s; ` +
+      `dispatcher: ${flatCount} events flat out, ${pacedCount} paced (fed in ${(pacedFedMs / 1000).toFixed(1)} s), ` +
+      `${CONSUMER_WINDOW} events handled at once, body ${sampleBody.length} bytes`,
+    `dispatcher attempts: ${stats.started} started, ${stats.lateOver100ms} more than 100 ms late, latest ${fmtMs(stats.maxLatenessMs)} ms late`,
+    problems.length === 0 ? 'checks: every signature verified; every delivery arrived, each exactly as often as its receiver asked' : `PROBLEMS: ${problems.join('; ')}`,
+  ];
+  if (problems.length > 0) process.exitCode = 1;
+  return `${table(['', 'bare loop', 'dispatcher', 'target'], rows)}\n\n${notes.join('\n')}`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:webhooks failed: ${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});
