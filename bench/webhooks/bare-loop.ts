@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { createSafeDispatcher, WebhookDestinationPolicy } from '@gen/webhook-policy';
+import { WEBHOOKS_DEFAULTS } from '@gen/webhooks';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, newDeliveryId, signatureHeaders, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
 
 /**
@@ -15,7 +16,8 @@ export async function bareLoop(options: {
   concurrency: number;
   durationMs: number;
 }): Promise<{ sent: number; failed: number; elapsedMs: number; perSecond: number }> {
-  const dispatcher = createSafeDispatcher(options.policy, { connectTimeoutMs: 5_000 });
+  // What WebhookSender builds by default (production settings: 5 s, 64 connections per origin).
+  const dispatcher = createSafeDispatcher(options.policy, { connectTimeoutMs: 5_000, connectionsPerOrigin: WEBHOOKS_DEFAULTS.connectionsPerOrigin });
   let sent = 0;
   let failed = 0;
   let started = 0;

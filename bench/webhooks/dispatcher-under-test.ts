@@ -2,7 +2,6 @@ import { ConsoleLogger, Controller, Inject, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { INestMicroservice } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import { Events, GenerationFinishedEvent, Subjects, WebhookSecretReply, WebhookSecretRequest } from '@gen/contracts';
 import { RpcErrorFilter } from '@gen/errors';
@@ -12,18 +11,16 @@ import { DeliveryDispatcher, openWebhooksDatabase, WebhooksModule, WebhooksSetti
 const KEY_STORE = Symbol('BENCH_KEY_STORE');
 
 /**
- * Stands in for the gateway's `auth.webhook-secret.get` handler, which the dispatcher asks before
- * every attempt: one primary-key read from Postgres on a pool of its own, as the gateway makes.
+ * Stands in for the gateway's `auth.webhook-secret.get` handler (a primary-key read of auth.api_keys
+ * in the gateway's own process), which the dispatcher asks before attempts. The request still goes
+ * through the transport; only the gateway's side is simulated, from memory, so that the numbers
+ * are the webhooks service's own.
  */
 class KeyStore {
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly keys: ReadonlyMap<string, string>) {}
 
-  async get(apiKeyId: string): Promise<WebhookSecretReply> {
-    const { rows } = await this.pool.query<{ secret: string; url: string | null }>(
-      'SELECT secret, url FROM bench_keys.api_keys WHERE id = $1',
-      [apiKeyId],
-    );
-    return { secret: rows[0]?.secret ?? null, defaultWebhookUrl: rows[0]?.url ?? null };
+  get(apiKeyId: string): Promise<WebhookSecretReply> {
+    return Promise.resolve({ secret: this.keys.get(apiKeyId) ?? null, defaultWebhookUrl: null });
   }
 }
 
@@ -53,21 +50,16 @@ export interface DispatcherUnderTest {
 export async function startDispatcher(
   databaseUrl: string,
   settings: WebhooksSettings,
-  key: { id: string; secret: string },
+  keys: ReadonlyMap<string, string>,
   poolSize: number,
 ): Promise<DispatcherUnderTest> {
   const db = await openWebhooksDatabase(databaseUrl, poolSize);
-  const keysPool = new Pool({ connectionString: databaseUrl, max: 10 });
-  keysPool.on('error', () => undefined); // an idle connection closed by the server at teardown
-  await keysPool.query('CREATE SCHEMA IF NOT EXISTS bench_keys');
-  await keysPool.query('CREATE TABLE IF NOT EXISTS bench_keys.api_keys (id uuid PRIMARY KEY, secret text NOT NULL, url text)');
-  await keysPool.query('INSERT INTO bench_keys.api_keys (id, secret) VALUES ($1, $2) ON CONFLICT DO NOTHING', [key.id, key.secret]);
 
   const bus = new InProcessBus();
   @Module({
     imports: [TransportModule.forRoot({ kind: 'in-process', bus }), WebhooksModule.register({ dataSource: db, settings })],
     controllers: [BenchKeysController],
-    providers: [{ provide: KEY_STORE, useValue: new KeyStore(keysPool) }],
+    providers: [{ provide: KEY_STORE, useValue: new KeyStore(keys) }],
   })
   class BenchWebhooksModule {}
 
@@ -83,7 +75,6 @@ export async function startDispatcher(
     db,
     close: async () => {
       await app.close();
-      await keysPool.end();
       await db.destroy();
     },
   };

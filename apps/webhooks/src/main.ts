@@ -22,6 +22,7 @@ runMain('webhooks', async () => {
     pollIntervalMs: env.int('WEBHOOK_POLL_INTERVAL_MS', WEBHOOKS_DEFAULTS.pollIntervalMs, { min: 50, max: 60_000 }),
     leaseMs: env.int('WEBHOOK_LEASE_MS', WEBHOOKS_DEFAULTS.leaseMs, { min: 8_000, max: 600_000 }),
     maxInFlight: env.int('WEBHOOK_MAX_IN_FLIGHT', WEBHOOKS_DEFAULTS.maxInFlight, { min: 1, max: 10_000 }),
+    connectionsPerOrigin: env.int('WEBHOOK_CONNECTIONS_PER_ORIGIN', WEBHOOKS_DEFAULTS.connectionsPerOrigin, { min: 1, max: 1_000 }),
   };
   const migrations = env.oneOf('MIGRATIONS', ['run', 'verify'] as const, 'run');
   env.done();

@@ -31,7 +31,7 @@ export class WebhooksModule {
         {
           provide: WebhookSender,
           inject: [WEBHOOKS_SETTINGS],
-          useFactory: (s: ResolvedWebhooksSettings) => new WebhookSender(destinationPolicy(s)),
+          useFactory: (s: ResolvedWebhooksSettings) => new WebhookSender(destinationPolicy(s), { connectionsPerOrigin: s.connectionsPerOrigin }),
         },
         DeliveriesRepository,
         KeyWebhookSettingsService,

@@ -14,8 +14,13 @@ export interface WebhooksSettings {
    * can take (secret lookup + 5 s); after a crash, its delivery resumes when this expires. Default 15000.
    */
   leaseMs?: number;
-  /** Attempts in flight at once per process. Default 512. */
+  /** Attempts in flight at once per process (all receivers together). Default 1024. */
   maxInFlight?: number;
+  /**
+   * Requests in flight at once to one receiver origin per process; attempts beyond wait for a free
+   * connection, within their 5 s. Default 64.
+   */
+  connectionsPerOrigin?: number;
   /** Timeout of the signing-secret lookup made before each attempt, ms. Default 2000. */
   secretLookupTimeoutMs?: number;
 }
@@ -25,7 +30,8 @@ export type ResolvedWebhooksSettings = Required<WebhooksSettings>;
 export const WEBHOOKS_DEFAULTS = {
   pollIntervalMs: 1_000,
   leaseMs: 15_000,
-  maxInFlight: 512,
+  maxInFlight: 1_024,
+  connectionsPerOrigin: 64,
   secretLookupTimeoutMs: 2_000,
 } as const;
 
@@ -37,6 +43,7 @@ export function resolveWebhooksSettings(settings: WebhooksSettings): ResolvedWeb
     pollIntervalMs: settings.pollIntervalMs ?? WEBHOOKS_DEFAULTS.pollIntervalMs,
     leaseMs: settings.leaseMs ?? WEBHOOKS_DEFAULTS.leaseMs,
     maxInFlight: settings.maxInFlight ?? WEBHOOKS_DEFAULTS.maxInFlight,
+    connectionsPerOrigin: settings.connectionsPerOrigin ?? WEBHOOKS_DEFAULTS.connectionsPerOrigin,
     secretLookupTimeoutMs: settings.secretLookupTimeoutMs ?? WEBHOOKS_DEFAULTS.secretLookupTimeoutMs,
   };
 }

@@ -172,6 +172,15 @@ describe('createSafeDispatcher: connect-time checks against a real local server'
     expect(connections).toBe(1);
   });
 
+  it('opens at most connectionsPerOrigin connections to one origin; more requests wait for one', async () => {
+    const agent = createSafeDispatcher({ ...BASE, allowList: ['127.0.0.1/32'] }, { lookup: fakeLookup, connectionsPerOrigin: 2 });
+    agents.push(agent);
+    const before = connections;
+    const statuses = await Promise.all(Array.from({ length: 6 }, () => post(`http://rebind.test:${port}/hook`, agent)));
+    expect(statuses).toEqual([204, 204, 204, 204, 204, 204]);
+    expect(connections - before).toBeLessThanOrEqual(2);
+  });
+
   it('applies connectTimeoutMs to resolution and connection together', async () => {
     const hanging: ResolveAddresses = () => new Promise<readonly LookupAddress[]>(() => undefined);
     const agent = createSafeDispatcher(BASE, { lookup: hanging, connectTimeoutMs: 200 });
@@ -189,6 +198,7 @@ describe('createSafeDispatcher: connect-time checks against a real local server'
   it('throws at construction on an invalid allow-list or timeout', () => {
     expect(() => createSafeDispatcher({ ...BASE, allowList: ['10.0.0.0/40'] })).toThrow(/allow-list/);
     expect(() => createSafeDispatcher(BASE, { connectTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => createSafeDispatcher(BASE, { connectionsPerOrigin: 0 })).toThrow(RangeError);
   });
 });
 

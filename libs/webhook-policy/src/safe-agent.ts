@@ -20,6 +20,12 @@ export interface SafeDispatcherOptions {
   keepAliveTimeoutMs?: number;
   /** Upper bound for a server-advertised keep-alive timeout. Default 60000 ms. */
   keepAliveMaxTimeoutMs?: number;
+  /**
+   * Connections open at once to one origin (scheme, host, port); requests beyond wait for one to be
+   * free. Default 64: one receiver is never sent hundreds of requests at once, and a busy receiver
+   * is served over warm keep-alive connections instead of a new connection per request.
+   */
+  connectionsPerOrigin?: number;
   /** Hostname resolution; defaults to `dns.lookup` with `all: true`. Tests inject their own. */
   lookup?: ResolveAddresses;
 }
@@ -48,6 +54,8 @@ export class ForbiddenDestinationError extends Error {
     this.name = 'ForbiddenDestinationError';
   }
 }
+
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
 
 /** dns.lookup of every address, in the resolver's order. */
 export const resolveWithDnsLookup: ResolveAddresses = (hostname) => dns.lookup(hostname, { all: true });
@@ -109,6 +117,8 @@ export function createSafeDispatcher(policy: WebhookDestinationPolicy, options: 
   const allowList = parseAllowList(policy.allowList);
   const timeout = options.connectTimeoutMs ?? 5_000;
   if (!Number.isInteger(timeout) || timeout <= 0) throw new RangeError('connectTimeoutMs must be a positive integer');
+  const connections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
+  if (!Number.isInteger(connections) || connections <= 0) throw new RangeError('connectionsPerOrigin must be a positive integer');
 
   const connectChecked = buildConnector({ timeout, lookup: createSafeLookup(policy, options.lookup) });
   const connect: buildConnector.connector = (connectOptions, callback) => {
@@ -125,6 +135,7 @@ export function createSafeDispatcher(policy: WebhookDestinationPolicy, options: 
     connect,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 4_000,
     keepAliveMaxTimeout: options.keepAliveMaxTimeoutMs ?? 60_000,
+    connections,
   });
 }
 

@@ -1,8 +1,26 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Largest multiple of 62 that fits in a byte (4 x 62): bytes at or above it are discarded. */
 const UNBIASED_LIMIT = 248;
+
+/**
+ * CSPRNG bytes drawn in blocks: one system call per block instead of one per id (a dispatcher
+ * makes an id per delivery). A byte is used once and the block is wiped as it is consumed.
+ */
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function nextRandomByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const byte = pool[poolOffset] as number;
+  pool[poolOffset++] = 0;
+  return byte;
+}
 
 /**
  * `length` characters drawn uniformly from [0-9A-Za-z] with the system CSPRNG. Bytes >= 248 are
@@ -12,12 +30,9 @@ export function randomBase62(length: number): string {
   if (!Number.isSafeInteger(length) || length < 0) throw new RangeError('length must be a non-negative integer');
   let out = '';
   while (out.length < length) {
-    // 3% of bytes are rejected on average; ask for a little more than needed to rarely loop.
-    for (const byte of randomBytes(Math.ceil((length - out.length) * 1.1) + 4)) {
-      if (byte >= UNBIASED_LIMIT) continue;
-      out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = nextRandomByte();
+    if (byte >= UNBIASED_LIMIT) continue;
+    out += BASE62[byte % 62];
   }
   return out;
 }

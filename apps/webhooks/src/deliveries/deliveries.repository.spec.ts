@@ -151,6 +151,73 @@ describe('DeliveriesRepository', () => {
     expect(await repo.insert(redelivery())).toBe(false);
   });
 
+  describe('insertMany and recordAttempts (the dispatcher\'s grouped writes)', () => {
+    it('inserts a batch in one statement, the first ones already claimed for attempt 1, and skips events seen before', async () => {
+      const seen = delivery();
+      await repo.insert(seen);
+      const batch = [delivery(), delivery(), { ...seen, id: newDeliveryId() }, delivery()];
+      // Claim three: the third is the duplicate, so two end up claimed.
+      const { inserted, claimed } = await repo.insertMany(batch, 3, T, LEASE);
+      expect([...inserted].sort()).toEqual([batch[0]!.id, batch[1]!.id, batch[3]!.id].sort());
+      expect(claimed.map((c) => [c.deliveryId, c.number, c.dueAt])).toEqual([
+        [batch[0]!.id, 1, T],
+        [batch[1]!.id, 1, T],
+      ]);
+      expect(new Set(claimed.map((c) => c.leaseToken)).size).toBe(1);
+      expect(await row(batch[0]!.id)).toMatchObject({ status: 'pending', attempts_made: 1, lease_token: claimed[0]!.leaseToken });
+      expect(await attempts(batch[0]!.id)).toMatchObject([{ number: 1, duration_ms: null, error_class: null }]);
+      // Not claimed: due at once, for a claim of its own.
+      expect(await row(batch[3]!.id)).toMatchObject({ status: 'pending', attempts_made: 0, lease_token: null });
+      expect(await attempts(batch[3]!.id)).toEqual([]);
+      expect((await repo.claim([batch[3]!.id], T, LEASE))[0]!.number).toBe(1);
+      // A claimed one is not claimed twice.
+      expect(await repo.claim([batch[0]!.id], T, LEASE)).toEqual([]);
+      // The body bytes are stored as given.
+      const stored = (await db.query(`SELECT body FROM deliveries WHERE id = $1`, [batch[1]!.id]))[0] as { body: Buffer };
+      expect(stored.body.equals(batch[1]!.body)).toBe(true);
+    });
+
+    it('keeps two redeliveries of one job in one batch to one', async () => {
+      const original = delivery();
+      await repo.insert(original);
+      const redelivery = () => delivery({ eventId: null, redeliveryOf: original.id, jobId: original.jobId, accountId: original.accountId });
+      const { inserted } = await repo.insertMany([redelivery(), redelivery()], 2, T, LEASE);
+      expect(inserted.size).toBe(1);
+    });
+
+    it('records many outcomes in one statement, each only under its own lease', async () => {
+      const batch = [delivery(), delivery(), delivery()];
+      const { claimed } = await repo.insertMany(batch, 3, T, LEASE);
+      const [ok, retry, stolen] = claimed as [(typeof claimed)[0], (typeof claimed)[0], (typeof claimed)[0]];
+      // The third lost its lease (its process was presumed dead) and was claimed again.
+      const [again] = await repo.claim([stolen.deliveryId], T + LEASE, LEASE);
+      expect(again!.number).toBe(2);
+      const recorded = await repo.recordAttempts([
+        { claim: ok, result: { startedAt: T, durationMs: 7, statusCode: 204, errorClass: null, error: null, succeeded: true, nextAttemptAt: null } },
+        { claim: retry, result: failed(T, T + 2_012) },
+        { claim: stolen, result: failed(T, T + 2_012) },
+      ]);
+      expect([...recorded].sort()).toEqual([ok.deliveryId, retry.deliveryId].sort());
+      expect(await row(ok.deliveryId)).toMatchObject({ status: 'succeeded', attempts_made: 1, next_attempt_at: null, lease_token: null });
+      expect((await row(ok.deliveryId)).finished_at).toEqual(new Date(T + 7));
+      expect(await attempts(ok.deliveryId)).toMatchObject([{ number: 1, duration_ms: 7, status_code: 204, error_class: null }]);
+      expect(await row(retry.deliveryId)).toMatchObject({ status: 'pending', attempts_made: 1, next_attempt_at: new Date(T + 2_012), lease_token: null });
+      expect(await row(stolen.deliveryId)).toMatchObject({ status: 'pending', attempts_made: 2, lease_token: again!.leaseToken });
+      // The late outcome is still the truth about attempt 1 (it had been marked interrupted).
+      expect((await attempts(stolen.deliveryId))[0]).toMatchObject({ number: 1, status_code: 500, error_class: 'http_status' });
+    });
+
+    it('commits outcomes without waiting for the WAL flush, and leaves the session as it was', async () => {
+      const { claimed } = await repo.insertMany([delivery()], 1, T, LEASE);
+      await db.transaction(async (tx) => {
+        const local = new DeliveriesRepository(tx as unknown as DataSource);
+        await local.recordAttempts([{ claim: claimed[0]!, result: failed(T, T + 2_000) }]);
+        expect((await tx.query(`SHOW synchronous_commit`))[0]).toEqual({ synchronous_commit: 'off' });
+      });
+      expect((await db.query(`SHOW synchronous_commit`))[0]).toEqual({ synchronous_commit: 'on' });
+    });
+  });
+
   it('lists a job only for its own account', async () => {
     const d = delivery();
     await repo.insert(d);

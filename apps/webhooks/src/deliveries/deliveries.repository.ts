@@ -103,6 +103,78 @@ export class DeliveriesRepository {
   }
 
   /**
+   * Inserts deliveries, each due at its `firstAttemptAt`, in one statement (one commit, flushed: the
+   * event that caused a delivery is acknowledged only after this). The first `claimCount` of them
+   * are inserted already claimed for attempt 1 (counted, recorded as in flight, leased to the
+   * caller), so attempt 1 needs no claim of its own; the others wait for a claim as usual.
+   * Rows that conflict (an event seen again, a second pending redelivery of a job) are skipped.
+   */
+  async insertMany(
+    deliveries: readonly NewDelivery[],
+    claimCount: number,
+    at: number,
+    leaseMs: number,
+  ): Promise<{ inserted: Set<string>; claimed: ClaimedAttempt[] }> {
+    if (deliveries.length === 0) return { inserted: new Set(), claimed: [] };
+    const token = randomUUID();
+    const column = <K extends keyof NewDelivery>(key: K) => deliveries.map((d) => d[key]);
+    const rows = await sqlRows<{ id: string; attempts_made: number }>(
+      this.db,
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
+                              $9::text[], $10::bytea[], $11::timestamptz[], $12::boolean[])
+           AS t(id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body, next_attempt_at, claimed)
+       ), inserted AS (
+         INSERT INTO deliveries (id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
+                                 status, attempts_made, next_attempt_at, lease_token, lease_until)
+         SELECT id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
+                'pending', CASE WHEN claimed THEN 1 ELSE 0 END, next_attempt_at,
+                CASE WHEN claimed THEN $13::uuid END, CASE WHEN claimed THEN $14::timestamptz END
+         FROM input
+         ON CONFLICT DO NOTHING
+         RETURNING id, attempts_made
+       ), started AS (
+         INSERT INTO attempts (delivery_id, number, started_at) SELECT id, 1, $15::timestamptz FROM inserted WHERE attempts_made = 1
+       )
+       SELECT id, attempts_made FROM inserted`,
+      [
+        column('id'),
+        column('eventId'),
+        column('redeliveryOf'),
+        column('jobId'),
+        column('accountId'),
+        column('apiKeyId'),
+        column('event'),
+        column('url'),
+        column('urlSource'),
+        column('body'),
+        deliveries.map((d) => new Date(d.firstAttemptAt)),
+        deliveries.map((_, i) => i < claimCount),
+        token,
+        new Date(at + leaseMs),
+        new Date(at),
+      ],
+    );
+    const attemptsMade = new Map(rows.map((r) => [r.id, Number(r.attempts_made)]));
+    const inserted = new Set(attemptsMade.keys());
+    const claimed = deliveries
+      .filter((d) => attemptsMade.get(d.id) === 1)
+      .map((d) => ({
+        deliveryId: d.id,
+        jobId: d.jobId,
+        accountId: d.accountId,
+        apiKeyId: d.apiKeyId,
+        event: d.event,
+        url: d.url,
+        body: d.body,
+        number: 1,
+        dueAt: d.firstAttemptAt,
+        leaseToken: token,
+      }));
+    return { inserted, claimed };
+  }
+
+  /**
    * Claims the given deliveries for their next attempt if they are due (`at` with a few ms of
    * tolerance for timer rounding), not leased by anyone and have an attempt left. The attempt is
    * counted and recorded as in flight in the same statement, before anything is sent: a crash
@@ -149,44 +221,57 @@ export class DeliveriesRepository {
     }));
   }
 
+  /** Records one attempt's outcome (see recordAttempts); false if the lease was lost. */
+  async recordAttempt(claim: ClaimedAttempt, result: AttemptResult): Promise<boolean> {
+    return (await this.recordAttempts([{ claim, result }])).has(claim.deliveryId);
+  }
+
   /**
-   * Records an attempt's outcome and schedules the next one (or finishes the delivery), in one
-   * statement. Only the holder of the lease changes the delivery; returns false if the lease was lost.
+   * Records attempts' outcomes and schedules each delivery's next attempt (or finishes it), in one
+   * statement for the lot. Only the holder of a delivery's lease changes the delivery; returns the
+   * ids whose outcome was applied (the others had lost their lease: their process was presumed dead).
    *
    * Committed without waiting for the WAL flush (`synchronous_commit = off`): the claim before the
    * send was flushed, so if the database server itself crashes in the next few hundred ms and loses
    * this outcome, the lease expires and the attempt counts as interrupted (never a fourth attempt).
    * A process crash (the usual case) loses nothing: the commit is in the server.
    */
-  async recordAttempt(claim: ClaimedAttempt, result: AttemptResult): Promise<boolean> {
-    const finished = result.succeeded || result.nextAttemptAt === null;
-    const status = result.succeeded ? 'succeeded' : finished ? 'failed' : 'pending';
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL synchronous_commit TO OFF`);
-      const rows = await sqlRows<{ id: string }>(
-        tx,
-        `WITH attempt AS (
-           UPDATE attempts SET started_at = $3, duration_ms = $4, status_code = $5, error_class = $6, error = $7
-           WHERE delivery_id = $1 AND number = $8
-         )
-         UPDATE deliveries SET status = $9, next_attempt_at = $10, finished_at = $11, lease_token = NULL, lease_until = NULL
-         WHERE id = $1 AND lease_token = $2 AND status = 'pending' RETURNING id`,
-        [
-          claim.deliveryId,
-          claim.leaseToken,
-          new Date(result.startedAt),
-          result.durationMs,
-          result.statusCode,
-          result.errorClass,
-          result.error,
-          claim.number,
-          status,
-          finished ? null : new Date(result.nextAttemptAt as number),
-          finished ? new Date(result.startedAt + result.durationMs) : null,
-        ],
-      );
-      return rows.length > 0;
-    });
+  async recordAttempts(items: ReadonlyArray<{ claim: ClaimedAttempt; result: AttemptResult }>): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const finished = (r: AttemptResult) => r.succeeded || r.nextAttemptAt === null;
+    // One statement, one round trip: `set_config(..., true)` is `SET LOCAL` for the statement's own
+    // (implicit) transaction, still in force when it commits.
+    const rows = await sqlRows<{ id: string }>(
+      this.db,
+      `WITH input AS (
+         SELECT t.* FROM unnest($1::text[], $2::uuid[], $3::smallint[], $4::timestamptz[], $5::integer[], $6::smallint[],
+                                $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::timestamptz[])
+             AS t(id, lease_token, number, started_at, duration_ms, status_code, error_class, error, status, next_attempt_at, finished_at),
+           (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
+       ), attempt AS (
+         UPDATE attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, status_code = i.status_code,
+                               error_class = i.error_class, error = i.error
+         FROM input i WHERE a.delivery_id = i.id AND a.number = i.number
+       )
+       UPDATE deliveries d SET status = i.status, next_attempt_at = i.next_attempt_at, finished_at = i.finished_at,
+                               lease_token = NULL, lease_until = NULL
+       FROM input i WHERE d.id = i.id AND d.lease_token = i.lease_token AND d.status = 'pending'
+       RETURNING d.id`,
+      [
+        items.map((x) => x.claim.deliveryId),
+        items.map((x) => x.claim.leaseToken),
+        items.map((x) => x.claim.number),
+        items.map((x) => new Date(x.result.startedAt)),
+        items.map((x) => x.result.durationMs),
+        items.map((x) => x.result.statusCode),
+        items.map((x) => x.result.errorClass),
+        items.map((x) => x.result.error),
+        items.map((x) => (x.result.succeeded ? 'succeeded' : finished(x.result) ? 'failed' : 'pending')),
+        items.map((x) => (finished(x.result) ? null : new Date(x.result.nextAttemptAt as number))),
+        items.map((x) => (finished(x.result) ? new Date(x.result.startedAt + x.result.durationMs) : null)),
+      ],
+    );
+    return new Set(rows.map((r) => r.id));
   }
 
   /**

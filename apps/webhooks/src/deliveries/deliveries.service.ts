@@ -33,18 +33,19 @@ export class DeliveriesService {
       this.logger.error({ eventId: (event as { eventId?: unknown } | null)?.eventId }, 'Ignoring a malformed generation event');
       return;
     }
-    if (await this.repository.existsForEvent(event.eventId)) return;
     let url = event.webhookUrl;
     let urlSource: DestinationSource = 'request';
     if (!url) {
+      // An event seen again asks the gateway nothing (with a URL on the event, the insert below is
+      // a no-op for it, which is cheaper than a read first).
+      if (await this.repository.existsForEvent(event.eventId)) return;
       url = (await this.keys.get(event.apiKeyId)).defaultWebhookUrl;
       urlSource = 'key';
     }
     if (!url) return; // no destination: no delivery (polling is the client's way to learn the outcome)
     const now = Date.now();
-    const id = newDeliveryId();
-    const inserted = await this.repository.insert({
-      id,
+    await this.dispatcher.submit({
+      id: newDeliveryId(),
       eventId: event.eventId,
       redeliveryOf: null,
       jobId: event.record.id,
@@ -56,7 +57,6 @@ export class DeliveriesService {
       body: serialiseWebhookBody(webhookBody(event, new Date(now))),
       firstAttemptAt: now,
     });
-    if (inserted) this.dispatcher.schedule(id, now);
   }
 
   async list(accountId: string, jobId: string): Promise<ListWebhookDeliveriesReply> {
@@ -93,7 +93,7 @@ export class DeliveriesService {
     }
     const now = Date.now();
     const id = newDeliveryId();
-    const inserted = await this.repository.insert({
+    const inserted = await this.dispatcher.submit({
       id,
       eventId: null,
       redeliveryOf: latest.id,
@@ -107,7 +107,6 @@ export class DeliveriesService {
       firstAttemptAt: now,
     });
     if (!inserted) throw new ConflictError('A redelivery of this generation is already in progress.');
-    this.dispatcher.schedule(id, now);
     const created = await this.repository.findForAccount(accountId, id);
     if (!created) throw new NotFoundError('No such delivery.');
     return toDeliveryView(created, []);

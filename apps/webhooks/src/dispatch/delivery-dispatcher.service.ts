@@ -1,8 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery } from '../deliveries/deliveries.repository';
+import type { WebhookSecretReply } from '@gen/contracts';
+import { AttemptResult, ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery, NewDelivery } from '../deliveries/deliveries.repository';
 import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
 import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
+import { BatchQueue } from './batch-queue';
 import { MAX_ATTEMPTS, nextAttemptAt } from './retry-schedule';
 import { AttemptOutcome, WebhookSender } from './webhook-sender';
 
@@ -14,19 +16,31 @@ const CLAIM_BATCH = 200;
 const MAX_CONCURRENT_CLAIMS = 2;
 /** Deliveries the poll looks at in one pass. */
 const POLL_LIMIT = 2_000;
+/** New deliveries written in one statement, and such statements in flight at once. */
+const INSERT_BATCH = 500;
+const CONCURRENT_INSERTS = 2;
+/** Attempt outcomes written in one statement, and such statements in flight at once. */
+const RECORD_BATCH = 500;
+const CONCURRENT_RECORDS = 2;
 
 /**
  * Sends deliveries' attempts on time.
  *
- * - Each pending delivery this process knows about has a timer for its due time: set when the
- *   delivery is created (due at once) and when an attempt fails (due 2 s or 6 s after the failure),
- *   so attempts start within milliseconds of the schedule, not at the next poll.
+ * - A new delivery is written together with its first attempt's claim (one statement for all the
+ *   deliveries that arrive together, see `submit`), and attempt 1 starts as soon as that commits.
+ * - Each pending delivery this process knows about has a timer for its due time: set when an
+ *   attempt fails (due 2 s or 6 s after the failure), or when a new delivery found no free slot, so
+ *   attempts start within milliseconds of the schedule, not at the next poll.
  * - A poll (every `pollIntervalMs`) sets timers for what is due soon that no timer covers: deliveries
  *   of a process that restarted or died, or of another replica. It is the safety net, not the clock.
  * - A timer does not send by itself: it claims the delivery in Postgres (`FOR UPDATE SKIP LOCKED`,
  *   a lease, the attempt counted and recorded as in flight before anything is sent). Two replicas or
  *   a timer and the poll racing for a delivery make one attempt; a crash mid-attempt leaves a lease
  *   that expires, and the delivery resumes with its next attempt, at once, never a fourth.
+ * - Writes are grouped (BatchQueue): the deliveries of events handled together are inserted in one
+ *   statement, the outcomes of attempts that end together are recorded in one, and the attempts
+ *   that start together ask for each key's signing secret once. Under load a commit carries
+ *   hundreds of deliveries instead of one, which is what lets a process keep up with its receivers.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -43,6 +57,17 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private polling?: Promise<void>;
   private stopped = false;
   private readonly counters = { started: 0, lateOver100ms: 0, maxLatenessMs: 0 };
+  private readonly inserts = new BatchQueue<NewDelivery, boolean>((batch) => this.insertBatch(batch), {
+    maxBatch: INSERT_BATCH,
+    maxConcurrent: CONCURRENT_INSERTS,
+  });
+  private readonly outcomes = new BatchQueue<{ claim: ClaimedAttempt; result: AttemptResult }, boolean>(
+    async (batch) => {
+      const recorded = await this.repository.recordAttempts(batch);
+      return batch.map((x) => recorded.has(x.claim.deliveryId));
+    },
+    { maxBatch: RECORD_BATCH, maxConcurrent: CONCURRENT_RECORDS },
+  );
 
   constructor(
     private readonly repository: DeliveriesRepository,
@@ -65,9 +90,21 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.timers.clear();
     this.due.clear();
     await this.polling;
+    await this.inserts.idle();
     await Promise.allSettled([...this.claims]);
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.outcomes.idle();
     await this.sender.close();
+  }
+
+  /**
+   * Stores a new delivery, due at its `firstAttemptAt` (now), and starts attempt 1 as soon as it is
+   * committed. Resolves once the delivery is durable, to false if it already existed (the event was
+   * seen before, or a redelivery of the job is already pending). Deliveries submitted together are
+   * written in one statement, already claimed for attempt 1 as far as there are free slots.
+   */
+  submit(delivery: NewDelivery): Promise<boolean> {
+    return this.inserts.push(delivery);
   }
 
   /**
@@ -136,11 +173,45 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       return;
     }
     // Ids not claimed were taken by another replica, or are no longer due: nothing to do.
-    for (const attempt of claimed) this.start(attempt);
+    this.startAll(claimed);
   }
 
-  private start(claim: ClaimedAttempt): void {
-    const task = this.attempt(claim)
+  private async insertBatch(batch: NewDelivery[]): Promise<boolean[]> {
+    const free = this.stopped ? 0 : this.settings.maxInFlight - this.inFlight.size - this.claiming;
+    const claimCount = Math.max(0, Math.min(free, batch.length));
+    this.claiming += claimCount;
+    let written: Awaited<ReturnType<DeliveriesRepository['insertMany']>>;
+    try {
+      written = await this.repository.insertMany(batch, claimCount, Date.now(), this.settings.leaseMs);
+    } finally {
+      this.claiming -= claimCount;
+    }
+    this.startAll(written.claimed);
+    const claimed = new Set(written.claimed.map((c) => c.deliveryId));
+    // Inserted but not claimed (no free slot): due now, claimed when a slot frees up.
+    for (const d of batch) if (written.inserted.has(d.id) && !claimed.has(d.id)) this.schedule(d.id, d.firstAttemptAt);
+    return batch.map((d) => written.inserted.has(d.id));
+  }
+
+  /**
+   * Starts claimed attempts. Attempts that start together ask for each key's secret once: the
+   * lookup is made after they were claimed, so each is still signed with the secret current when
+   * it started (a renewal before that is always seen).
+   */
+  private startAll(claims: readonly ClaimedAttempt[]): void {
+    const lookups = new Map<string, Promise<WebhookSecretReply>>();
+    for (const claim of claims) {
+      let lookup = lookups.get(claim.apiKeyId);
+      if (!lookup) {
+        lookup = this.keys.get(claim.apiKeyId);
+        lookups.set(claim.apiKeyId, lookup);
+      }
+      this.start(claim, lookup);
+    }
+  }
+
+  private start(claim: ClaimedAttempt, lookup: Promise<WebhookSecretReply>): void {
+    const task = this.attempt(claim, lookup)
       .catch((error: unknown) =>
         // The lease expires and the delivery resumes; the attempt in flight is then marked interrupted.
         this.logger.error({ err: error, deliveryId: claim.deliveryId }, 'Webhook attempt not recorded'),
@@ -152,10 +223,10 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.inFlight.set(claim.deliveryId, task);
   }
 
-  private async attempt(claim: ClaimedAttempt): Promise<void> {
+  private async attempt(claim: ClaimedAttempt, lookup: Promise<WebhookSecretReply>): Promise<void> {
     let secret: string | null;
     try {
-      secret = (await this.keys.get(claim.apiKeyId)).secret;
+      secret = (await lookup).secret;
     } catch (error) {
       // Our own dependency is down: nothing was sent, so the attempt is given back, not spent.
       this.logger.warn({ err: error, deliveryId: claim.deliveryId }, 'Signing secret unavailable; webhook attempt postponed');
@@ -179,7 +250,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
           error: 'Not sent: the API key has no webhook signing secret. Generate one in the dashboard (Settings, API Keys).',
         };
     const next = outcome.ok ? null : nextAttemptAt(claim.number, outcome.startedAt + outcome.durationMs);
-    const recorded = await this.repository.recordAttempt(claim, { ...outcome, succeeded: outcome.ok, nextAttemptAt: next });
+    const recorded = await this.outcomes.push({ claim, result: { ...outcome, succeeded: outcome.ok, nextAttemptAt: next } });
     if (!recorded) {
       this.logger.warn({ deliveryId: claim.deliveryId, attempt: claim.number }, 'Webhook attempt outcome came after its lease expired');
       return;

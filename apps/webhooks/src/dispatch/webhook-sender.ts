@@ -29,6 +29,8 @@ export interface AttemptOutcome {
 
 /** How much of a response body is read (and thrown away) before the connection is dropped. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** Destination URLs whose policy check is remembered (the policy is fixed for the process's life). */
+const MAX_CHECKED_URLS = 10_000;
 
 /**
  * Makes one attempt of a delivery: one signed POST, the whole exchange (connect, headers, body)
@@ -37,6 +39,12 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 export class WebhookSender {
   private readonly dispatcher: Dispatcher;
   private readonly timeoutMs: number;
+  /**
+   * The URL check's answer per URL string: a receiver gets many deliveries, and the check (parsing
+   * the URL and the allow-list) costs more than the rest of an attempt's bookkeeping. The address
+   * a name resolves to is still checked at every connection, by the dispatcher's agent.
+   */
+  private readonly checked = new Map<string, { ok: true; href: string } | { ok: false; reason: string }>();
 
   constructor(
     private readonly policy: WebhookDestinationPolicy,
@@ -44,10 +52,14 @@ export class WebhookSender {
       /** Defaults to a keep-alive, SSRF-safe agent (resolved addresses are checked at connect time). */
       dispatcher?: Dispatcher;
       timeoutMs?: number;
+      /** Of the default agent: connections open at once to one receiver origin. */
+      connectionsPerOrigin?: number;
     } = {},
   ) {
     this.timeoutMs = options.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
-    this.dispatcher = options.dispatcher ?? createSafeDispatcher(policy, { connectTimeoutMs: this.timeoutMs });
+    this.dispatcher =
+      options.dispatcher ??
+      createSafeDispatcher(policy, { connectTimeoutMs: this.timeoutMs, connectionsPerOrigin: options.connectionsPerOrigin });
   }
 
   /** Closes the keep-alive connections. */
@@ -64,7 +76,7 @@ export class WebhookSender {
       durationMs: Math.max(0, Math.round(performance.now() - t0)),
     });
 
-    const checked = validateWebhookUrl(input.url, this.policy);
+    const checked = this.check(input.url);
     if (!checked.ok) return done({ ok: false, statusCode: null, errorClass: 'forbidden_destination', error: checked.reason });
 
     const headers: Record<string, string> = {
@@ -83,7 +95,7 @@ export class WebhookSender {
     }, this.timeoutMs);
     let statusCode: number | null = null;
     try {
-      const response = await request(checked.url, {
+      const response = await request(checked.href, {
         method: 'POST',
         headers,
         body: input.body,
@@ -114,6 +126,17 @@ export class WebhookSender {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private check(url: string): { ok: true; href: string } | { ok: false; reason: string } {
+    let answer = this.checked.get(url);
+    if (!answer) {
+      const validation = validateWebhookUrl(url, this.policy);
+      answer = validation.ok ? { ok: true, href: validation.url.href } : validation;
+      if (this.checked.size >= MAX_CHECKED_URLS) this.checked.clear();
+      this.checked.set(url, answer);
+    }
+    return answer;
   }
 
   private timeoutMessage(statusCode: number | null): string {
