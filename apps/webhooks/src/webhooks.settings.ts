@@ -18,7 +18,7 @@ export interface WebhooksSettings {
   maxInFlight?: number;
   /**
    * Requests in flight at once to one receiver origin per process; attempts beyond wait for a free
-   * connection, within their 5 s. Default 64.
+   * connection, within their 5 s. Default 256.
    */
   connectionsPerOrigin?: number;
   /** Timeout of the signing-secret lookup made before each attempt, ms. Default 2000. */
@@ -31,7 +31,7 @@ export const WEBHOOKS_DEFAULTS = {
   pollIntervalMs: 1_000,
   leaseMs: 15_000,
   maxInFlight: 1_024,
-  connectionsPerOrigin: 64,
+  connectionsPerOrigin: 256,
   secretLookupTimeoutMs: 2_000,
 } as const;
 

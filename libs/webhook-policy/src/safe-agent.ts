@@ -22,8 +22,8 @@ export interface SafeDispatcherOptions {
   keepAliveMaxTimeoutMs?: number;
   /**
    * Connections open at once to one origin (scheme, host, port); requests beyond wait for one to be
-   * free. Default 64: one receiver is never sent hundreds of requests at once, and a busy receiver
-   * is served over warm keep-alive connections instead of a new connection per request.
+   * free. Default 256: a busy receiver is served over warm keep-alive connections instead of a new
+   * connection for every request in flight, and is never sent thousands of requests at once.
    */
   connectionsPerOrigin?: number;
   /** Hostname resolution; defaults to `dns.lookup` with `all: true`. Tests inject their own. */
@@ -55,7 +55,7 @@ export class ForbiddenDestinationError extends Error {
   }
 }
 
-export const DEFAULT_CONNECTIONS_PER_ORIGIN = 64;
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 256;
 
 /** dns.lookup of every address, in the resolver's order. */
 export const resolveWithDnsLookup: ResolveAddresses = (hostname) => dns.lookup(hostname, { all: true });

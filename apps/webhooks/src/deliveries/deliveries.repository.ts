@@ -175,6 +175,41 @@ export class DeliveriesRepository {
   }
 
   /**
+   * Claims attempt 1 of deliveries this process inserted and still holds (what `claim` does, for
+   * the common case made cheap: no earlier attempt to mark interrupted, nothing to read back). A
+   * delivery that another replica claimed meanwhile is not claimed again.
+   */
+  async claimFresh(deliveries: readonly NewDelivery[], at: number, leaseMs: number): Promise<ClaimedAttempt[]> {
+    if (deliveries.length === 0) return [];
+    const token = randomUUID();
+    const rows = await sqlRows<{ delivery_id: string }>(
+      this.db,
+      `WITH claimed AS (
+         UPDATE deliveries SET attempts_made = 1, lease_token = $2, lease_until = $3
+         WHERE id = ANY($1::text[]) AND status = 'pending' AND attempts_made = 0 AND lease_until IS NULL
+         RETURNING id
+       )
+       INSERT INTO attempts (delivery_id, number, started_at) SELECT id, 1, $4::timestamptz FROM claimed RETURNING delivery_id`,
+      [deliveries.map((d) => d.id), token, new Date(at + leaseMs), new Date(at)],
+    );
+    const claimed = new Set(rows.map((r) => r.delivery_id));
+    return deliveries
+      .filter((d) => claimed.has(d.id))
+      .map((d) => ({
+        deliveryId: d.id,
+        jobId: d.jobId,
+        accountId: d.accountId,
+        apiKeyId: d.apiKeyId,
+        event: d.event,
+        url: d.url,
+        body: d.body,
+        number: 1,
+        dueAt: d.firstAttemptAt,
+        leaseToken: token,
+      }));
+  }
+
+  /**
    * Claims the given deliveries for their next attempt if they are due (`at` with a few ms of
    * tolerance for timer rounding), not leased by anyone and have an attempt left. The attempt is
    * counted and recorded as in flight in the same statement, before anything is sent: a crash

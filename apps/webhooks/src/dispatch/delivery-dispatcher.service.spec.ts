@@ -25,6 +25,7 @@ describe('DeliveryDispatcher', () => {
   const received: Array<{ headers: IncomingHttpHeaders; raw: Buffer; at: number }> = [];
   const running: DeliveryDispatcher[] = [];
   const SECRET = 'whsec_dispatcher_spec';
+  const KEY = randomUUID();
 
   const settings = resolveWebhooksSettings({
     allowHttp: true,
@@ -114,6 +115,36 @@ describe('DeliveryDispatcher', () => {
     expect(received[0]!.at - t0).toBeLessThan(1_000);
     expect(verify(received[0]!.raw, received[0]!.headers, SECRET).deliveryId).toBe(nd.id);
     await until(async () => (await statusOf(nd.id)).status === 'succeeded');
+  });
+
+  it('submit(): new deliveries are stored and sent at once; beyond the free slots they wait, and each is sent once', async () => {
+    let lookups = 0;
+    const d = dispatcher(
+      {
+        get: async () => {
+          lookups++;
+          return { secret: SECRET, defaultWebhookUrl: null };
+        },
+      },
+      { maxInFlight: 4, pollIntervalMs: 60_000 },
+    );
+    d.onApplicationBootstrap();
+    const batch = Array.from({ length: 30 }, () => delivery({ apiKeyId: KEY }));
+    const stored = await Promise.all(batch.map((nd) => d.submit(nd)));
+    expect(stored).toEqual(batch.map(() => true));
+    // The same event again: not stored, not sent.
+    expect(await d.submit({ ...batch[0]!, id: newDeliveryId() })).toBe(false);
+    await until(async () => {
+      const rows = await db.query(`SELECT count(*)::int AS n FROM deliveries WHERE id = ANY($1) AND status = 'succeeded'`, [batch.map((x) => x.id)]);
+      return rows[0].n === batch.length;
+    });
+    const ids = received.map((r) => r.headers['x-service-delivery-id']);
+    expect(ids.sort()).toEqual(batch.map((x) => x.id).sort());
+    const attempts = await db.query(`SELECT count(*)::int AS n FROM attempts WHERE delivery_id = ANY($1)`, [batch.map((x) => x.id)]);
+    expect(attempts[0].n).toBe(batch.length);
+    // Attempts that start together ask for their key's secret once.
+    expect(lookups).toBeLessThan(batch.length);
+    expect(d.stats()).toMatchObject({ inFlight: 0, waitingNew: 0, due: 0 });
   });
 
   it('two replicas over the same deliveries send each one exactly once', async () => {

@@ -22,6 +22,16 @@ const CONCURRENT_INSERTS = 2;
 /** Attempt outcomes written in one statement, and such statements in flight at once. */
 const RECORD_BATCH = 500;
 const CONCURRENT_RECORDS = 2;
+/**
+ * New deliveries that found no free slot wait here, in arrival order, for their attempt 1 (claimed
+ * with `claimFresh`, from memory); beyond this many, they take the timer-and-claim path.
+ */
+const MAX_WAITING_NEW = 50_000;
+/**
+ * The share of the attempt slots that new deliveries may fill: the rest is kept for retries, so
+ * that a flood of new events does not make scheduled retries late.
+ */
+const NEW_DELIVERY_SHARE = 0.9;
 
 /**
  * Sends deliveries' attempts on time.
@@ -48,6 +58,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   /** `setAt`: when the due time was learnt, so that an older poll result cannot replace it. */
   private readonly timers = new Map<string, { at: number; setAt: number; handle: NodeJS.Timeout }>();
   private readonly due = new Set<string>();
+  /** New deliveries (inserted by this process, due now) waiting for a free slot for attempt 1. */
+  private readonly waitingNew = new Map<string, NewDelivery>();
   private readonly inFlight = new Map<string, Promise<void>>();
   /** Claim statements in flight, and how many deliveries they hold a slot for. */
   private readonly claims = new Set<Promise<void>>();
@@ -89,6 +101,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     for (const { handle } of this.timers.values()) clearTimeout(handle);
     this.timers.clear();
     this.due.clear();
+    // Still pending in the database: the next process (or another replica) sends them.
+    this.waitingNew.clear();
     await this.polling;
     await this.inserts.idle();
     await Promise.allSettled([...this.claims]);
@@ -112,7 +126,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
    * that due time was read: a poll's answer older than what this process learnt since is ignored.
    */
   schedule(id: string, at: number, observedAt: number = Date.now()): void {
-    if (this.stopped || this.inFlight.has(id) || this.due.has(id)) return;
+    if (this.stopped || this.inFlight.has(id) || this.due.has(id) || this.waitingNew.has(id)) return;
     const existing = this.timers.get(id);
     if (existing) {
       if (existing.at === at || existing.setAt > observedAt) return;
@@ -131,35 +145,81 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
    * Attempts in flight, deliveries waiting for their timer or a free slot, and how late attempts
    * started against their schedule (for the benchmark and metrics).
    */
-  stats(): { inFlight: number; timers: number; due: number; started: number; lateOver100ms: number; maxLatenessMs: number } {
-    return { inFlight: this.inFlight.size, timers: this.timers.size, due: this.due.size, ...this.counters };
+  stats(): {
+    inFlight: number;
+    timers: number;
+    due: number;
+    waitingNew: number;
+    started: number;
+    lateOver100ms: number;
+    maxLatenessMs: number;
+  } {
+    return { inFlight: this.inFlight.size, timers: this.timers.size, due: this.due.size, waitingNew: this.waitingNew.size, ...this.counters };
   }
 
   /**
    * Claims due deliveries in batches, as many as there are free slots, with a few claims in flight
    * at once (each is a commit: under load, batches grow and commits overlap instead of queueing).
+   * Retries (due by their timer) go before new deliveries waiting for their first attempt: they
+   * are the ones with a schedule to keep.
    */
   private requestFlush(): void {
-    while (!this.stopped && this.due.size > 0 && this.claimsInFlight < MAX_CONCURRENT_CLAIMS) {
+    while (!this.stopped && (this.due.size > 0 || this.waitingNew.size > 0) && this.claimsInFlight < MAX_CONCURRENT_CLAIMS) {
       const free = this.settings.maxInFlight - this.inFlight.size - this.claiming;
       if (free <= 0) return; // an attempt that ends asks again
-      const batch: string[] = [];
-      for (const id of this.due) {
-        this.due.delete(id);
-        if (!this.inFlight.has(id)) batch.push(id);
-        if (batch.length >= Math.min(free, CLAIM_BATCH)) break;
+      let size = Math.min(free, CLAIM_BATCH);
+      let task: Promise<void>;
+      let claiming: number;
+      if (this.due.size > 0) {
+        const batch: string[] = [];
+        for (const id of this.due) {
+          this.due.delete(id);
+          if (!this.inFlight.has(id)) batch.push(id);
+          if (batch.length >= size) break;
+        }
+        if (batch.length === 0) continue;
+        claiming = batch.length;
+        task = this.claimBatch(batch);
+      } else {
+        size = Math.min(size, this.freeForNew());
+        if (size <= 0) return;
+        const batch: NewDelivery[] = [];
+        for (const [id, d] of this.waitingNew) {
+          this.waitingNew.delete(id);
+          batch.push(d);
+          if (batch.length >= size) break;
+        }
+        claiming = batch.length;
+        task = this.claimNewBatch(batch);
       }
-      if (batch.length === 0) continue;
       this.claimsInFlight++;
-      this.claiming += batch.length;
-      const task = this.claimBatch(batch).finally(() => {
+      this.claiming += claiming;
+      const tracked = task.finally(() => {
         this.claimsInFlight--;
-        this.claiming -= batch.length;
-        this.claims.delete(task);
+        this.claiming -= claiming;
+        this.claims.delete(tracked);
         this.requestFlush();
       });
-      this.claims.add(task);
+      this.claims.add(tracked);
     }
+  }
+
+  private freeForNew(): number {
+    return Math.max(1, Math.floor(this.settings.maxInFlight * NEW_DELIVERY_SHARE)) - this.inFlight.size - this.claiming;
+  }
+
+  private async claimNewBatch(batch: NewDelivery[]): Promise<void> {
+    let claimed: ClaimedAttempt[];
+    try {
+      claimed = await this.repository.claimFresh(batch, Date.now(), this.settings.leaseMs);
+    } catch (error) {
+      this.logger.error({ err: error, deliveries: batch.length }, 'Could not claim new webhook deliveries; retrying');
+      const retryAt = Date.now() + NOT_STARTED_RETRY_MS;
+      for (const d of batch) this.schedule(d.id, retryAt);
+      return;
+    }
+    // The others were claimed by another replica in the meantime.
+    this.startAll(claimed);
   }
 
   private async claimBatch(batch: string[]): Promise<void> {
@@ -177,8 +237,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   private async insertBatch(batch: NewDelivery[]): Promise<boolean[]> {
-    const free = this.stopped ? 0 : this.settings.maxInFlight - this.inFlight.size - this.claiming;
-    const claimCount = Math.max(0, Math.min(free, batch.length));
+    const claimCount = this.stopped ? 0 : Math.max(0, Math.min(this.freeForNew(), batch.length));
     this.claiming += claimCount;
     let written: Awaited<ReturnType<DeliveriesRepository['insertMany']>>;
     try {
@@ -189,7 +248,12 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.startAll(written.claimed);
     const claimed = new Set(written.claimed.map((c) => c.deliveryId));
     // Inserted but not claimed (no free slot): due now, claimed when a slot frees up.
-    for (const d of batch) if (written.inserted.has(d.id) && !claimed.has(d.id)) this.schedule(d.id, d.firstAttemptAt);
+    for (const d of batch) {
+      if (!written.inserted.has(d.id) || claimed.has(d.id)) continue;
+      if (this.waitingNew.size < MAX_WAITING_NEW && !this.stopped) this.waitingNew.set(d.id, d);
+      else this.schedule(d.id, d.firstAttemptAt);
+    }
+    if (this.waitingNew.size > 0) this.requestFlush();
     return batch.map((d) => written.inserted.has(d.id));
   }
 
@@ -218,7 +282,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       )
       .finally(() => {
         this.inFlight.delete(claim.deliveryId);
-        if (this.due.size > 0) this.requestFlush();
+        if (this.due.size > 0 || this.waitingNew.size > 0) this.requestFlush();
       });
     this.inFlight.set(claim.deliveryId, task);
   }
