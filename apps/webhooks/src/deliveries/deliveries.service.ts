@@ -109,7 +109,8 @@ export class DeliveriesService {
     if (!inserted) throw new ConflictError('A redelivery of this generation is already in progress.');
     const created = await this.repository.findForAccount(accountId, id);
     if (!created) throw new NotFoundError('No such delivery.');
-    return toDeliveryView(created, []);
+    // Attempt 1 usually started with the insert: show it (in flight, or already done).
+    return toDeliveryView(created, await this.repository.attemptsOf(accountId, [id]));
   }
 }
 
