@@ -40,7 +40,9 @@ const PACED_MS = 8_000;
 /** The phase at half the bare loop's rate: short, it may be more than the dispatcher sustains. */
 const TARGET_PACED_MS = 4_000;
 /** Events of one flat-out round at most (bounds the run's time when the dispatcher is slow). */
-const FLAT_MAX_EVENTS = 12_000;
+const FLAT_MAX_EVENTS = 8_000;
+/** Events of the phase at half the bare loop's rate at most (it is shortened above that rate). */
+const TARGET_MAX_EVENTS = 12_000;
 /** Retry probes are made in the first part of the paced phase so that all their retries run under load. */
 const PROBE_WINDOW_MS = 1_500;
 const PROBE_EVERY = 10;
@@ -312,18 +314,18 @@ async function run(c: Cleanup): Promise<string> {
     }, 1_000);
     const pacedTimes = await feed(dut, pacedCount, pacedRate, (i) => finishedEvent(nextKey(), accountId, isProbe(i) ? failUrl : okUrl));
     const fedMs = now() - pacedStart;
-    const paced = await gather(receiver, (r) => r.length >= pacedCount + 2 * probes, 20_000);
+    const paced = await gather(receiver, (r) => r.length >= pacedCount + 2 * probes, 15_000);
     clearInterval(sampler);
     loopDelay.disable();
     // Whatever is still queued (an overloaded phase) is sent before the next phase starts, and
     // not counted: the phase's numbers are what arrived within its window.
     const unfinished = pacedCount + 2 * probes - paced.records.length;
     if (unfinished > 0) {
-      notes.push(`${label}: ${unfinished} requests still queued 20 s after the phase's last event (overload); drained before going on`);
+      notes.push(`${label}: ${unfinished} requests still queued 15 s after the phase's last event (overload); drained before going on`);
       await until(() => {
         const st = dut.dispatcher.stats();
         return st.inFlight + st.waitingNew + st.due === 0;
-      }, 30_000);
+      }, 20_000);
       await sleep(200);
       await receiver.collect();
     }
@@ -371,8 +373,16 @@ async function run(c: Cleanup): Promise<string> {
       internalError: internal.map((r) => Number(r.error_ms)),
     };
   };
-  const atTarget = await pacedPhase('half the bare loop', Math.max(50, Math.round(bareRate / 2)), TARGET_PACED_MS, false);
-  const sustained = await pacedPhase('half the dispatcher flat out', Math.max(50, Math.round(flatRate / 2)), PACED_MS, true);
+  const targetRate = Math.max(50, Math.round(bareRate / 2));
+  const atTarget = await pacedPhase('half the bare loop', targetRate, Math.min(TARGET_PACED_MS, (TARGET_MAX_EVENTS * 1000) / targetRate), false);
+  // BENCH_PACED_RATE fixes this phase's rate (to compare runs, or versions, at one rate).
+  const fixedRate = Number(process.env.BENCH_PACED_RATE ?? 0);
+  const sustained = await pacedPhase(
+    fixedRate > 0 ? 'fixed rate' : 'half the dispatcher flat out',
+    fixedRate > 0 ? fixedRate : Math.max(50, Math.round(flatRate / 2)),
+    PACED_MS,
+    true,
+  );
   const stats = dut.dispatcher.stats();
   if (badSignatures > 0) problems.push(`${badSignatures} bad signatures at the receiver`);
 
@@ -389,7 +399,7 @@ async function run(c: Cleanup): Promise<string> {
     ],
     [`paced at half the bare rate: achieved of ${fmtRate(atTarget.rate)}/s offered`, '', fmtRate(atTarget.achieved), ''],
     ['  event -> attempt 1 at the receiver, p50 / p99', '', latencyCell(atTarget.latency), `p99 < 50 ms: ${verdict(p99(atTarget.latency) < 50)}`],
-    [`paced at half its own flat-out rate: achieved of ${fmtRate(sustained.rate)}/s offered`, '', fmtRate(sustained.achieved), ''],
+    [`paced at ${fixedRate > 0 ? 'a fixed rate' : 'half its own flat-out rate'}: achieved of ${fmtRate(sustained.rate)}/s offered`, '', fmtRate(sustained.achieved), ''],
     ['  event -> attempt 1 at the receiver, p50 / p99', '', latencyCell(sustained.latency), `p99 < 50 ms: ${verdict(p99(sustained.latency) < 50)}`],
     [
       `  retry start vs schedule at the receiver, p50 / p99 / max (${sustained.scheduleError.length} retries)`,
@@ -403,7 +413,7 @@ async function run(c: Cleanup): Promise<string> {
   notes.push(
     `rounds (bare loop / dispatcher, deliveries/s): ${rounds.map((r) => `${fmtRate(r.bare)} / ${fmtRate(r.dispatcher)}`).join(', ')}`,
     `bare loop: ${BARE_CONCURRENCY} requests in flight, ${ROUND_MS / 1000} s a round; dispatcher: as many events a round as the ` +
-      `bare loop sent; paced phases ${TARGET_PACED_MS / 1000} s and ${PACED_MS / 1000} s (fed in ${(atTarget.fedMs / 1000).toFixed(1)} s ` +
+      `bare loop sent; paced phases ${(atTarget.count / atTarget.rate).toFixed(1)} s and ${PACED_MS / 1000} s (fed in ${(atTarget.fedMs / 1000).toFixed(1)} s ` +
       `and ${(sustained.fedMs / 1000).toFixed(1)} s); in the second, 1 event in ${PROBE_EVERY} of the first ${PROBE_WINDOW_MS / 1000} s ` +
       `to a receiver that fails attempts 1 and 2; ` +
       `up to ${CONSUMER_WINDOW} events handled at once, ${KEYS} keys, body ${sampleBody.length} bytes`,
