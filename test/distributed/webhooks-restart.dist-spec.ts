@@ -120,7 +120,8 @@ describe('distributed: webhook deliveries survive kill -9 of the webhooks proces
     });
     const account = await h.account('enterprise', 100_000);
     key = account.key;
-    // As the dashboard does when it generates a key's signing secret (auth schema, gateway-owned).
+    // The key's signing secret, written as an operator's SQL would: the gateway reads a clear
+    // `whsec_` value as it is (the dashboard stores secrets encrypted; both are read alike).
     await h.query('UPDATE auth.api_keys SET webhook_secret = $1 WHERE id = $2', [secret, account.keyId]);
   });
   afterAll(async () => {
