@@ -10,8 +10,9 @@
  *   receiver, and, for deliveries whose receiver fails attempts 1 and 2, how far attempts 2 and 3
  *   start from their schedule (2 s / 6 s after the previous attempt's answer).
  *
- * Environment: BENCH_DATABASE_URL (admin URL of a PostgreSQL server; default
+ * Environment: BENCH_PG_URL (admin URL of a PostgreSQL server; default
  * postgres://postgres@127.0.0.1:5432/postgres). A database of its own is created and dropped.
+ * BENCH_PACED_RATE fixes the rate of the last phase.
  */
 import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -63,7 +64,7 @@ interface Cleanup {
 }
 
 async function main(): Promise<void> {
-  const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const adminUrl = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const cleanup: Cleanup = { adminUrl };
   const watchdog = setTimeout(() => {
     process.stderr.write(`bench:webhooks: still running after ${HARD_LIMIT_MS / 1000} s; stopping\n`);
