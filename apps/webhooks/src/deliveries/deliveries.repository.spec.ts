@@ -177,6 +177,24 @@ describe('DeliveriesRepository', () => {
       expect(stored.body.equals(batch[1]!.body)).toBe(true);
     });
 
+    it('claimFresh claims attempt 1 of new deliveries from memory, never one another process claimed first', async () => {
+      const batch = [delivery(), delivery(), delivery()];
+      await repo.insertMany(batch, 0, T, LEASE);
+      // Another replica's poll found the second one first.
+      const [theirs] = await repo.claim([batch[1]!.id], T, LEASE);
+      expect(theirs!.number).toBe(1);
+      const mine = await repo.claimFresh(batch, T + 5, LEASE);
+      expect(mine.map((c) => c.deliveryId)).toEqual([batch[0]!.id, batch[2]!.id]);
+      expect(mine[0]).toMatchObject({ number: 1, dueAt: T, url: batch[0]!.url, apiKeyId: batch[0]!.apiKeyId });
+      expect(mine[0]!.body.equals(batch[0]!.body)).toBe(true);
+      expect(await row(batch[0]!.id)).toMatchObject({ attempts_made: 1, lease_token: mine[0]!.leaseToken });
+      expect(await row(batch[1]!.id)).toMatchObject({ attempts_made: 1, lease_token: theirs!.leaseToken });
+      expect(await attempts(batch[2]!.id)).toMatchObject([{ number: 1, duration_ms: null }]);
+      // Claimed once: neither path takes it again.
+      expect(await repo.claimFresh(batch, T + 10, LEASE)).toEqual([]);
+      expect(await repo.claim([batch[0]!.id], T + 10, LEASE)).toEqual([]);
+    });
+
     it('keeps two redeliveries of one job in one batch to one', async () => {
       const original = delivery();
       await repo.insert(original);
