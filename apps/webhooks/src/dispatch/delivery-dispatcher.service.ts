@@ -38,9 +38,10 @@ const NEW_DELIVERY_SHARE = 0.9;
  *
  * - A new delivery is written together with its first attempt's claim (one statement for all the
  *   deliveries that arrive together, see `submit`), and attempt 1 starts as soon as that commits.
- * - Each pending delivery this process knows about has a timer for its due time: set when an
- *   attempt fails (due 2 s or 6 s after the failure), or when a new delivery found no free slot, so
- *   attempts start within milliseconds of the schedule, not at the next poll.
+ *   When no slot is free, it waits in memory (`waitingNew`) and is claimed as slots free up.
+ * - Each pending delivery this process knows about has a timer for its due time, set when an
+ *   attempt fails (due 2 s or 6 s after the failure), so attempts start within milliseconds of the
+ *   schedule, not at the next poll. Retries go before new deliveries, and keep a share of the slots.
  * - A poll (every `pollIntervalMs`) sets timers for what is due soon that no timer covers: deliveries
  *   of a process that restarted or died, or of another replica. It is the safety net, not the clock.
  * - A timer does not send by itself: it claims the delivery in Postgres (`FOR UPDATE SKIP LOCKED`,
