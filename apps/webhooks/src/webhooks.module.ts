@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { DeliveriesController } from './deliveries/deliveries.controller';
@@ -40,10 +41,13 @@ export class WebhooksModule {
         DeliveryStatsRepository,
         {
           provide: DeliveryMetrics,
-          inject: [{ token: MetricsRegistry, optional: true }, DeliveryStatsRepository, DeliveryDispatcher],
+          inject: [{ token: MetricsRegistry, optional: true }, DeliveryStatsRepository, ModuleRef],
           // Without the observability module (tools, unit tests) the metrics go to a private registry.
-          useFactory: (registry: MetricsRegistry | undefined, stats: DeliveryStatsRepository, dispatcher: DeliveryDispatcher) =>
-            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false }), stats, () => dispatcher.stats()),
+          // The dispatcher reports to the metrics, so its stats are looked up at scrape time (no cycle).
+          useFactory: (registry: MetricsRegistry | undefined, stats: DeliveryStatsRepository, moduleRef: ModuleRef) =>
+            new PrometheusDeliveryMetrics(registry ?? new MetricsRegistry('webhooks', { defaultMetrics: false }), stats, () =>
+              moduleRef.get(DeliveryDispatcher, { strict: true }).stats(),
+            ),
         },
       ],
       exports: [DeliveriesService, DeliveryDispatcher],

@@ -11,6 +11,7 @@ import { openWebhooksDatabase } from '../webhooks.database';
 import { resolveWebhooksSettings } from '../webhooks.settings';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { WebhookSender } from './webhook-sender';
+import type { DeliveryMetrics } from '../metrics/delivery-metrics';
 
 /**
  * The dispatcher against real Postgres and a real receiver: replicas, restarts and a dependency
@@ -38,12 +39,14 @@ describe('DeliveryDispatcher', () => {
   function dispatcher(
     keys: Pick<KeyWebhookSettingsService, 'get'> = { get: async () => ({ secret: SECRET, defaultWebhookUrl: null }) },
     overrides: Partial<typeof settings> = {},
+    metrics?: DeliveryMetrics,
   ) {
     const d = new DeliveryDispatcher(
       repo,
       new WebhookSender({ allowHttp: true, allowPrivate: true, allowList: [] }),
       keys as KeyWebhookSettingsService,
       { ...settings, ...overrides },
+      metrics,
     );
     running.push(d);
     return d;
@@ -145,6 +148,24 @@ describe('DeliveryDispatcher', () => {
     // Attempts that start together ask for their key's secret once.
     expect(lookups).toBeLessThan(batch.length);
     expect(d.stats()).toMatchObject({ inFlight: 0, waitingNew: 0, due: 0 });
+  });
+
+  it('reports each attempt and each finished delivery to the metrics', async () => {
+    const reported: unknown[] = [];
+    const metrics: DeliveryMetrics = {
+      attemptFinished: (a) => reported.push(['attempt', a.outcome, a.attemptNumber]),
+      deliveryFinished: (outcome) => reported.push(['delivery', outcome]),
+    };
+    const d = dispatcher(undefined, { pollIntervalMs: 60_000 }, metrics);
+    d.onApplicationBootstrap();
+    const nd = delivery();
+    expect(await d.submit(nd)).toBe(true);
+    await until(async () => (await statusOf(nd.id)).status === 'succeeded');
+    await until(async () => reported.length === 2);
+    expect(reported).toEqual([
+      ['attempt', 'succeeded', 1],
+      ['delivery', 'succeeded'],
+    ]);
   });
 
   it('two replicas over the same deliveries send each one exactly once', async () => {

@@ -1,7 +1,8 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { WebhookSecretReply } from '@gen/contracts';
 import { AttemptResult, ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery, NewDelivery } from '../deliveries/deliveries.repository';
 import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
+import { DeliveryMetrics } from '../metrics/delivery-metrics';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
 import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
 import { BatchQueue } from './batch-queue';
@@ -87,6 +88,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     private readonly sender: WebhookSender,
     private readonly keys: KeyWebhookSettingsService,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,
+    @Optional() private readonly metrics?: DeliveryMetrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -314,6 +316,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
           errorClass: 'no_secret',
           error: 'Not sent: the API key has no webhook signing secret. Generate one in the dashboard (Settings, API Keys).',
         };
+    this.metrics?.attemptFinished({
+      outcome: outcome.ok ? 'succeeded' : (outcome.errorClass ?? 'connection'),
+      durationMs: outcome.durationMs,
+      attemptNumber: claim.number,
+    });
     const next = outcome.ok ? null : nextAttemptAt(claim.number, outcome.startedAt + outcome.durationMs);
     const recorded = await this.outcomes.push({ claim, result: { ...outcome, succeeded: outcome.ok, nextAttemptAt: next } });
     if (!recorded) {
@@ -322,6 +329,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     }
     if (next !== null) this.schedule(claim.deliveryId, next);
     else if (!outcome.ok) this.logGaveUp(claim, outcome);
+    else this.metrics?.deliveryFinished('succeeded');
   }
 
   /** The structured line of a delivery that failed for good (the generation itself is unaffected). */
@@ -329,6 +337,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     d: Pick<ExhaustedDelivery, 'jobId' | 'accountId' | 'event' | 'url'> & { deliveryId: string },
     last: Pick<AttemptOutcome, 'statusCode' | 'errorClass'> | null,
   ): void {
+    this.metrics?.deliveryFinished('failed');
     this.logger.warn(
       {
         msg: 'webhook delivery failed',

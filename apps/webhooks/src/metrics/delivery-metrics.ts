@@ -12,6 +12,7 @@ export interface DispatcherStats {
   inFlight: number;
   timers: number;
   due: number;
+  waitingNew: number;
   started: number;
   lateOver100ms: number;
   maxLatenessMs: number;
@@ -25,14 +26,9 @@ export interface DispatcherStats {
  * `gen_webhook_oldest_overdue_seconds`), and the dispatcher's own `stats()` (attempts in flight,
  * waiting, started, late starts).
  *
- * Per-attempt outcomes and latency need one call from the dispatcher (apps/webhooks/src/dispatch/
- * delivery-dispatcher.service.ts), which its owner adds by injecting `DeliveryMetrics`:
- * - in `attempt()`, right after `sender.send(...)` (or the no-secret outcome) resolves:
- *   `this.metrics.attemptFinished({ outcome: outcome.ok ? 'succeeded' : outcome.errorClass ?? 'connection', durationMs: outcome.durationMs, attemptNumber: claim.number })`;
- * - where a delivery ends: `this.metrics.deliveryFinished('succeeded')` after a recorded 2xx, and
- *   `this.metrics.deliveryFinished('failed')` in `logGaveUp()` (and for deliveries `failExhausted()` closes).
- * Until then `gen_webhook_attempts_total` and `gen_webhook_attempt_duration_seconds` stay empty; the
- * database gauges above already show outcomes (succeeded/failed totals) and backlog.
+ * Per-attempt outcomes and latency come from the dispatcher (DeliveryDispatcher calls
+ * `attemptFinished` after each attempt, and `deliveryFinished` when a delivery succeeds or fails
+ * for good).
  */
 export abstract class DeliveryMetrics {
   abstract attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void;
@@ -112,7 +108,7 @@ export class PrometheusDeliveryMetrics extends DeliveryMetrics {
         },
       });
     fromDispatcher('gen_webhook_attempts_in_flight', 'Webhook attempts being sent by this process', (s) => s.inFlight);
-    fromDispatcher('gen_webhook_deliveries_waiting', 'Deliveries this process holds for a later attempt or a free slot', (s) => s.timers + s.due);
+    fromDispatcher('gen_webhook_deliveries_waiting', 'Deliveries this process holds for a later attempt or a free slot', (s) => s.timers + s.due + s.waitingNew);
     fromDispatcher('gen_webhook_attempts_started', 'Attempts started by this process since it started', (s) => s.started);
     fromDispatcher('gen_webhook_attempts_started_late', 'Attempts this process started more than 100 ms after their schedule', (s) => s.lateOver100ms);
   }
