@@ -26,6 +26,8 @@ export interface DistributedOptions {
    * scaled deployment does. Each gateway replica listens on its own port (see `urls`).
    */
   replicas?: Partial<Record<AppName, number>>;
+  /** The NATS server for the apps and the harness (default DIST_NATS_URL, else nats://127.0.0.1:4222). */
+  natsUrl?: string;
 }
 
 export interface DistributedHarness {
@@ -175,7 +177,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   const token = randomBytes(5).toString('hex');
   const subjectPrefix = `t${token}.`;
   const streamName = `GEN_T${token.toUpperCase()}`;
-  const natsUrl = process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222';
+  const natsUrl = options.natsUrl ?? process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222';
 
   const database = await createTestDatabase('dist');
   const storageDir = mkdtempSync(join(tmpdir(), 'gen-dist-'));

@@ -39,6 +39,9 @@ export class NatsJetStreamServer extends ServerNats {
     super({
       servers: config.url,
       name: `${config.service}-server`,
+      // Reconnect for as long as the server is away (nats.js gives up after 10 attempts, ~20 s, and
+      // closes the connection for good: subscriptions and consumers would never come back).
+      maxReconnectAttempts: -1,
       queue: `${config.subjectPrefix}${config.service}`,
       // Draining is done here (stopAccepting, then in-flight work), not by ServerNats's fixed grace period.
       gracefulShutdown: false,

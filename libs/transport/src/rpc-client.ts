@@ -76,7 +76,9 @@ export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
 
   constructor(private readonly config: NatsTransportConfig) {
     super();
-    this.client = new ClientNats({ servers: config.url, name: `${config.service}-client` });
+    // Reconnects for as long as the server is away (see NatsJetStreamServer): meanwhile requests
+    // fail fast as unavailable and the outbox relay retries, instead of the connection closing for good.
+    this.client = new ClientNats({ servers: config.url, name: `${config.service}-client`, maxReconnectAttempts: -1 });
   }
 
   async request<TReply, TRequest = unknown>(subject: string, payload: TRequest, timeoutMs?: number): Promise<TReply> {
