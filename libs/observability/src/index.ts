@@ -9,3 +9,4 @@ export * from './lifecycle/drain-state';
 export * from './lifecycle/graceful-shutdown';
 export * from './http/observed-http';
 export * from './http/service-http-app';
+export * from './lifecycle/nats-service';

@@ -1,0 +1,75 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { ServiceName } from '@gen/contracts';
+import { EnvReader, OpsConfig, readNatsConfig, readOpsConfig, runMain } from '@gen/config';
+import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
+import type { DataSource } from 'typeorm';
+import { flagCheck, natsCheck, postgresCheck } from '../health/readiness-check';
+import { createServiceHttpApp } from '../http/service-http-app';
+import { ObservabilityModule } from '../observability.module';
+import { drainAndClose } from './graceful-shutdown';
+
+/** What differs between the NATS-only services (billing, generation, webhooks); the rest is shared. */
+export interface NatsServiceDefinition<Settings> {
+  service: ServiceName;
+  /** HTTP_PORT default of the service's /healthz, /readyz and /metrics listener. */
+  defaultHttpPort: number;
+  /** The service's own settings; report bad values with env.problem() so start-up names them all. */
+  readSettings(env: EnvReader, ops: OpsConfig): Settings;
+  openDatabase(url: string, poolSize: number, migrations: 'run' | 'verify'): Promise<DataSource>;
+  module(dataSource: DataSource, settings: Settings): DynamicModule;
+}
+
+/**
+ * Distributed mode's entry point for a service without a public API: validated config, its own
+ * migrated schema, NATS (request/reply + JetStream), health and metrics on HTTP_PORT, and the
+ * graceful drain on SIGTERM (stop taking work, finish or hand back, close, exit 0).
+ */
+export function runNatsService<Settings>(definition: NatsServiceDefinition<Settings>): void {
+  runMain(definition.service, async () => {
+    const env = new EnvReader();
+    const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
+    const nats = readNatsConfig(env, definition.service);
+    const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
+    const ops = readOpsConfig(env, { portVariable: 'HTTP_PORT', port: definition.defaultHttpPort, host: '0.0.0.0', shutdownDelayMs: 0 });
+    const migrations = env.oneOf('MIGRATIONS', ['run', 'verify'] as const, 'run');
+    const settings = definition.readSettings(env, ops);
+    env.done();
+    const dataSource = await definition.openDatabase(databaseUrl, poolSize, migrations);
+    const server = new NatsJetStreamServer(nats, Math.min(10_000, ops.shutdown.timeoutMs / 2));
+
+    @Module({
+      imports: [
+        ObservabilityModule.forRoot({
+          service: definition.service,
+          logging: { level: ops.logLevel },
+          answersPingFor: [definition.service],
+          readiness: {
+            inject: [NatsRpcClient],
+            useFactory: (rpc: NatsRpcClient) => [
+              postgresCheck('postgres', dataSource),
+              natsCheck('nats', () => rpc.connection()),
+              flagCheck('nats:subscriptions', () => server.isConnected(), 'the NATS server side is not connected'),
+            ],
+          },
+        }),
+        TransportModule.forRoot({ kind: 'nats', nats }),
+        definition.module(dataSource, settings),
+      ],
+    })
+    class ServiceAppModule {}
+
+    const app = await createServiceHttpApp(ServiceAppModule);
+    app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
+    await app.startAllMicroservices();
+    await app.listen(ops.http.port, ops.http.host);
+    return {
+      shutdownTimeoutMs: ops.shutdown.timeoutMs,
+      // Work in flight finishes or is handed back (each module's shutdown hooks bound it);
+      // unacknowledged events are redelivered to another replica.
+      stop: async () => {
+        await drainAndClose(app, { ...ops.shutdown, beforeClose: () => server.stopAccepting() });
+        await dataSource.destroy();
+      },
+    };
+  });
+}
