@@ -11,6 +11,7 @@ export default defineConfig({
   root: here,
   base: '/dashboard/',
   publicDir: false,
+  resolve: { alias: { '@gen/contracts': fileURLToPath(new URL('../../libs/contracts/src/index.ts', import.meta.url)) } },
   logLevel: 'warn',
   build: {
     outDir: fileURLToPath(new URL('../../dist/apps/dashboard', import.meta.url)),

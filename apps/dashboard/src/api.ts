@@ -1,9 +1,9 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
+import type { GenerationRecord } from '@gen/contracts';
 
-export type GenerationType = 'TEXT_TO_IMAGE' | 'TEXT_TO_VIDEO' | 'TEXT_TO_AUDIO' | 'TEXT_TO_3D';
-export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed';
-export const GENERATION_TYPES: GenerationType[] = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'];
-export const JOB_STATUSES: JobStatus[] = ['queued', 'processing', 'completed', 'failed'];
+// Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
+export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
+export type { GenerationType, JobStatus } from '@gen/contracts';
 export type Scope = 'generate' | 'read';
 
 export interface Session {
@@ -14,19 +14,8 @@ export interface Session {
   sign_up?: { enabled: boolean; credits: number };
 }
 
-export interface Generation {
-  id: string;
-  status: JobStatus;
-  type: GenerationType;
-  model: string;
-  prompt: string;
-  output_url: string | null;
-  credits_charged: number;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-}
+/** A generation as the dashboard API returns it: the public API's record. */
+export type Generation = GenerationRecord;
 
 export interface Overview {
   account: { id: string; name: string; email: string };

@@ -159,18 +159,7 @@ export class DeliveriesRepository {
     const inserted = new Set(attemptsMade.keys());
     const claimed = deliveries
       .filter((d) => attemptsMade.get(d.id) === 1)
-      .map((d) => ({
-        deliveryId: d.id,
-        jobId: d.jobId,
-        accountId: d.accountId,
-        apiKeyId: d.apiKeyId,
-        event: d.event,
-        url: d.url,
-        body: d.body,
-        number: 1,
-        dueAt: d.firstAttemptAt,
-        leaseToken: token,
-      }));
+      .map((d) => firstAttempt(d, token));
     return { inserted, claimed };
   }
 
@@ -195,18 +184,7 @@ export class DeliveriesRepository {
     const claimed = new Set(rows.map((r) => r.delivery_id));
     return deliveries
       .filter((d) => claimed.has(d.id))
-      .map((d) => ({
-        deliveryId: d.id,
-        jobId: d.jobId,
-        accountId: d.accountId,
-        apiKeyId: d.apiKeyId,
-        event: d.event,
-        url: d.url,
-        body: d.body,
-        number: 1,
-        dueAt: d.firstAttemptAt,
-        leaseToken: token,
-      }));
+      .map((d) => firstAttempt(d, token));
   }
 
   /**
@@ -390,4 +368,20 @@ export class DeliveriesRepository {
   findForAccount(accountId: string, deliveryId: string): Promise<DeliveryEntity | null> {
     return this.db.getRepository(DeliveryEntity).findOneBy({ accountId, id: deliveryId });
   }
+}
+
+/** Attempt 1 of a delivery this process just inserted and claimed under `leaseToken`. */
+function firstAttempt(d: NewDelivery, leaseToken: string): ClaimedAttempt {
+  return {
+    deliveryId: d.id,
+    jobId: d.jobId,
+    accountId: d.accountId,
+    apiKeyId: d.apiKeyId,
+    event: d.event,
+    url: d.url,
+    body: d.body,
+    number: 1,
+    dueAt: d.firstAttemptAt,
+    leaseToken,
+  };
 }
