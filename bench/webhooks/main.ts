@@ -24,6 +24,7 @@ import { dropDatabase, ensureDatabase } from '@gen/persistence';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { WebhooksSettings, serialiseWebhookBody, webhookBody } from '@gen/webhooks';
 import { bareLoop } from './bare-loop';
+import { CpuMeter, CpuPerDelivery } from './cpu';
 import { DispatcherUnderTest, startDispatcher } from './dispatcher-under-test';
 import type { ReceivedRequest, ReceiverMessage } from './receiver-protocol';
 import { fmtMs, fmtRate, max, percentile, table } from './stats';
@@ -58,6 +59,7 @@ const progress = (what: string) => process.stderr.write(`[${((now() - benchStart
 
 interface Cleanup {
   receiver?: ChildProcess;
+  meter?: CpuMeter;
   dut?: DispatcherUnderTest;
   adminUrl: string;
   database?: string;
@@ -87,18 +89,24 @@ async function main(): Promise<void> {
 }
 
 async function tearDown(c: Cleanup): Promise<void> {
+  // Taken out of `c` first, so that a second teardown (the watchdog's) finds nothing left to do.
+  const { meter, dut, receiver, database, adminUrl } = c;
+  c.meter = undefined;
+  c.dut = undefined;
+  c.receiver = undefined;
+  c.database = undefined;
   const steps: Array<() => Promise<unknown>> = [
-    async () => c.dut?.close(),
+    async () => meter?.close(),
+    async () => dut?.close(),
     async () => {
-      if (c.receiver && c.receiver.exitCode === null) {
-        const exited = new Promise((resolve) => c.receiver?.once('exit', resolve));
-        c.receiver.send({ type: 'stop' });
-        await Promise.race([exited, sleep(2_000).then(() => c.receiver?.kill('SIGKILL'))]);
+      if (receiver && receiver.exitCode === null) {
+        const exited = new Promise((resolve) => receiver.once('exit', resolve));
+        receiver.send({ type: 'stop' });
+        await Promise.race([exited, sleep(2_000).then(() => receiver.kill('SIGKILL'))]);
       }
     },
-    async () => c.database && dropDatabase(c.adminUrl, c.database),
+    async () => database && dropDatabase(adminUrl, database),
   ];
-  c.dut = undefined;
   for (const step of steps) {
     try {
       await step();
@@ -106,11 +114,13 @@ async function tearDown(c: Cleanup): Promise<void> {
       process.stderr.write(`bench:webhooks cleanup: ${(error as Error).message}\n`);
     }
   }
-  c.database = undefined;
 }
 
 /** The receiver process, with a way to fetch (and clear) what it recorded. */
-async function startReceiver(c: Cleanup, secret: string): Promise<{ base: string; collect(): Promise<{ records: ReceivedRequest[]; badSignatures: number; requests: number }> }> {
+async function startReceiver(
+  c: Cleanup,
+  secret: string,
+): Promise<{ base: string; pid: number; collect(): Promise<{ records: ReceivedRequest[]; badSignatures: number; requests: number }> }> {
   const child = fork(join(__dirname, 'receiver.js'), [], { env: { ...process.env, BENCH_WEBHOOK_SECRET: secret }, stdio: 'inherit' });
   c.receiver = child;
   const port = await new Promise<number>((resolve, reject) => {
@@ -119,6 +129,7 @@ async function startReceiver(c: Cleanup, secret: string): Promise<{ base: string
   });
   return {
     base: `http://127.0.0.1:${port}`,
+    pid: child.pid as number,
     collect: () =>
       new Promise((resolve) => {
         child.once('message', (m: ReceiverMessage) => {
@@ -245,6 +256,8 @@ async function run(c: Cleanup): Promise<string> {
   const policy = { allowHttp: true, allowPrivate: false, allowList: ['127.0.0.1/32'] };
   const dut = await startDispatcher(url.toString(), settings, new Map(keyIds.map((id) => [id, secret])), POOL_SIZE);
   c.dut = dut;
+  const meter = await CpuMeter.open(c.adminUrl, database, receiver.pid);
+  c.meter = meter;
 
   const okUrl = `${receiver.base}/ok`;
   const sampleBody = serialiseWebhookBody(webhookBody(finishedEvent(nextKey(), accountId, okUrl)));
@@ -258,13 +271,14 @@ async function run(c: Cleanup): Promise<string> {
 
   // 1 and 2. The bare loop and the dispatcher flat out, in alternating rounds: the machine's load
   // drifts (other work shares it), and alternating exposes both to the same drift.
-  const rounds: Array<{ bare: number; dispatcher: number }> = [];
+  const rounds: Array<{ bare: number; dispatcher: number; bareCpu: CpuPerDelivery; dispatcherCpu: CpuPerDelivery }> = [];
   const flatLatency: number[] = [];
   let badSignatures = 0;
   const problems: string[] = [];
   const notes: string[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     await receiver.collect();
+    const bareCpuStart = await meter.sample();
     const bare = await bareLoop({
       url: okUrl,
       policy,
@@ -274,24 +288,37 @@ async function run(c: Cleanup): Promise<string> {
       durationMs: ROUND_MS,
     });
     const bareCheck = await receiver.collect();
+    const bareCpu = CpuMeter.perDelivery(bareCpuStart, await meter.sample(), bare.sent);
     badSignatures += bareCheck.badSignatures;
     if (bare.failed > 0 || bareCheck.requests !== bare.sent) problems.push(`bare loop round ${round}: ${bare.failed} failed`);
 
     const flatCount = Math.max(1_000, Math.min(FLAT_MAX_EVENTS, Math.round((bare.perSecond * ROUND_MS) / 1000)));
+    const flatCpuStart = await meter.sample();
     const flatTimes = await feed(dut, flatCount, null, () => finishedEvent(nextKey(), accountId, okUrl));
     const flat = await gather(receiver, (r) => r.length >= flatCount, 20_000);
+    // Outcomes are recorded a few ms after the receiver answered: wait for them, they are part of the cost.
+    await until(() => dut.dispatcher.stats().inFlight === 0, 5_000);
+    const dispatcherCpu = CpuMeter.perDelivery(flatCpuStart, await meter.sample(), flat.records.length);
     badSignatures += flat.badSignatures;
     if (!flat.complete) problems.push(`flat out round ${round}: ${flat.records.length} of ${flatCount} deliveries arrived`);
     if (flat.records.length !== new Set(flat.records.map((r) => r.deliveryId)).size) problems.push(`flat out round ${round}: a delivery arrived twice`);
     const firstEvent = Math.min(...flatTimes.values());
     const lastArrival = max(flat.records.map((r) => r.at));
-    rounds.push({ bare: bare.perSecond, dispatcher: (flat.records.length * 1000) / (lastArrival - firstEvent) });
+    rounds.push({ bare: bare.perSecond, dispatcher: (flat.records.length * 1000) / (lastArrival - firstEvent), bareCpu, dispatcherCpu });
     for (const r of flat.records) flatLatency.push(r.at - (flatTimes.get(r.jobId) as number));
     progress(`round ${round}: bare loop ${fmtRate(bare.perSecond)}/s, dispatcher ${fmtRate(rounds[rounds.length - 1]!.dispatcher)}/s`);
   }
   const bareRate = percentile(rounds.map((r) => r.bare), 50);
   const flatRate = percentile(rounds.map((r) => r.dispatcher), 50);
   const ratio = percentile(rounds.map((r) => r.dispatcher / r.bare), 50);
+  const medianCpu = (pick: (r: (typeof rounds)[number]) => CpuPerDelivery): CpuPerDelivery => ({
+    self: percentile(rounds.map((r) => pick(r).self), 50),
+    postgres: percentile(rounds.map((r) => pick(r).postgres), 50),
+    receiver: percentile(rounds.map((r) => pick(r).receiver), 50),
+  });
+  const bareCpu = medianCpu((r) => r.bareCpu);
+  const dispatcherCpu = medianCpu((r) => r.dispatcherCpu);
+  const totalCpu = (x: CpuPerDelivery, withPostgres: boolean) => x.self + x.receiver + (withPostgres ? x.postgres : 0);
 
   // 3. The dispatcher, paced: at half the bare loop's rate (the target), then at half its own
   // flat-out rate (a load it sustains), each with retry probes.
@@ -410,7 +437,17 @@ async function run(c: Cleanup): Promise<string> {
     ],
     ['  the same, as recorded by the dispatcher', '', errorCell(sustained.internalError), ''],
     ['event -> attempt 1 flat out (includes the backlog), p50 / p99', '', latencyCell(flatLatency), ''],
+    [
+      'CPU per delivery flat out, µs: benchmark process / PostgreSQL backends / receiver (median of rounds)',
+      `${fmtMs(bareCpu.self)} / - / ${fmtMs(bareCpu.receiver)}`,
+      `${fmtMs(dispatcherCpu.self)} / ${fmtMs(dispatcherCpu.postgres)} / ${fmtMs(dispatcherCpu.receiver)}`,
+      '',
+    ],
+    ['  all three together, µs', fmtMs(totalCpu(bareCpu, false)), fmtMs(totalCpu(dispatcherCpu, true)), ''],
   ];
+  // What the target rate costs in CPU, at the dispatcher's measured cost per delivery, against the
+  // cores the machine has (shared by the dispatcher, PostgreSQL and the receiver).
+  const coresAtTarget = (targetRate * totalCpu(dispatcherCpu, true)) / 1e6;
   notes.push(
     `rounds (bare loop / dispatcher, deliveries/s): ${rounds.map((r) => `${fmtRate(r.bare)} / ${fmtRate(r.dispatcher)}`).join(', ')}`,
     `bare loop: ${BARE_CONCURRENCY} requests in flight, ${ROUND_MS / 1000} s a round; dispatcher: as many events a round as the ` +
@@ -418,6 +455,9 @@ async function run(c: Cleanup): Promise<string> {
       `and ${(sustained.fedMs / 1000).toFixed(1)} s); in the second, 1 event in ${PROBE_EVERY} of the first ${PROBE_WINDOW_MS / 1000} s ` +
       `to a receiver that fails attempts 1 and 2; ` +
       `up to ${CONSUMER_WINDOW} events handled at once, ${KEYS} keys, body ${sampleBody.length} bytes`,
+    `at ${fmtRate(targetRate)}/s (half the bare loop) the dispatcher's deliveries need ${coresAtTarget.toFixed(2)} cores of CPU ` +
+      `(${fmtRate(targetRate)} x ${fmtMs(totalCpu(dispatcherCpu, true))} µs), on a machine of ${cpus().length}; the bare loop used ` +
+      `${((bareRate * totalCpu(bareCpu, false)) / 1e6).toFixed(2)} at its rate, its own process one core at most`,
     `dispatcher attempts: ${stats.started} started, ${stats.lateOver100ms} more than 100 ms after their due time, latest ${fmtMs(stats.maxLatenessMs)} ms`,
     problems.length === 0
       ? 'checks: every signature verified; every delivery arrived, each exactly as often as its receiver asked'

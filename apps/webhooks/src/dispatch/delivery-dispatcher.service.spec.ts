@@ -88,7 +88,9 @@ describe('DeliveryDispatcher', () => {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         received.push({ headers: req.headers, raw: Buffer.concat(chunks), at: Date.now() });
-        res.writeHead(200).end();
+        // `?delay=<ms>`: a slow receiver, to keep an attempt slot taken.
+        const delay = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('delay') ?? 0);
+        setTimeout(() => res.writeHead(200).end(), delay);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,6 +150,57 @@ describe('DeliveryDispatcher', () => {
     // Attempts that start together ask for their key's secret once.
     expect(lookups).toBeLessThan(batch.length);
     expect(d.stats()).toMatchObject({ inFlight: 0, waitingNew: 0, due: 0 });
+  });
+
+  it('submit() with every slot taken: waits for a slot (the event stays unacknowledged), then is stored claimed, or unclaimed after 250 ms', async () => {
+    // One slot for new deliveries (maxInFlight 2, 90 % of it for new ones, at least 1).
+    const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000 });
+    d.onApplicationBootstrap();
+    const claimFresh = jest.spyOn(repo, 'claimFresh');
+    try {
+      // A slot held for 1 s: the next delivery cannot have it within the 250 ms it may wait, so it
+      // is stored unclaimed at about 250 ms (its event can then be acknowledged) and sent once the slot frees.
+      const slow = delivery({ url: `${url}?delay=1000` });
+      expect(await d.submit(slow)).toBe(true);
+      const waiting = delivery();
+      const t0 = Date.now();
+      expect(await d.submit(waiting)).toBe(true);
+      const storedAfter = Date.now() - t0;
+      expect(storedAfter).toBeGreaterThanOrEqual(240);
+      expect(storedAfter).toBeLessThan(900);
+      expect(await statusOf(waiting.id)).toEqual({ status: 'pending', attempts_made: 0 });
+      await until(async () => (await statusOf(waiting.id)).status === 'succeeded');
+      expect(claimFresh).toHaveBeenCalledTimes(1);
+
+      // A slot held for 100 ms: the next delivery waits for it and is stored already claimed.
+      claimFresh.mockClear();
+      const brief = delivery({ url: `${url}?delay=100` });
+      expect(await d.submit(brief)).toBe(true);
+      const next = delivery();
+      const t1 = Date.now();
+      expect(await d.submit(next)).toBe(true);
+      expect(Date.now() - t1).toBeGreaterThanOrEqual(60);
+      await until(async () => (await statusOf(next.id)).status === 'succeeded');
+      expect(claimFresh).not.toHaveBeenCalled();
+      const sent = received.map((r) => r.headers['x-service-delivery-id']);
+      expect(sent.sort()).toEqual([slow.id, waiting.id, brief.id, next.id].sort());
+    } finally {
+      claimFresh.mockRestore();
+    }
+  });
+
+  it('at shutdown, new deliveries still waiting for a slot are stored (unclaimed) before it ends', async () => {
+    const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000 });
+    d.onApplicationBootstrap();
+    expect(await d.submit(delivery({ url: `${url}?delay=500` }))).toBe(true);
+    const waiting = delivery();
+    const stored = d.submit(waiting);
+    await new Promise((r) => setTimeout(r, 50));
+    await d.onApplicationShutdown();
+    expect(await stored).toBe(true);
+    expect(await statusOf(waiting.id)).toEqual({ status: 'pending', attempts_made: 0 });
+    // Left pending for the next process; not for the next test's dispatcher.
+    await db.query(`DELETE FROM deliveries WHERE id = $1`, [waiting.id]);
   });
 
   it('reports each attempt and each finished delivery to the metrics', async () => {

@@ -20,6 +20,14 @@ const POLL_LIMIT = 2_000;
 /** New deliveries written in one statement, and such statements in flight at once. */
 const INSERT_BATCH = 500;
 const CONCURRENT_INSERTS = 2;
+/**
+ * How long a new delivery may wait, before it is stored, for a free attempt slot. Stored with a
+ * slot, it is written already claimed for attempt 1 (one statement for the lot); stored without,
+ * it takes a second statement to claim it later. Under overload, waiting here a little (the event
+ * is not acknowledged yet, so nothing is lost in a crash) keeps every delivery on the cheap path;
+ * past this, it is stored unclaimed so that its event can be acknowledged.
+ */
+const ADMISSION_WAIT_MS = 250;
 /** Attempt outcomes written in one statement, and such statements in flight at once. */
 const RECORD_BATCH = 500;
 const CONCURRENT_RECORDS = 2;
@@ -70,11 +78,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private pollTimer?: NodeJS.Timeout;
   private polling?: Promise<void>;
   private stopped = false;
+  private shuttingDown?: Promise<void>;
   private readonly counters = { started: 0, lateOver100ms: 0, maxLatenessMs: 0 };
-  private readonly inserts = new BatchQueue<NewDelivery, boolean>((batch) => this.insertBatch(batch), {
-    maxBatch: INSERT_BATCH,
-    maxConcurrent: CONCURRENT_INSERTS,
-  });
+  /** New deliveries not stored yet, oldest first, waiting for a free slot (see ADMISSION_WAIT_MS). */
+  private readonly admissions: Admission[] = [];
+  private readonly insertsInFlight = new Set<Promise<void>>();
+  private admissionTimer?: NodeJS.Timeout;
+  private admissionScheduled = false;
   private readonly outcomes = new BatchQueue<{ claim: ClaimedAttempt; result: AttemptResult }, boolean>(
     async (batch) => {
       const recorded = await this.repository.recordAttempts(batch);
@@ -97,8 +107,16 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.poll();
   }
 
-  /** Stops taking new attempts and waits for those in flight (each ends within its 5 s timeout). */
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops taking new attempts and waits for those in flight (each ends within its 5 s timeout).
+   * Calling it again waits for the same shutdown.
+   */
+  onApplicationShutdown(): Promise<void> {
+    this.shuttingDown ??= this.shutDown();
+    return this.shuttingDown;
+  }
+
+  private async shutDown(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const { handle } of this.timers.values()) clearTimeout(handle);
@@ -106,8 +124,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.due.clear();
     // Still pending in the database: the next process (or another replica) sends them.
     this.waitingNew.clear();
+    if (this.admissionTimer) clearTimeout(this.admissionTimer);
+    // New deliveries not stored yet are stored now, unclaimed: their events can then be acknowledged.
+    while (this.admissions.length > 0 || this.insertsInFlight.size > 0) {
+      this.admit();
+      await Promise.allSettled([...this.insertsInFlight]);
+    }
     await this.polling;
-    await this.inserts.idle();
     await Promise.allSettled([...this.claims]);
     await Promise.allSettled([...this.inFlight.values()]);
     await this.outcomes.idle();
@@ -118,10 +141,21 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
    * Stores a new delivery, due at its `firstAttemptAt` (now), and starts attempt 1 as soon as it is
    * committed. Resolves once the delivery is durable, to false if it already existed (the event was
    * seen before, or a redelivery of the job is already pending). Deliveries submitted together are
-   * written in one statement, already claimed for attempt 1 as far as there are free slots.
+   * written in one statement, already claimed for attempt 1: when every slot is taken they wait for
+   * one (at most ADMISSION_WAIT_MS, then they are stored unclaimed and wait in `waitingNew`).
    */
   submit(delivery: NewDelivery): Promise<boolean> {
-    return this.inserts.push(delivery);
+    return new Promise<boolean>((resolve, reject) => {
+      this.admissions.push({ delivery, since: Date.now(), resolve, reject });
+      // Whatever else is submitted in this tick (a burst of events) joins the same statement.
+      if (!this.admissionScheduled) {
+        this.admissionScheduled = true;
+        setImmediate(() => {
+          this.admissionScheduled = false;
+          this.admit();
+        });
+      }
+    });
   }
 
   /**
@@ -157,7 +191,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     lateOver100ms: number;
     maxLatenessMs: number;
   } {
-    return { inFlight: this.inFlight.size, timers: this.timers.size, due: this.due.size, waitingNew: this.waitingNew.size, ...this.counters };
+    return {
+      inFlight: this.inFlight.size,
+      timers: this.timers.size,
+      due: this.due.size,
+      waitingNew: this.waitingNew.size + this.admissions.length,
+      ...this.counters,
+    };
   }
 
   /**
@@ -239,25 +279,62 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.startAll(claimed);
   }
 
-  private async insertBatch(batch: NewDelivery[]): Promise<boolean[]> {
-    const claimCount = this.stopped ? 0 : Math.max(0, Math.min(this.freeForNew(), batch.length));
+  /**
+   * Stores waiting new deliveries, a statement (up to INSERT_BATCH) at a time, CONCURRENT_INSERTS
+   * statements at once: claimed for attempt 1 as far as slots are free, the rest only once they have
+   * waited ADMISSION_WAIT_MS (or at shutdown), unclaimed. Called when deliveries arrive, when an
+   * insert ends and when an attempt frees its slot.
+   */
+  private admit(): void {
+    if (this.admissionTimer) {
+      clearTimeout(this.admissionTimer);
+      this.admissionTimer = undefined;
+    }
+    while (this.insertsInFlight.size < CONCURRENT_INSERTS && this.admissions.length > 0) {
+      const free = this.stopped ? 0 : Math.min(this.freeForNew(), INSERT_BATCH);
+      let take = free;
+      if (take <= 0) {
+        const cutoff = this.stopped ? Infinity : Date.now() - ADMISSION_WAIT_MS;
+        take = 0;
+        while (take < this.admissions.length && take < INSERT_BATCH && (this.admissions[take] as Admission).since <= cutoff) take++;
+        if (take === 0) {
+          const oldest = (this.admissions[0] as Admission).since;
+          this.admissionTimer = setTimeout(() => this.admit(), Math.max(1, oldest + ADMISSION_WAIT_MS - Date.now()));
+          return;
+        }
+      }
+      const batch = this.admissions.splice(0, take);
+      const claimCount = Math.max(0, Math.min(free, batch.length));
+      const task = this.insertBatch(batch, claimCount).finally(() => {
+        this.insertsInFlight.delete(task);
+        this.admit();
+      });
+      this.insertsInFlight.add(task);
+    }
+  }
+
+  private async insertBatch(batch: Admission[], claimCount: number): Promise<void> {
+    const deliveries = batch.map((a) => a.delivery);
     this.claiming += claimCount;
     let written: Awaited<ReturnType<DeliveriesRepository['insertMany']>>;
     try {
-      written = await this.repository.insertMany(batch, claimCount, Date.now(), this.settings.leaseMs);
+      written = await this.repository.insertMany(deliveries, claimCount, Date.now(), this.settings.leaseMs);
+    } catch (error) {
+      for (const a of batch) a.reject(error);
+      return;
     } finally {
       this.claiming -= claimCount;
     }
     this.startAll(written.claimed);
     const claimed = new Set(written.claimed.map((c) => c.deliveryId));
     // Inserted but not claimed (no free slot): due now, claimed when a slot frees up.
-    for (const d of batch) {
+    for (const d of deliveries) {
       if (!written.inserted.has(d.id) || claimed.has(d.id)) continue;
       if (this.waitingNew.size < MAX_WAITING_NEW && !this.stopped) this.waitingNew.set(d.id, d);
       else this.schedule(d.id, d.firstAttemptAt);
     }
     if (this.waitingNew.size > 0) this.requestFlush();
-    return batch.map((d) => written.inserted.has(d.id));
+    for (const a of batch) a.resolve(written.inserted.has(a.delivery.id));
   }
 
   /**
@@ -285,7 +362,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       )
       .finally(() => {
         this.inFlight.delete(claim.deliveryId);
+        // A free slot goes to a retry first, then to a stored new delivery, then to one not stored yet.
         if (this.due.size > 0 || this.waitingNew.size > 0) this.requestFlush();
+        if (this.admissions.length > 0) this.admit();
       });
     this.inFlight.set(claim.deliveryId, task);
   }
@@ -371,6 +450,14 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     const soon = await this.repository.dueBy(now, now + 2 * this.settings.pollIntervalMs, POLL_LIMIT);
     for (const { id, at } of soon) this.schedule(id, at, now);
   }
+}
+
+interface Admission {
+  delivery: NewDelivery;
+  /** Epoch ms of `submit`. */
+  since: number;
+  resolve: (stored: boolean) => void;
+  reject: (error: unknown) => void;
 }
 
 function safeOrigin(url: string): string {
