@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { WebhookSecretReply } from '@gen/contracts';
 import { AttemptResult, ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery, NewDelivery } from '../deliveries/deliveries.repository';
 import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
-import { DeliveryMetrics } from '../metrics/delivery-metrics';
+import { DeliveryMetrics, DispatcherStats } from '../metrics/delivery-metrics';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
 import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
 import { BatchQueue } from './batch-queue';
@@ -182,15 +182,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
    * Attempts in flight, deliveries waiting for their timer or a free slot, and how late attempts
    * started against their schedule (for the benchmark and metrics).
    */
-  stats(): {
-    inFlight: number;
-    timers: number;
-    due: number;
-    waitingNew: number;
-    started: number;
-    lateOver100ms: number;
-    maxLatenessMs: number;
-  } {
+  stats(): DispatcherStats {
     return {
       inFlight: this.inFlight.size,
       timers: this.timers.size,

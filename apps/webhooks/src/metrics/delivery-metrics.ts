@@ -12,6 +12,7 @@ export interface DispatcherStats {
   inFlight: number;
   timers: number;
   due: number;
+  /** New deliveries waiting for a free slot, stored already or not yet. */
   waitingNew: number;
   started: number;
   lateOver100ms: number;
