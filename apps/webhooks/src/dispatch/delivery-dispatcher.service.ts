@@ -57,8 +57,8 @@ const NEW_DELIVERY_SHARE = 0.9;
  *   a lease, the attempt counted and recorded as in flight before anything is sent). Two replicas or
  *   a timer and the poll racing for a delivery make one attempt; a crash mid-attempt leaves a lease
  *   that expires, and the delivery resumes with its next attempt, at once, never a fourth.
- * - Writes are grouped (BatchQueue): the deliveries of events handled together are inserted in one
- *   statement, the outcomes of attempts that end together are recorded in one, and the attempts
+ * - Writes are grouped: the deliveries of events handled together are inserted in one statement
+ *   (`admit`), the outcomes of attempts that end together are recorded in one (BatchQueue), and the attempts
  *   that start together ask for each key's signing secret once. Under load a commit carries
  *   hundreds of deliveries instead of one, which is what lets a process keep up with its receivers.
  */
