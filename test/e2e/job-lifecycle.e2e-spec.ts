@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CATALOGUE, ModelDefinition } from '@gen/generation';
+import { CATALOGUE, ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 import { eventually, HoldingEngine } from '../support/test-engines';
@@ -12,7 +12,7 @@ function storedOutputs(h: StandaloneHarness): string[] {
   return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => /\.[a-z0-9]+$/.test(p));
 }
 
-const model = (id: string, type: ModelDefinition['type'], synchronous: boolean, engine: string, credits: number): ModelDefinition => ({
+const model = (id: string, type: ModelDefinitionInput['type'], synchronous: boolean, engine: string, credits: number): ModelDefinitionInput => ({
   id,
   name: id,
   type,

@@ -1,4 +1,4 @@
-import type { ModelDefinition } from '@gen/generation';
+import type { ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
 import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../support/fake-upstream';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -30,7 +30,7 @@ describe('standalone: models bound to a remote upstream API', () => {
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    const models: ModelDefinition[] = scenarios.map((scenario) => ({
+    const models: ModelDefinitionInput[] = scenarios.map((scenario) => ({
       id: modelId(scenario),
       name: `Remote ${scenario}`,
       type: 'TEXT_TO_IMAGE',

@@ -9,7 +9,7 @@ import {
   WebhookDeliveryView,
 } from '@gen/contracts';
 import { DomainError } from '@gen/errors';
-import { CATALOGUE, EngineError, ModelDefinition } from '@gen/generation';
+import { CATALOGUE, EngineError, ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
 import { RpcClient } from '@gen/transport';
 import { verify } from '@gen/webhook-signature';
@@ -98,7 +98,7 @@ class CapturingLogger implements LoggerService {
 const BODY_FIELDS = ['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at'];
 const FAILURE_MESSAGE = 'The model could not render this prompt. Your credits were refunded.';
 /** Renders nothing heavy: the timing tests must not share the event loop with PNG encoding. */
-const INSTANT_MODEL: ModelDefinition = {
+const INSTANT_MODEL: ModelDefinitionInput = {
   id: 'instant-1',
   name: 'Instant 1 (tiny output)',
   type: 'TEXT_TO_IMAGE',
@@ -109,7 +109,7 @@ const INSTANT_MODEL: ModelDefinition = {
   engine: 'instant',
   params: {},
 };
-const BROKEN_MODEL: ModelDefinition = {
+const BROKEN_MODEL: ModelDefinitionInput = {
   id: 'broken-flux-1',
   name: 'Broken Flux 1 (always fails)',
   type: 'TEXT_TO_IMAGE',

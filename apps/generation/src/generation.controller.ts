@@ -13,7 +13,7 @@ import {
   SubmitGenerationRequest,
   Subjects,
 } from '@gen/contracts';
-import { CatalogueService, toModelInfo } from './catalogue/catalogue.service';
+import { CatalogueService } from './catalogue/catalogue.service';
 import { JobsService } from './jobs/jobs.service';
 
 /** The generation service's message handlers: one line each. */
@@ -48,6 +48,6 @@ export class GenerationController {
 
   @MessagePattern(Subjects.modelsGet)
   model(@Payload() request: GetModelRequest): ModelInfo {
-    return toModelInfo(this.catalogue.get(request.modelId));
+    return this.catalogue.get(request.modelId);
   }
 }

@@ -1,7 +1,9 @@
 import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { JobEntity } from './jobs/job.entity';
+import { ModelEntity } from './catalogue/model.entity';
 import { GenerationInit1763700000000 } from './migrations/1763700000000-generation-init';
+import { GenerationModels1764300000000 } from './migrations/1764300000000-generation-models';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -10,8 +12,8 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
   return {
     url,
     schema: GENERATION_SCHEMA,
-    entities: [JobEntity, OutboxEventEntity],
-    migrations: [GenerationInit1763700000000],
+    entities: [JobEntity, OutboxEventEntity, ModelEntity],
+    migrations: [GenerationInit1763700000000, GenerationModels1764300000000],
     poolSize,
   };
 }

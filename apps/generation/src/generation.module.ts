@@ -1,11 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
-import { CATALOGUE, ModelDefinition } from './catalogue/catalogue';
-import { CATALOGUE_MODELS, CatalogueService } from './catalogue/catalogue.service';
+import type { ModelDefinitionInput } from './catalogue/catalogue';
+import { CATALOGUE_SEED, CatalogueService } from './catalogue/catalogue.service';
+import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-engines';
+import { ModelsRepository } from './catalogue/models.repository';
+import { builtInEngineKinds, sharedEngineKind } from './engines/built-in-kinds';
 import type { Engine } from './engines/engine';
-import { createBuiltInEngines } from './engines';
-import { ENGINES } from './engine-registry';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobRunnerService } from './jobs/job-runner.service';
@@ -14,38 +15,53 @@ import { JobsService } from './jobs/jobs.service';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
-import { applyModelEngines, ModelEngineBinding } from './remote/model-engines.config';
+import { EngineKind, ProviderContext, providerEngineKinds } from './providers';
 import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
 
 export interface GenerationModuleOptions {
   dataSource: DataSource;
   settings: GenerationSettings;
   storageDir: string;
-  /** Defaults to the reviewed catalogue; tests may pass their own. */
-  models?: readonly ModelDefinition[];
-  /** Extra or replacement engines by name (remote adapters, test engines). */
+  /** Models written into the catalogue at start, over what the table holds (tests, embedders). */
+  models?: readonly ModelDefinitionInput[];
+  /** Extra engines by kind name, taking any settings (test engines). */
   engines?: Record<string, Engine>;
-  /** Models bound to another engine by configuration (MODEL_ENGINES; docs/engines.md). */
-  modelEngines?: readonly ModelEngineBinding[];
+  /** Where credentials named by bindings (`tokenEnv`) are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** espeak-ng's program (ESPEAK_NG_PATH; default `espeak-ng` on the PATH). */
+  espeakPath?: string;
+}
+
+/** Every engine kind a model can be bound to: built-in, provider adapters, then the caller's own. */
+export function engineKinds(options: Pick<GenerationModuleOptions, 'engines' | 'espeakPath'> = {}): Map<string, EngineKind> {
+  const kinds = [
+    ...builtInEngineKinds({ espeakPath: options.espeakPath }),
+    ...providerEngineKinds(),
+    ...Object.values(options.engines ?? {}).map((engine) => sharedEngineKind(engine)),
+  ];
+  return new Map(kinds.map((kind) => [kind.kind, kind]));
 }
 
 @Module({})
 export class GenerationModule {
   static register(options: GenerationModuleOptions): DynamicModule {
-    const { models, engines } = applyModelEngines(
-      options.models ?? CATALOGUE,
-      new Map<string, Engine>(Object.entries({ ...createBuiltInEngines(), ...(options.engines ?? {}) })),
-      options.modelEngines ?? [],
-    );
+    const env = options.env ?? process.env;
+    const context: ProviderContext = {
+      env: (name) => env[name],
+      allowPrivateNetworks: options.settings.upstreamAllowPrivateNetworks ?? false,
+    };
     return {
       module: GenerationModule,
       controllers: [GenerationController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         { provide: GENERATION_SETTINGS, useValue: options.settings },
-        { provide: CATALOGUE_MODELS, useValue: models },
-        { provide: ENGINES, useValue: engines },
+        { provide: CATALOGUE_SEED, useValue: options.models ?? null },
+        { provide: ENGINE_KINDS, useValue: engineKinds(options) },
+        { provide: PROVIDER_CONTEXT, useValue: context },
         { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
+        ModelsRepository,
+        ModelEngines,
         CatalogueService,
         JobsRepository,
         JobsService,
@@ -60,7 +76,7 @@ export class GenerationModule {
             new JobMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [JobsService, CatalogueService, JobsRepository],
+      exports: [JobsService, CatalogueService, JobsRepository, ModelsRepository],
     };
   }
 }

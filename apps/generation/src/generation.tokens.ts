@@ -24,4 +24,8 @@ export interface GenerationSettings {
   workerId: string;
   /** On shutdown, how long running jobs may take to finish before they are handed back (default 20 s). */
   drainTimeoutMs?: number;
+  /** How often the catalogue is re-read from the database (CATALOGUE_REFRESH_MS; default 1 s). */
+  catalogueRefreshMs?: number;
+  /** Whether provider adapters may reach loopback or private addresses (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
+  upstreamAllowPrivateNetworks?: boolean;
 }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EnvReader, LogLevelName, readOpsConfig, readTrustProxy } from '@gen/config';
 import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
-import { ModelEngineBinding, readModelEngines } from '@gen/generation';
+import { readCatalogueSettings } from '@gen/generation';
 
 export interface StandaloneConfig {
   host: string;
@@ -29,8 +29,10 @@ export interface StandaloneConfig {
   demoCredits: number;
   dashboard: DashboardSettings;
   webhookSecretKeys: WebhookSecretKeyRing;
-  /** Models bound to another engine (MODEL_ENGINES / MODEL_ENGINES_FILE; docs/engines.md). */
-  modelEngines: ModelEngineBinding[];
+  /** CATALOGUE_REFRESH_MS, UPSTREAM_ALLOW_PRIVATE_NETWORKS (standalone: allowed), ESPEAK_NG_PATH. */
+  catalogueRefreshMs: number;
+  upstreamAllowPrivateNetworks: boolean;
+  espeakPath: string;
   logLevel: LogLevelName;
   shutdown: { delayMs: number; timeoutMs: number };
 }
@@ -87,7 +89,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
     dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
-    modelEngines: readModelEngines(env),
+    ...readCatalogueSettings(env, { allowPrivateUpstreams: true }),
     logLevel: ops.logLevel,
     shutdown: ops.shutdown,
   };

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BillingModule } from '@gen/billing';
 import { DashboardSettings, GatewayModule, GatewaySettings, WebhookSecretKeyRing } from '@gen/gateway';
-import { Engine, GenerationModule, GenerationSettings, ModelDefinition, ModelEngineBinding } from '@gen/generation';
+import { Engine, GenerationModule, GenerationSettings, ModelDefinitionInput } from '@gen/generation';
 import { InProcessBus, TransportModule } from '@gen/transport';
 import { WebhooksModule, WebhooksSettings } from '@gen/webhooks';
 import type { DataSource } from 'typeorm';
@@ -17,9 +17,9 @@ export interface StandaloneParts {
   generation: GenerationSettings;
   webhooks: WebhooksSettings;
   storageDir: string;
-  models?: readonly ModelDefinition[];
+  models?: readonly ModelDefinitionInput[];
   engines?: Record<string, Engine>;
-  modelEngines?: readonly ModelEngineBinding[];
+  espeakPath?: string;
 }
 
 /** The four services in one process over the in-process bus: the same modules as distributed mode. */
@@ -44,7 +44,7 @@ export class StandaloneModule {
           storageDir: parts.storageDir,
           models: parts.models,
           engines: parts.engines,
-          modelEngines: parts.modelEngines,
+          espeakPath: parts.espeakPath,
         }),
         WebhooksModule.register({ dataSource: parts.databases.webhooks, settings: parts.webhooks }),
       ],

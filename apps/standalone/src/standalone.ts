@@ -6,7 +6,7 @@ import { openBillingDatabase } from '@gen/billing';
 import { processIdentity } from '@gen/config';
 import { HealthSubjects } from '@gen/contracts';
 import { configureHttpApp, createFastifyAdapter, openAuthDatabase, ProvisioningService } from '@gen/gateway';
-import { Engine, ModelDefinition, openGenerationDatabase } from '@gen/generation';
+import { Engine, ModelDefinitionInput, openGenerationDatabase } from '@gen/generation';
 import {
   configureObservedHttp,
   drainAndClose,
@@ -35,7 +35,7 @@ export interface RunningStandalone {
 }
 
 export interface StandaloneOverrides {
-  models?: readonly ModelDefinition[];
+  models?: readonly ModelDefinitionInput[];
   engines?: Record<string, Engine>;
   /**
    * `false` silences every log line (same as LOG_LEVEL=silent); a LoggerService receives Nest's
@@ -111,6 +111,8 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         queueCapPerSlot: config.queueCapPerSlot,
         workerId: processIdentity('standalone'),
         drainTimeoutMs: Math.max(500, config.shutdown.timeoutMs - 5_000),
+        catalogueRefreshMs: config.catalogueRefreshMs,
+        upstreamAllowPrivateNetworks: config.upstreamAllowPrivateNetworks,
       },
       webhooks: {
         allowHttp: config.webhookAllowHttp,
@@ -120,7 +122,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       storageDir: join(config.dataDir, 'outputs'),
       models: overrides.models,
       engines: overrides.engines,
-      modelEngines: config.modelEngines,
+      espeakPath: config.espeakPath,
     });
     const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes, config.trustProxy), {
       bufferLogs: true,

@@ -24,6 +24,14 @@ export interface ModelInfo {
   synchronous: boolean;
   /** Lowest plan that may use the model. */
   min_plan: PlanName;
+  /**
+   * Whether a submit can use it now. From the generation service: the model is enabled and its
+   * engine can run (a program or a credential may be missing). The gateway also applies the
+   * caller's plan before showing it.
+   */
+  available: boolean;
+  /** Why not, in words for the API's users; null when available. */
+  unavailable_reason: string | null;
 }
 
 /** The generation record on the wire (API responses and events share these fields). */

@@ -1,3 +1,4 @@
 export * from './generation';
 export * from './messages';
+export * from './model-rules';
 export * from './health';

@@ -69,6 +69,8 @@ export interface SubmitGenerationRequest {
   type: GenerationType;
   webhookUrl: string | null;
   plan: PlanName;
+  /** Credits billing holds for the job (the model's price when the gateway checked it); charged on success. */
+  credits: number;
   /** The account's parallel-task limit (from its plan), applied when the job is claimed. */
   parallelLimit: number;
   /** How long the caller waits for a synchronous model before taking the current state (ms). */

@@ -22,6 +22,3 @@ export const PLAN_BOUNDS: Record<PlanName, { rpm: [number, number]; parallel: [n
   pro: { rpm: [60, 200], parallel: [3, 25] },
   enterprise: { rpm: [1, Number.MAX_SAFE_INTEGER], parallel: [1, Number.MAX_SAFE_INTEGER] },
 };
-
-/** Plans in ascending order, for plan-gated models ("pro or above"). */
-export const PLAN_RANK: Record<PlanName, number> = { free: 0, lite: 1, pro: 2, enterprise: 3 };

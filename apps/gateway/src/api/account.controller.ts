@@ -21,11 +21,14 @@ export class AccountController {
 
   /** The catalogue, each model marked with whether this account's plan may use it. */
   @Get('models')
-  @ApiOperation({ summary: 'List the model catalogue', description: "Each model is marked `available` for the caller's plan." })
+  @ApiOperation({
+    summary: 'List the model catalogue',
+    description: 'Every model, each marked `available` for the caller (enabled, installed, allowed by the plan) or with its `unavailable_reason`.',
+  })
   @ApiOkResponse({ type: ModelListDto, headers: successHeaders() })
   @ApiErrors(403)
   @RequireScope('read')
-  async models(@CurrentPrincipal() principal: Principal): Promise<{ data: Array<ModelInfo & { available: boolean }> }> {
+  async models(@CurrentPrincipal() principal: Principal): Promise<{ data: ModelInfo[] }> {
     return { data: await this.generations.listModels(principal) };
   }
 

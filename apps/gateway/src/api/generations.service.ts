@@ -11,6 +11,8 @@ import {
   RedeliverWebhookReply,
   RedeliverWebhookRequest,
   ModelInfo,
+  modelForPlan,
+  refuseModelUse,
   ReleaseCreditsRequest,
   ReserveCreditsReply,
   ReserveCreditsRequest,
@@ -18,7 +20,7 @@ import {
   SubmitGenerationRequest,
   Subjects,
 } from '@gen/contracts';
-import { ConflictError, DomainError, ForbiddenError, ValidationError } from '@gen/errors';
+import { ConflictError, DomainError, ValidationError } from '@gen/errors';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService, Principal } from '../auth/api-keys.service';
@@ -29,7 +31,11 @@ import { AccountPlanService } from './account-plan.service';
 import type { GenerateRequestDto } from './generate-request.dto';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
 
-const PLAN_RANK = { free: 0, lite: 1, pro: 2, enterprise: 3 } as const;
+/**
+ * How long this gateway serves its copy of the catalogue before asking again. With the generation
+ * replicas' own re-read (1 s), a change reaches every gateway within about 3 s.
+ */
+const CATALOGUE_TTL_MS = 2_000;
 
 /** What POST /generate answers. */
 export interface SubmitResult {
@@ -47,7 +53,7 @@ const isFinal = (record: GenerationRecord) => record.status === 'completed' || r
 @Injectable()
 export class GenerationsService {
   private readonly logger = new Logger(GenerationsService.name);
-  private models?: { value: Promise<Map<string, ModelInfo>>; expires: number };
+  private models?: { value: Promise<Map<string, ModelInfo>>; expires: number; refreshing: boolean };
 
   constructor(
     private readonly rpc: RpcClient,
@@ -101,14 +107,9 @@ export class GenerationsService {
   /** Validates against the catalogue and the plan, holds the credits and queues the job under `jobId`. */
   private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string): Promise<SubmitGenerationReply> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
-    const model = catalogue.get(body.model);
-    if (!model) throw new ValidationError(`model: unknown model "${body.model}". See GET /api/v1/models.`);
-    if (model.type !== body.type) {
-      throw new ValidationError(`type: model "${model.id}" makes ${model.type}, not ${body.type}.`);
-    }
-    if (PLAN_RANK[plan.plan] < PLAN_RANK[model.min_plan]) {
-      throw new ForbiddenError(`Model "${model.id}" needs the ${model.min_plan} plan or above; this account is on ${plan.plan}.`);
-    }
+    const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
+    if (refusal) throw new DomainError(refusal.code, refusal.message);
+    const model = catalogue.get(body.model) as ModelInfo;
     if (body.webhook_url !== undefined) await this.checkWebhookUrl(principal, body.webhook_url);
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
@@ -126,6 +127,7 @@ export class GenerationsService {
       type: body.type,
       webhookUrl: body.webhook_url ?? null,
       plan: plan.plan,
+      credits: model.credits,
       parallelLimit: plan.limits.parallel_tasks,
       waitMs: model.synchronous ? this.settings.syncWaitMs : 0,
     };
@@ -157,9 +159,10 @@ export class GenerationsService {
     });
   }
 
-  async listModels(principal: Principal): Promise<Array<ModelInfo & { available: boolean }>> {
+  /** The catalogue as this account sees it: each model `available` or not, and why. */
+  async listModels(principal: Principal): Promise<ModelInfo[]> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
-    return [...catalogue.values()].map((m) => ({ ...m, available: PLAN_RANK[plan.plan] >= PLAN_RANK[m.min_plan] }));
+    return [...catalogue.values()].map((m) => modelForPlan(m, plan.plan));
   }
 
   /** The webhook deliveries of one of the caller's generations, with their attempts. */
@@ -230,14 +233,30 @@ export class GenerationsService {
     return { status: finished ? 200 : 202, body: JSON.stringify(record), location: this.location(record.id) };
   }
 
+  /**
+   * The catalogue, from the generation service, kept CATALOGUE_TTL_MS. Past that the old copy is
+   * still answered while one request fetches the new one, so no request waits on it but the first.
+   */
   private catalogue(): Promise<Map<string, ModelInfo>> {
-    const now = Date.now();
-    if (this.models && this.models.expires > now) return this.models.value;
+    const current = this.models;
+    if (current && (current.expires > Date.now() || current.refreshing)) return current.value;
     const value = this.rpc
       .request<ListModelsReply>(Subjects.modelsList, {})
       .then((reply) => new Map(reply.data.map((m) => [m.id, m])));
-    this.models = { value, expires: now + 60_000 };
-    value.catch(() => (this.models = undefined));
-    return value;
+    if (!current) {
+      this.models = { value, expires: Date.now() + CATALOGUE_TTL_MS, refreshing: false };
+      value.catch(() => (this.models = undefined));
+      return value;
+    }
+    current.refreshing = true;
+    value.then(
+      () => (this.models = { value, expires: Date.now() + CATALOGUE_TTL_MS, refreshing: false }),
+      (error: unknown) => {
+        current.refreshing = false;
+        current.expires = Date.now() + 1_000; // try again in a second, serving the old copy meanwhile
+        this.logger.warn({ err: error }, 'Could not refresh the model catalogue; serving the last copy');
+      },
+    );
+    return current.value;
   }
 }

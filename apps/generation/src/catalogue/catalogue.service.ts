@@ -1,47 +1,114 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { ModelInfo, PlanName } from '@gen/contracts';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import type { ModelInfo } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
-import { ModelDefinition } from './catalogue';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import type { ModelDefinition, ModelDefinitionInput } from './catalogue';
+import { ModelEngines, ResolvedEngine } from './model-engines';
+import { ModelsRepository, sameDefinition } from './models.repository';
 
-export const CATALOGUE_MODELS = Symbol('CATALOGUE_MODELS');
+/** DI token: models upserted into the catalogue at start (tests and embedders), or null. */
+export const CATALOGUE_SEED = Symbol('CATALOGUE_SEED');
 
-const PLAN_RANK: Record<PlanName, number> = { free: 0, lite: 1, pro: 2, enterprise: 3 };
+/** How often each replica re-reads the catalogue when GenerationSettings.catalogueRefreshMs is unset. */
+export const DEFAULT_CATALOGUE_REFRESH_MS = 1_000;
 
+/**
+ * The catalogue as this replica serves it: the `models` table, re-read every second (a handful of
+ * rows), so a change made with the CLI on any machine reaches every replica within seconds and
+ * without a restart. Reads are served from memory; if the database is briefly unreachable the
+ * last good copy stays in use.
+ */
 @Injectable()
-export class CatalogueService {
-  private readonly byId: Map<string, ModelDefinition>;
+export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(CatalogueService.name);
+  private byId = new Map<string, ModelDefinition>();
+  private timer?: NodeJS.Timeout;
+  private refreshing?: Promise<void>;
 
-  constructor(@Inject(CATALOGUE_MODELS) models: readonly ModelDefinition[]) {
-    this.byId = new Map(models.map((m) => [m.id, m]));
+  constructor(
+    private readonly models: ModelsRepository,
+    private readonly engines: ModelEngines,
+    @Inject(CATALOGUE_SEED) private readonly seed: readonly ModelDefinitionInput[] | null,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    for (const input of this.seed ?? []) {
+      const model: ModelDefinition = { ...input, status: input.status ?? 'active' };
+      if (!(await this.models.insert(model))) await this.models.replace(model);
+    }
+    await this.refresh();
   }
 
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(
+      () => void this.refresh().catch((error: unknown) => this.logger.warn({ err: error }, 'Reading the catalogue failed')),
+      this.settings.catalogueRefreshMs ?? DEFAULT_CATALOGUE_REFRESH_MS,
+    );
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Re-reads the table now (also what the timer does); concurrent calls share one read. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.load().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  /** Every model, disabled ones included, as the API shows them (`available` before the caller's plan). */
   list(): ModelInfo[] {
-    return [...this.byId.values()].map(toModelInfo);
+    return [...this.byId.values()].map((m) => this.info(m));
   }
 
-  get(modelId: string): ModelDefinition {
+  /** The model as the API shows it, or undefined for an unknown id. */
+  describe(modelId: string): ModelInfo | undefined {
     const model = this.byId.get(modelId);
-    if (!model) throw new NotFoundError(`Unknown model "${modelId}".`);
-    return model;
+    return model && this.info(model);
+  }
+
+  get(modelId: string): ModelInfo {
+    const info = this.describe(modelId);
+    if (!info) throw new NotFoundError(`Unknown model "${modelId}".`);
+    return info;
   }
 
   find(modelId: string): ModelDefinition | undefined {
     return this.byId.get(modelId);
   }
 
-  static allows(plan: PlanName, model: Pick<ModelDefinition, 'minPlan'>): boolean {
-    return PLAN_RANK[plan] >= PLAN_RANK[model.minPlan];
+  engineFor(model: ModelDefinition): ResolvedEngine {
+    return this.engines.resolve(model);
   }
-}
 
-export function toModelInfo(m: ModelDefinition): ModelInfo {
-  return {
-    id: m.id,
-    name: m.name,
-    type: m.type,
-    credits: m.credits,
-    minimum_credits: m.minimumCredits,
-    synchronous: m.synchronous,
-    min_plan: m.minPlan,
-  };
+  private info(model: ModelDefinition): ModelInfo {
+    const unavailable = model.status === 'disabled' ? 'The operator has disabled this model.' : this.engines.resolve(model).unavailable;
+    return {
+      id: model.id,
+      name: model.name,
+      type: model.type,
+      credits: model.credits,
+      minimum_credits: model.minimumCredits,
+      synchronous: model.synchronous,
+      min_plan: model.minPlan,
+      available: unavailable === null,
+      unavailable_reason: unavailable,
+    };
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const models = await this.models.all();
+      const changed = models.length !== this.byId.size || models.some((m) => !this.byId.has(m.id) || !sameDefinition(m, this.byId.get(m.id)!));
+      if (!changed) return;
+      this.byId = new Map(models.map((m) => [m.id, m]));
+      this.engines.retain(models);
+      this.logger.log({ models: models.length }, 'Catalogue loaded');
+    } catch (error) {
+      if (this.byId.size === 0) throw error; // nothing to serve yet: start-up fails with the cause
+      this.logger.warn({ err: error }, 'Re-reading the catalogue failed; serving the last copy');
+    }
+  }
 }

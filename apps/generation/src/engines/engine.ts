@@ -17,8 +17,20 @@ export interface EngineRequest {
   seed: number;
   /** Engine-specific settings from the catalogue (size, duration, latency, upstream...). */
   params: Record<string, unknown>;
-  /** Aborted when the job's lease is lost or the process shuts down. */
+  /** Aborted when the job's lease is lost, the process shuts down or the engine timeout passes. */
   signal: AbortSignal;
+  /**
+   * The upstream job an earlier attempt of this job submitted (stored by `saveUpstreamRef`), or null.
+   * A provider adapter that finds one attaches to it (polls it) instead of submitting again: none
+   * of the providers takes an idempotency key, so this is what keeps a retried job from paying twice.
+   */
+  upstreamRef: string | null;
+  /**
+   * Stores the upstream's job reference on our job, durably; adapters call it as soon as the
+   * upstream's submit answers, before waiting on it. Rejects (with the abort reason) when this
+   * worker no longer owns the job.
+   */
+  saveUpstreamRef(ref: string): Promise<void>;
 }
 
 /**
@@ -28,8 +40,14 @@ export interface EngineRequest {
 export interface Engine {
   readonly name: string;
   generate(request: EngineRequest): Promise<EngineOutput>;
-  /** Releases what the engine holds (connection pools); called once at shutdown. */
+  /** Releases what the engine holds (connection pools); called when it is replaced and at shutdown. */
   dispose?(): Promise<void>;
+  /**
+   * Why the engine cannot run here (a program or a credential missing), in words for the API's
+   * users and operators; null or absent when it can. Checked when the catalogue is read, so such a
+   * model is listed `available: false` and refused at submit instead of failing jobs.
+   */
+  unavailableReason?(): string | null;
 }
 
 export class EngineError extends Error {

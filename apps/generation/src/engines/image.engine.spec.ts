@@ -11,6 +11,8 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     seed: 42,
     params: {},
     signal: new AbortController().signal,
+    upstreamRef: null,
+    saveUpstreamRef: () => Promise.resolve(),
     ...overrides,
   };
 }

@@ -22,6 +22,8 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     seed: 11,
     params: {},
     signal: new AbortController().signal,
+    upstreamRef: null,
+    saveUpstreamRef: () => Promise.resolve(),
     ...overrides,
   };
 }

@@ -18,6 +18,8 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     seed: 7,
     params: {},
     signal: new AbortController().signal,
+    upstreamRef: null,
+    saveUpstreamRef: () => Promise.resolve(),
     ...overrides,
   };
 }

@@ -1,8 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { Engine, EngineError, EngineOutput } from '../engines/engine';
-import { ENGINES } from '../engine-registry';
+import { EngineError, EngineOutput } from '../engines/engine';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { OutputStorage } from '../storage/output-storage';
@@ -39,7 +38,6 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly catalogue: CatalogueService,
     private readonly storage: OutputStorage,
     private readonly relay: OutboxRelayService,
-    @Inject(ENGINES) private readonly engines: Map<string, Engine>,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     private readonly metrics: JobMetrics,
   ) {
@@ -85,7 +83,6 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
     clearInterval(this.heartbeatTimer);
-    await Promise.allSettled([...new Set(this.engines.values())].map((engine) => engine.dispose?.() ?? Promise.resolve()));
   }
 
   private drainTimeoutMs(): number {
@@ -188,7 +185,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       outcome = { status: 'completed', outputKey, contentType: output.contentType };
     } catch (error) {
       // Lease lost: another worker has the job now, it is not ours to finish.
-      if (signal.aborted && signal.reason === LEASE_LOST) return;
+      if ((signal.aborted && signal.reason === LEASE_LOST) || error === LEASE_LOST) return;
       if (this.stopping && signal.aborted) {
         // Shutting down: the job goes back to the queue now, for another replica (or our restart).
         if (await this.jobs.handBack(job.id, this.settings.workerId)) this.metrics.handedBack(job);
@@ -213,10 +210,11 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   private async runEngine(job: JobEntity, signal: AbortSignal): Promise<EngineOutput> {
+    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/engines.md).
     const model = this.catalogue.find(job.modelId);
     if (!model) throw new EngineError('This model is no longer available. Your credits were refunded.');
-    const engine = this.engines.get(model.engine);
-    if (!engine) throw new EngineError('This model is temporarily unavailable. Your credits were refunded.');
+    const { engine, unavailable } = this.catalogue.engineFor(model);
+    if (!engine) throw new EngineError(`${unavailable} Your credits were refunded.`);
     const timeout = AbortSignal.timeout(this.settings.engineTimeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     const latency = Number(model.params.latencyMs ?? 0) * this.settings.latencyScale;
@@ -229,6 +227,11 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         seed: job.seq,
         params: { ...model.params, latencyMs: latency },
         signal: combined,
+        upstreamRef: job.upstreamRef,
+        saveUpstreamRef: async (ref) => {
+          if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
+          throw LEASE_LOST; // another worker has the job: it must not be told about (or pay for) this one
+        },
       });
     } catch (error) {
       if (timeout.aborted) throw new EngineError('The generation took too long and was stopped. Your credits were refunded.');

@@ -58,6 +58,10 @@ export class JobEntity {
   @Column('timestamptz', { name: 'lease_expires_at', nullable: true })
   leaseExpiresAt!: Date | null;
 
+  /** The upstream job this job was submitted as (provider adapters), stored before waiting on it. */
+  @Column('text', { name: 'upstream_ref', nullable: true })
+  upstreamRef!: string | null;
+
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
 

@@ -191,6 +191,20 @@ export class JobsRepository {
     });
   }
 
+  /**
+   * Stores the upstream job a provider adapter submitted this job as, before it waits on it, so a
+   * later attempt (after this worker died) attaches to it instead of submitting again. Synchronous
+   * commit: this is what stands between a crash and paying the provider twice. False when this
+   * worker no longer holds the job.
+   */
+  async saveUpstreamRef(jobId: string, owner: string, ref: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(this.db,
+      `UPDATE jobs SET upstream_ref = $3 WHERE id = $1 AND status = 'processing' AND lease_owner = $2 RETURNING id`,
+      [jobId, owner, ref],
+    );
+    return rows.length === 1;
+  }
+
   /** Extends the leases of the jobs this worker runs; returns the ids it still owns. */
   async heartbeat(owner: string, jobIds: string[], leaseMs: number): Promise<string[]> {
     if (jobIds.length === 0) return [];
@@ -315,6 +329,7 @@ interface JobRow {
   attempts: number;
   lease_owner: string | null;
   lease_expires_at: Date | null;
+  upstream_ref: string | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -339,6 +354,7 @@ function jobFromRow(row: JobRow): JobEntity {
     attempts: row.attempts,
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
+    upstreamRef: row.upstream_ref,
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,

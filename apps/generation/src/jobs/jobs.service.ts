@@ -1,13 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type {
-  GenerationRecord,
-  GetGenerationRequest,
-  ListGenerationsReply,
-  ListGenerationsRequest,
-  SubmitGenerationReply,
-  SubmitGenerationRequest,
+import {
+  refuseModelUse,
+  type GenerationRecord,
+  type GetGenerationRequest,
+  type ListGenerationsReply,
+  type ListGenerationsRequest,
+  type SubmitGenerationReply,
+  type SubmitGenerationRequest,
 } from '@gen/contracts';
-import { ForbiddenError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
+import { DomainError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
+import type { ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobRunnerService } from './job-runner.service';
@@ -30,14 +32,10 @@ export class JobsService {
    * the slots themselves) is `429 rate_limit_exceeded`, and nothing is queued.
    */
   async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
-    const model = this.catalogue.find(request.model);
-    if (!model) throw new ValidationError(`model: unknown model "${request.model}". See GET /api/v1/models.`);
-    if (model.type !== request.type) {
-      throw new ValidationError(`type: model "${model.id}" makes ${model.type}, not ${request.type}.`);
-    }
-    if (!CatalogueService.allows(request.plan, model)) {
-      throw new ForbiddenError(`Model "${model.id}" needs the ${model.minPlan} plan or above.`);
-    }
+    // The same rules the gateway applied, against this replica's catalogue (it may have changed since).
+    const refusal = refuseModelUse(this.catalogue.describe(request.model), request);
+    if (refusal) throw new DomainError(refusal.code, refusal.message);
+    const model = this.catalogue.find(request.model) as ModelDefinition;
     const slots = request.parallelLimit;
     const maxWaiting = slots * this.settings.queueCapPerSlot;
     const admitted = await this.jobs.admit(
@@ -48,7 +46,8 @@ export class JobsService {
         modelId: model.id,
         type: model.type,
         prompt: request.prompt,
-        credits: model.credits,
+        // What billing holds for this job: the price when the gateway checked it, even if it changed since.
+        credits: request.credits,
         parallelLimit: slots,
         webhookUrl: request.webhookUrl,
       },

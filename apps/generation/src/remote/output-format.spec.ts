@@ -5,7 +5,7 @@ import { outputFormatFor, sniffFormat } from './output-format';
 describe('output formats of remote engines', () => {
   const engines = createBuiltInEngines();
   const make = (engine: string, type: GenerationType) =>
-    engines[engine].generate({ jobId: 'j', modelId: 'm', type, prompt: 'p', seed: 1, params: { width: 64, height: 64, durationSeconds: 0.5 }, signal: new AbortController().signal });
+    engines[engine].generate({ jobId: 'j', modelId: 'm', type, prompt: 'p', seed: 1, params: { width: 64, height: 64, durationSeconds: 0.5 }, signal: new AbortController().signal, upstreamRef: null, saveUpstreamRef: () => Promise.resolve() });
 
   it.each<[string, GenerationType, string, string]>([
     ['image', 'TEXT_TO_IMAGE', 'image/png', 'png'],

@@ -52,6 +52,8 @@ describe('RemoteEngine', () => {
       seed: 7,
       params: { width: 512, latencyMs: 150 },
       signal: options.signal ?? new AbortController().signal,
+      upstreamRef: null,
+      saveUpstreamRef: () => Promise.resolve(),
     });
 
   /** Runs a failing case and returns its EngineError, checking the message is one of ours and clean. */

@@ -91,8 +91,18 @@ export class ModelDto {
   @ApiProperty({ enum: PLANS, description: 'Lowest plan that may use the model.' })
   min_plan!: PlanName;
 
-  @ApiProperty({ description: "Whether the caller's plan may use it." })
+  @ApiProperty({
+    description: "Whether a submit by this caller can use it now: enabled by the operator, its engine can run here, and the caller's plan allows it.",
+  })
   available!: boolean;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Why it is not available (disabled, not installed on this server, plan); null when available.',
+    example: null,
+  })
+  unavailable_reason!: string | null;
 }
 
 export class ModelListDto {

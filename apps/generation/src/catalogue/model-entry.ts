@@ -1,0 +1,138 @@
+import { GENERATION_TYPES, GenerationType, PLANS, PlanName } from '@gen/contracts';
+import { EngineKind, isRecord } from '../providers/provider-kind';
+import { MODEL_STATUSES, ModelDefinition, ModelStatus } from './catalogue';
+
+/**
+ * A model as operators write it (the catalogue file of `models sync`, and `models list --json`):
+ * the API's snake_case names, with the engine binding as one object.
+ */
+export interface ModelEntry {
+  id: string;
+  name: string;
+  type: GenerationType;
+  credits: number;
+  minimum_credits: number;
+  synchronous: boolean;
+  min_plan: PlanName;
+  /** Defaults to `active`. */
+  status?: ModelStatus;
+  /** `{"engine": "<kind>", ...settings}`; credentials only by the name of an environment variable. */
+  engine: { engine: string } & Record<string, unknown>;
+}
+
+const FIELDS = ['id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'engine'];
+export const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+const MAX_CREDITS = 1_000_000;
+
+export function toModelEntry(model: ModelDefinition): Required<ModelEntry> {
+  return {
+    id: model.id,
+    name: model.name,
+    type: model.type,
+    credits: model.credits,
+    minimum_credits: model.minimumCredits,
+    synchronous: model.synchronous,
+    min_plan: model.minPlan,
+    status: model.status,
+    engine: { engine: model.engine, ...model.params },
+  };
+}
+
+/**
+ * Validates one entry; every problem names `where` and the field (`models[3].engine.baseUrl`).
+ * Pure: the CLI checks a whole file with it before anything is written.
+ */
+export function parseModelEntry(
+  raw: unknown,
+  where: string,
+  kinds: ReadonlyMap<string, EngineKind>,
+  problems: string[],
+): ModelDefinition | null {
+  const start = problems.length;
+  if (!isRecord(raw)) {
+    problems.push(`${where} must be an object with ${FIELDS.filter((f) => f !== 'status').join(', ')}`);
+    return null;
+  }
+  for (const key of Object.keys(raw)) if (!FIELDS.includes(key)) problems.push(`${where}.${key} is not a field of a model`);
+  const at = (field: string) => `${where}.${field}`;
+  const id = raw.id;
+  if (typeof id !== 'string' || !MODEL_ID.test(id)) {
+    problems.push(`${at('id')} must be 1 to 100 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit`);
+  }
+  const name = typeof raw.name === 'string' ? raw.name.trim() : '';
+  if (name.length < 1 || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
+    problems.push(`${at('name')} must be 1 to 200 printable characters`);
+  }
+  if (!GENERATION_TYPES.includes(raw.type as GenerationType)) problems.push(`${at('type')} must be one of ${GENERATION_TYPES.join(', ')}`);
+  const credits = readCredits(raw.credits, at('credits'), problems);
+  const minimum = readCredits(raw.minimum_credits, at('minimum_credits'), problems);
+  if (typeof raw.synchronous !== 'boolean') problems.push(`${at('synchronous')} must be true or false`);
+  if (!PLANS.includes(raw.min_plan as PlanName)) problems.push(`${at('min_plan')} must be one of ${PLANS.join(', ')}`);
+  const status = raw.status ?? 'active';
+  if (!MODEL_STATUSES.includes(status as ModelStatus)) problems.push(`${at('status')} must be one of ${MODEL_STATUSES.join(', ')}`);
+  const binding = parseEngineBinding(raw.engine, at('engine'), kinds, problems);
+  if (problems.length > start || !binding) return null;
+  return {
+    id: id as string,
+    name,
+    type: raw.type as GenerationType,
+    credits: credits as number,
+    minimumCredits: minimum as number,
+    synchronous: raw.synchronous as boolean,
+    minPlan: raw.min_plan as PlanName,
+    status: status as ModelStatus,
+    engine: binding.engine,
+    params: binding.params,
+  };
+}
+
+/** `{"engine": "<kind>", ...settings}`, checked by the kind itself. */
+export function parseEngineBinding(
+  raw: unknown,
+  where: string,
+  kinds: ReadonlyMap<string, EngineKind>,
+  problems: string[],
+): { engine: string; params: Record<string, unknown> } | null {
+  if (!isRecord(raw) || typeof raw.engine !== 'string') {
+    problems.push(`${where} must be an object {"engine": "<kind>", ...settings} (kinds: ${[...kinds.keys()].join(', ')})`);
+    return null;
+  }
+  const { engine, ...params } = raw;
+  const kind = kinds.get(engine);
+  if (!kind) {
+    problems.push(`${where}.engine "${engine}" is not an engine kind (known: ${[...kinds.keys()].join(', ')})`);
+    return null;
+  }
+  const start = problems.length;
+  kind.validate(params, where, problems);
+  return problems.length > start ? null : { engine, params };
+}
+
+/** A whole catalogue file: `{"models": [entry, ...]}`, ids unique. Refused whole on any problem. */
+export function parseCatalogueFile(json: unknown, kinds: ReadonlyMap<string, EngineKind>, problems: string[]): ModelDefinition[] {
+  if (!isRecord(json) || !Array.isArray(json.models)) {
+    problems.push('the catalogue file must be a JSON object {"models": [ ... ]}');
+    return [];
+  }
+  for (const key of Object.keys(json)) if (key !== 'models') problems.push(`"${key}" is not a field of the catalogue file (only "models")`);
+  const seen = new Map<string, number>();
+  const models: ModelDefinition[] = [];
+  json.models.forEach((entry, index) => {
+    const label = isRecord(entry) && typeof entry.id === 'string' ? `models[${index}] ("${entry.id}")` : `models[${index}]`;
+    const model = parseModelEntry(entry, label, kinds, problems);
+    if (!model) return;
+    const first = seen.get(model.id);
+    if (first !== undefined) problems.push(`${label}.id repeats models[${first}]`);
+    seen.set(model.id, index);
+    models.push(model);
+  });
+  return models;
+}
+
+function readCredits(value: unknown, where: string, problems: string[]): number | null {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_CREDITS) {
+    problems.push(`${where} must be an integer between 0 and ${MAX_CREDITS}`);
+    return null;
+  }
+  return value;
+}

@@ -1,0 +1,73 @@
+import type { EngineKind } from '../providers/provider-kind';
+import { AudioEngine } from './audio.engine';
+import type { Engine } from './engine';
+import { ImageEngine } from './image.engine';
+import { InstantEngine } from './instant.engine';
+import { MeshEngine } from './mesh.engine';
+import { VideoEngine } from './video.engine';
+import { VoiceEngine } from './voice.engine';
+
+type Range = { min: number; max: number; integer?: boolean };
+
+const LATENCY: Range = { min: 0, max: 600_000, integer: true };
+
+/** The settings each built-in engine reads (engine-params clamps to the same ranges). */
+const SETTINGS: Record<string, Record<string, Range>> = {
+  image: { width: { min: 64, max: 2048, integer: true }, height: { min: 64, max: 2048, integer: true }, latencyMs: LATENCY },
+  video: {
+    width: { min: 32, max: 640, integer: true },
+    height: { min: 32, max: 480, integer: true },
+    durationSeconds: { min: 0.5, max: 30 },
+    fps: { min: 1, max: 30, integer: true },
+    latencyMs: LATENCY,
+  },
+  audio: { sampleRate: { min: 8000, max: 48000, integer: true }, durationSeconds: { min: 0.1, max: 60 }, latencyMs: LATENCY },
+  mesh: { latencyMs: LATENCY },
+  instant: {},
+  voice: { wordsPerMinute: { min: 80, max: 450, integer: true }, latencyMs: LATENCY },
+};
+
+/** Validation of numeric settings against their ranges; unknown settings are refused. */
+export function validateNumericSettings(
+  known: Record<string, Range>,
+  settings: Record<string, unknown>,
+  where: string,
+  problems: string[],
+): void {
+  for (const [key, value] of Object.entries(settings)) {
+    const range = known[key];
+    if (!range) {
+      const names = Object.keys(known);
+      problems.push(`${where}.${key} is not a setting of this engine${names.length ? ` (known: ${names.join(', ')})` : ' (it takes none)'}`);
+      continue;
+    }
+    const ok = typeof value === 'number' && Number.isFinite(value) && value >= range.min && value <= range.max;
+    if (!ok || (range.integer && !Number.isInteger(value))) {
+      problems.push(`${where}.${key} must be ${range.integer ? 'an integer' : 'a number'} between ${range.min} and ${range.max}`);
+    }
+  }
+}
+
+/** A kind whose engine is one shared instance; the model's settings travel with each request (`params`). */
+export function sharedEngineKind(engine: Engine, known?: Record<string, Range>): EngineKind {
+  return {
+    kind: engine.name,
+    validate: (settings, where, problems) => {
+      if (known) validateNumericSettings(known, settings, where, problems);
+    },
+    create: () => engine,
+  };
+}
+
+/** The offline engines: `image`, `video`, `audio`, `mesh`, `instant` and `voice` (espeak-ng). */
+export function builtInEngineKinds(options: { espeakPath?: string } = {}): EngineKind[] {
+  const engines: Engine[] = [
+    new ImageEngine(),
+    new VideoEngine(),
+    new AudioEngine(),
+    new MeshEngine(),
+    new InstantEngine(),
+    new VoiceEngine(options.espeakPath),
+  ];
+  return engines.map((engine) => sharedEngineKind(engine, SETTINGS[engine.name]));
+}
