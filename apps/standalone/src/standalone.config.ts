@@ -31,6 +31,8 @@ export interface StandaloneConfig {
   webhookSecretKeys: WebhookSecretKeyRing;
   /** CATALOGUE_REFRESH_MS, UPSTREAM_ALLOW_PRIVATE_NETWORKS (standalone: allowed), ESPEAK_NG_PATH. */
   catalogueRefreshMs: number;
+  /** Where provider credentials named by models (`tokenEnv`) are read: the environment the config came from. */
+  credentialEnv: Readonly<Record<string, string | undefined>>;
   upstreamAllowPrivateNetworks: boolean;
   espeakPath: string;
   logLevel: LogLevelName;
@@ -90,6 +92,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
     ...readCatalogueSettings(env, { allowPrivateUpstreams: true }),
+    credentialEnv: source,
     logLevel: ops.logLevel,
     shutdown: ops.shutdown,
   };

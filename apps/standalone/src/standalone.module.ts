@@ -20,6 +20,7 @@ export interface StandaloneParts {
   models?: readonly ModelDefinitionInput[];
   engines?: Record<string, Engine>;
   espeakPath?: string;
+  credentialEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The four services in one process over the in-process bus: the same modules as distributed mode. */
@@ -45,6 +46,7 @@ export class StandaloneModule {
           models: parts.models,
           engines: parts.engines,
           espeakPath: parts.espeakPath,
+          env: parts.credentialEnv,
         }),
         WebhooksModule.register({ dataSource: parts.databases.webhooks, settings: parts.webhooks }),
       ],

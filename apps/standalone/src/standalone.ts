@@ -123,6 +123,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       models: overrides.models,
       engines: overrides.engines,
       espeakPath: config.espeakPath,
+      credentialEnv: config.credentialEnv,
     });
     const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes, config.trustProxy), {
       bufferLogs: true,
