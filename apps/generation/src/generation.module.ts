@@ -5,7 +5,7 @@ import type { ModelDefinitionInput } from './catalogue/catalogue';
 import { CATALOGUE_SEED, CatalogueService } from './catalogue/catalogue.service';
 import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-engines';
 import { ModelsRepository } from './catalogue/models.repository';
-import { builtInEngineKinds, sharedEngineKind } from './engines/built-in-kinds';
+import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
@@ -15,7 +15,7 @@ import { JobsService } from './jobs/jobs.service';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
-import { EngineKind, ProviderContext, providerEngineKinds } from './providers';
+import type { ProviderContext } from './providers';
 import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
 
 export interface GenerationModuleOptions {
@@ -32,15 +32,6 @@ export interface GenerationModuleOptions {
   espeakPath?: string;
 }
 
-/** Every engine kind a model can be bound to: built-in, provider adapters, then the caller's own. */
-export function engineKinds(options: Pick<GenerationModuleOptions, 'engines' | 'espeakPath'> = {}): Map<string, EngineKind> {
-  const kinds = [
-    ...builtInEngineKinds({ espeakPath: options.espeakPath }),
-    ...providerEngineKinds(),
-    ...Object.values(options.engines ?? {}).map((engine) => sharedEngineKind(engine)),
-  ];
-  return new Map(kinds.map((kind) => [kind.kind, kind]));
-}
 
 @Module({})
 export class GenerationModule {

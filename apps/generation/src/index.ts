@@ -11,3 +11,6 @@ export type { EngineKind, ProviderContext } from './providers';
 export type { RemoteEngineSettings } from './remote/remote-engine.settings';
 export * from './admin/job-admin.service';
 export type { OperatorJobRow, OutboxRow } from './admin/job-admin.repository';
+export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-admin.service';
+export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
+export type { CatalogueSyncResult } from './catalogue/models.repository';

@@ -1,0 +1,24 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { engineKinds } from '../engine-kinds';
+import { GENERATION_DB } from '../generation.tokens';
+import { CatalogueAdminService } from './catalogue-admin.service';
+import { ENGINE_KINDS } from './model-engines';
+import { ModelsRepository } from './models.repository';
+
+/** The catalogue's operator commands alone (the CLI), without the job runner and engines. */
+@Module({})
+export class CatalogueAdminModule {
+  static register(dataSource: DataSource): DynamicModule {
+    return {
+      module: CatalogueAdminModule,
+      providers: [
+        { provide: GENERATION_DB, useValue: dataSource },
+        { provide: ENGINE_KINDS, useValue: engineKinds() },
+        ModelsRepository,
+        CatalogueAdminService,
+      ],
+      exports: [CatalogueAdminService],
+    };
+  }
+}
