@@ -1,4 +1,4 @@
-import { PLANS, PlanName } from '@gen/contracts';
+import { GENERATION_TYPES, PLANS, PlanName } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 
 export interface CommandSpec {
@@ -8,6 +8,20 @@ export interface CommandSpec {
 
 /** Exit codes (README, "Operator CLI"). */
 export const EXIT = { ok: 0, refused: 1, usage: 2, failed: 3 } as const;
+
+/** The fields of `models add` and `models update` (all required to add, any to update). */
+function modelOptions(adding: boolean): CommandSpec['options'] {
+  return {
+    id: { description: 'model id: a-z, 0-9, ".", "_", "-" (what clients send as "model")', required: true },
+    name: { description: 'display name', required: adding },
+    type: { description: GENERATION_TYPES.join(', '), required: adding },
+    credits: { description: 'price in credits, charged on success', required: adding },
+    minimum: { description: 'credits an account must have available to submit', required: adding },
+    plan: { description: `lowest plan that may use it: ${PLANS.join(', ')}`, required: adding },
+    sync: { description: 'true: POST /generate waits for the result; false: answers 202 at once', required: adding },
+    engine: { description: `engine binding as JSON, e.g. '{"engine":"replicate","upstreamModel":"owner/name","tokenEnv":"REPLICATE_API_TOKEN"}'`, required: adding },
+  };
+}
 
 /** Every command the operator CLI knows, for parsing and for --help. */
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -66,6 +80,24 @@ export const COMMANDS: Record<string, CommandSpec> = {
       reason: { description: 'why, for the operator log (the customer sees a standard message)', required: true },
       force: { description: 'also when a worker still holds a live lease on it', flag: true },
     },
+  },
+  'models list': { summary: 'List the model catalogue: price, minimum, plan, sync, status and engine binding.', options: {} },
+  'models add': {
+    summary: 'Add a model to the catalogue (every gateway and generation replica serves it within seconds).',
+    options: modelOptions(true),
+  },
+  'models update': {
+    summary: "Change a model's fields; the others keep their values. A new price applies to new submits only.",
+    options: modelOptions(false),
+  },
+  'models disable': {
+    summary: 'Stop accepting submits for a model (422); it stays listed as unavailable; accepted jobs still run.',
+    options: { id: { description: 'model id', required: true } },
+  },
+  'models enable': { summary: 'Accept submits for a disabled model again.', options: { id: { description: 'model id', required: true } } },
+  'models sync': {
+    summary: 'Make the catalogue equal a JSON file {"models": [...]} (declarative, idempotent); models not in it are disabled.',
+    options: { file: { description: 'path of the catalogue file; refused whole if any entry is invalid', required: true } },
   },
   'deliveries retry': {
     summary: 'Send again every webhook whose latest delivery failed since a time (after an endpoint is fixed).',
@@ -139,6 +171,26 @@ export function parseInteger(name: string, value: string | undefined, fallback?:
   }
   if (!/^-?\d+$/.test(value)) throw new ValidationError(`--${name} must be an integer`);
   return Number(value);
+}
+
+/** `--sync true|false`. */
+export function parseBoolean(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new ValidationError(`--${name} must be true or false`);
+}
+
+/** `--engine '<json>'`: the binding object. */
+export function parseJsonObject(name: string, value: string | undefined): Record<string, unknown> | undefined {
+  if (value === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new ValidationError(`--${name} is not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ValidationError(`--${name} must be a JSON object`);
+  return parsed as Record<string, unknown>;
 }
 
 export function parsePlan(value: string | undefined, fallback?: PlanName): PlanName {

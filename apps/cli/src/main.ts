@@ -6,12 +6,22 @@ import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatab
 import { JOB_STATUSES, JobStatus } from '@gen/contracts';
 import { DomainError, ValidationError } from '@gen/errors';
 import { ApiKeysService, authDatabaseOptions, GatewayModule, openAuthDatabase, ProvisioningService } from '@gen/gateway';
-import { generationDatabaseOptions, JobAdminService, JobInspection, openGenerationDatabase } from '@gen/generation';
+import {
+  CatalogueAdminModule,
+  CatalogueAdminService,
+  generationDatabaseOptions,
+  JobAdminService,
+  JobInspection,
+  ListedModel,
+  ModelEntry,
+  openGenerationDatabase,
+} from '@gen/generation';
 import { runPendingMigrations } from '@gen/persistence';
 import { InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
 import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
 import { resolveCliDatabase } from './cli-database';
-import { COMMANDS, EXIT, parseDuration, parseInteger, parsePlan, parseSince, usage } from './commands';
+import { readFileSync } from 'node:fs';
+import { COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
 type Out = (human: string, data: unknown) => void;
@@ -66,6 +76,7 @@ async function main(argv: string[]): Promise<number> {
       if (command === 'migrate') await migrate(database.url, out);
       else if (command.startsWith('jobs ')) await jobs(command, options, database.url, out);
       else if (command === 'deliveries retry') await retryDeliveries(options, database.url, out);
+      else if (command.startsWith('models ')) await models(command, options, database.url, out);
       else await services(command, options, database.url, out);
       return EXIT.ok;
     } finally {
@@ -161,6 +172,81 @@ async function jobs(command: string, o: Options, url: string, out: Out): Promise
   } finally {
     await billingApp.close();
     await Promise.allSettled([generation.destroy(), billingDs.destroy()]);
+  }
+}
+
+function modelLine(m: ListedModel): string {
+  const sync = m.synchronous ? 'sync ' : 'async';
+  return `${m.id.padEnd(20)} ${m.status.padEnd(8)} ${m.type.padEnd(14)} ${String(m.credits).padStart(5)} cr (min ${m.minimum_credits})  ${m.min_plan.padEnd(10)} ${sync}  ${m.engine.engine}  ${m.name}`;
+}
+
+/** The fields given on the command line, as a catalogue entry (only those given, for update). */
+function modelChanges(o: Options): Partial<ModelEntry> {
+  const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const changes: Record<string, unknown> = {
+    name: str('name'),
+    type: str('type'),
+    credits: str('credits') === undefined ? undefined : parseInteger('credits', str('credits')),
+    minimum_credits: str('minimum') === undefined ? undefined : parseInteger('minimum', str('minimum')),
+    min_plan: str('plan'),
+    synchronous: parseBoolean('sync', str('sync')),
+    engine: parseJsonObject('engine', str('engine')),
+  };
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<ModelEntry>;
+}
+
+/** The model catalogue (generation's `models` table); every replica picks a change up within seconds. */
+async function models(command: string, o: Options, url: string, out: Out): Promise<void> {
+  const id = typeof o.id === 'string' ? o.id : '';
+  const generation = await openGenerationDatabase(url, 2, 'verify');
+  const app = await NestFactory.createApplicationContext(CatalogueAdminModule.register(generation), { logger: false });
+  try {
+    const catalogue = app.get(CatalogueAdminService);
+    switch (command) {
+      case 'models list': {
+        const rows = await catalogue.list();
+        out(rows.map(modelLine).join('\n') || '(no models)', rows);
+        return;
+      }
+      case 'models add': {
+        const model = await catalogue.add({ id, ...modelChanges(o) });
+        out(`Added ${modelLine(model)}`, model);
+        return;
+      }
+      case 'models update': {
+        const changes = modelChanges(o);
+        if (Object.keys(changes).length === 0) throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine');
+        const model = await catalogue.update(id, changes);
+        out(`Updated ${modelLine(model)}`, model);
+        return;
+      }
+      case 'models disable':
+      case 'models enable': {
+        const model = await catalogue.setStatus(id, command === 'models disable' ? 'disabled' : 'active');
+        out(`${command === 'models disable' ? 'Disabled' : 'Enabled'} ${modelLine(model)}`, model);
+        return;
+      }
+      case 'models sync': {
+        const file = o.file as string;
+        let json: unknown;
+        try {
+          json = JSON.parse(readFileSync(file, 'utf8'));
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code;
+          throw new ValidationError(code ? `Cannot read ${file} (${code})` : `${file} is not valid JSON (${(error as Error).message})`);
+        }
+        const result = await catalogue.sync(json);
+        const part = (label: string, ids: string[]) => `${label} ${ids.length}${ids.length ? ` (${ids.join(', ')})` : ''}`;
+        out(
+          [part('added', result.added), part('updated', result.updated), part('disabled', result.disabled), part('unchanged', result.unchanged)].join(', '),
+          result,
+        );
+        return;
+      }
+    }
+  } finally {
+    await app.close();
+    await generation.destroy();
   }
 }
 

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import type { ModelDefinitionInput } from './catalogue/catalogue';
+import { CatalogueMetrics } from './catalogue/catalogue-metrics';
 import { CATALOGUE_SEED, CatalogueService } from './catalogue/catalogue.service';
 import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-engines';
 import { ModelsRepository } from './catalogue/models.repository';
@@ -59,6 +60,12 @@ export class GenerationModule {
         JobRunnerService,
         OutboxRelayService,
         QueueStatsRepository,
+        {
+          provide: CatalogueMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }, CatalogueService],
+          useFactory: (registry: MetricsRegistry | undefined, catalogue: CatalogueService) =>
+            new CatalogueMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), catalogue),
+        },
         {
           provide: JobMetrics,
           inject: [{ token: MetricsRegistry, optional: true }, QueueStatsRepository],

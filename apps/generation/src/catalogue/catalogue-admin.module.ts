@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { engineKinds } from '../engine-kinds';
+import type { Engine } from '../engines/engine';
 import { GENERATION_DB } from '../generation.tokens';
 import { CatalogueAdminService } from './catalogue-admin.service';
 import { ENGINE_KINDS } from './model-engines';
@@ -9,12 +10,13 @@ import { ModelsRepository } from './models.repository';
 /** The catalogue's operator commands alone (the CLI), without the job runner and engines. */
 @Module({})
 export class CatalogueAdminModule {
-  static register(dataSource: DataSource): DynamicModule {
+  /** `engines`: extra engine kinds a model may be bound to (those the service was started with, in tests). */
+  static register(dataSource: DataSource, options: { engines?: Record<string, Engine> } = {}): DynamicModule {
     return {
       module: CatalogueAdminModule,
       providers: [
         { provide: GENERATION_DB, useValue: dataSource },
-        { provide: ENGINE_KINDS, useValue: engineKinds() },
+        { provide: ENGINE_KINDS, useValue: engineKinds(options) },
         ModelsRepository,
         CatalogueAdminService,
       ],

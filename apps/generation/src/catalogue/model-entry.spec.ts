@@ -1,0 +1,87 @@
+import { engineKinds } from '../engine-kinds';
+import { CATALOGUE } from './catalogue';
+import { parseCatalogueFile, parseModelEntry, toModelEntry } from './model-entry';
+
+const kinds = engineKinds();
+const entry = (overrides: Record<string, unknown> = {}) => ({
+  id: 'fox-1',
+  name: 'Fox 1',
+  type: 'TEXT_TO_IMAGE',
+  credits: 5,
+  minimum_credits: 5,
+  synchronous: true,
+  min_plan: 'free',
+  engine: { engine: 'image', width: 256, height: 256 },
+  ...overrides,
+});
+
+describe('parseModelEntry', () => {
+  it('reads a valid entry into a definition (status active unless given)', () => {
+    const problems: string[] = [];
+    expect(parseModelEntry(entry(), 'model', kinds, problems)).toEqual({
+      id: 'fox-1',
+      name: 'Fox 1',
+      type: 'TEXT_TO_IMAGE',
+      credits: 5,
+      minimumCredits: 5,
+      synchronous: true,
+      minPlan: 'free',
+      status: 'active',
+      engine: 'image',
+      params: { width: 256, height: 256 },
+    });
+    expect(problems).toEqual([]);
+  });
+
+  it('round-trips every seed model through the operator format', () => {
+    for (const model of CATALOGUE) {
+      const problems: string[] = [];
+      expect(parseModelEntry(toModelEntry(model), model.id, kinds, problems)).toEqual(model);
+      expect(problems).toEqual([]);
+    }
+  });
+
+  it.each([
+    [{ id: 'Fox 1' }, 'model.id must be'],
+    [{ name: '' }, 'model.name must be'],
+    [{ type: 'TEXT_TO_SMELL' }, 'model.type must be one of'],
+    [{ credits: -1 }, 'model.credits must be an integer'],
+    [{ credits: 1.5 }, 'model.credits must be an integer'],
+    [{ minimum_credits: '5' }, 'model.minimum_credits must be an integer'],
+    [{ synchronous: 'yes' }, 'model.synchronous must be true or false'],
+    [{ min_plan: 'gold' }, 'model.min_plan must be one of'],
+    [{ status: 'paused' }, 'model.status must be one of'],
+    [{ colour: 'red' }, 'model.colour is not a field of a model'],
+    [{ engine: 'image' }, 'model.engine must be an object'],
+    [{ engine: { engine: 'warp' } }, 'model.engine.engine "warp" is not an engine kind'],
+    [{ engine: { engine: 'image', width: 10 } }, 'model.engine.width must be an integer between 64 and 2048'],
+    [{ engine: { engine: 'image', depth: 3 } }, 'model.engine.depth is not a setting of this engine'],
+    [{ engine: { engine: 'remote', baseUrl: 'http://x.test', auth: { header: 'Authorization', value: 'sk-123' } } }, 'never stored in the catalogue'],
+  ])('refuses %j naming the field', (overrides, message) => {
+    const problems: string[] = [];
+    expect(parseModelEntry(entry(overrides), 'model', kinds, problems)).toBeNull();
+    expect(problems.join('\n')).toContain(message);
+  });
+});
+
+describe('parseCatalogueFile', () => {
+  it('names every bad entry by index and id, and repeats', () => {
+    const problems: string[] = [];
+    const models = parseCatalogueFile(
+      { models: [entry(), entry({ id: 'wolf-1', credits: 'x' }), entry({ name: 'again' })] },
+      kinds,
+      problems,
+    );
+    expect(models.map((m) => m.id)).toEqual(['fox-1', 'fox-1']);
+    expect(problems).toEqual([
+      'models[1] ("wolf-1").credits must be an integer between 0 and 1000000',
+      'models[2] ("fox-1").id repeats models[0]',
+    ]);
+  });
+
+  it('needs {"models": [...]}', () => {
+    const problems: string[] = [];
+    parseCatalogueFile([entry()], kinds, problems);
+    expect(problems).toEqual(['the catalogue file must be a JSON object {"models": [ ... ]}']);
+  });
+});
