@@ -1,31 +1,14 @@
-import { spawnSync } from 'node:child_process';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { http } from '@gen/testing';
 import { createTestDatabase } from '@gen/testing';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
+import { runCli } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 
-const ROOT = join(__dirname, '..', '..');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Runs the built operator CLI against a database; returns its exit code and output. */
-function cli(databaseUrl: string, ...args: string[]): { code: number | null; stdout: string; stderr: string; json: any } {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
-}
+const cli = runCli;
 
 /** The operator CLI against the distributed deployment's database, with the services running. */
 describe('distributed: operator CLI', () => {

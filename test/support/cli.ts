@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (with --json), else undefined. */
+  json: any;
+}
+
+/** Runs the built operator CLI (dist/) against a database, as an operator would; returns its exit code and output. */
+export function runCli(databaseUrl: string, ...args: string[]): CliResult {
+  const result = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(result.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
+}
