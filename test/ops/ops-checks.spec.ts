@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'yaml';
+import { CATALOGUE, engineKinds, parseCatalogueFile } from '@gen/generation';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -41,6 +43,25 @@ describe('ops checks', () => {
     expect(result.output).toContain('gen-generation/generation: resources.limits.memory is required');
     expect(result.output).toContain('gen-webhooks: readinessProbe must GET /readyz on the http port');
     expect(result.output).toContain('gen-webhooks: only the gateway may be exposed outside the cluster');
+  });
+
+  it('check-k8s requires the migration Job to migrate first, then sync the catalogue from gen-catalogue', () => {
+    const dir = join(work, 'k8s');
+    cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
+    const job = join(dir, 'migrate-job.yaml');
+    writeFileSync(job, readFileSync(job, 'utf8').replace('"models", "sync"', '"models", "list"').replace('configMap: { name: gen-catalogue }', 'configMap: { name: gen-config }'));
+    const result = run('check-k8s.mjs', dir);
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('gen-migrate must apply the catalogue (CLI models sync) after the migrations');
+    expect(result.output).toContain('gen-migrate must mount the ConfigMap gen-catalogue');
+  });
+
+  it('the catalogue the migration Job applies is valid and is the seed catalogue', () => {
+    const configMap = parse(readFileSync(join(ROOT, 'k8s', 'catalogue.yaml'), 'utf8')) as { data: { 'catalogue.json': string } };
+    const problems: string[] = [];
+    const models = parseCatalogueFile(JSON.parse(configMap.data['catalogue.json']), engineKinds(), problems);
+    expect(problems).toEqual([]);
+    expect(models).toEqual(CATALOGUE);
   });
 
   it('check-docker passes the repository files (after a build) and rejects a bad Dockerfile and compose file', () => {

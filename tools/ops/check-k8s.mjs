@@ -118,7 +118,7 @@ const podSpecs = [...byKind('Deployment'), ...byKind('Job')].map((o) => ({ ...o,
 for (const { where, value, pod } of podSpecs) {
   const name = value.metadata.name;
   if (pod.securityContext?.runAsNonRoot !== true) problem(where, `${name}: pod securityContext.runAsNonRoot must be true`);
-  for (const container of pod.containers ?? []) {
+  for (const container of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
     const c = `${name}/${container.name}`;
     if (!/^[^:@]+:(?!latest$)[^:@]+$|@sha256:/.test(container.image ?? '')) problem(where, `${c}: image must be pinned to a tag (not latest) or digest`);
     for (const kind of ['requests', 'limits']) {
@@ -217,7 +217,16 @@ for (const service of byKind('Service')) {
 // The migration Job, ConfigMap and Secrets by reference only.
 const job = byKind('Job').find((o) => o.value.metadata.name === 'gen-migrate');
 if (!job) problem('k8s', 'no migration Job gen-migrate');
-else if (!(job.value.spec.template.spec.containers?.[0]?.args ?? []).includes('migrate')) problem(job.where, 'gen-migrate must run the CLI migrate command');
+else {
+  const { initContainers = [], containers = [] } = job.value.spec.template.spec;
+  if (!(initContainers[0]?.args ?? []).includes('migrate')) problem(job.where, 'gen-migrate must run the CLI migrate command first (its first init container)');
+  const sync = containers.find((c) => (c.args ?? []).join(' ').includes('models sync'));
+  if (!sync) problem(job.where, 'gen-migrate must apply the catalogue (CLI models sync) after the migrations');
+  const mounted = (job.value.spec.template.spec.volumes ?? []).some((v) => v.configMap?.name === 'gen-catalogue');
+  if (!mounted || !byKind('ConfigMap').some((o) => o.value.metadata.name === 'gen-catalogue')) {
+    problem(job.where, 'gen-migrate must mount the ConfigMap gen-catalogue, and it must be defined');
+  }
+}
 if (byKind('Secret').length > 0) problem('k8s', 'Secrets must not be committed: reference them (secretKeyRef) and create them out of band');
 if (!byKind('ConfigMap').some((o) => o.value.metadata.name === 'gen-config')) problem('k8s', 'no ConfigMap gen-config');
 for (const { where, pod, value } of podSpecs) {

@@ -14,3 +14,4 @@ export type { OperatorJobRow, OutboxRow } from './admin/job-admin.repository';
 export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-admin.service';
 export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
 export type { CatalogueSyncResult } from './catalogue/models.repository';
+export { engineKinds } from './engine-kinds';
