@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
-import { AppProcess, provisionEnterpriseAccounts } from './processes';
+import { AppProcess, bindModelToInstant, provisionEnterpriseAccounts } from './processes';
 
 export interface BenchServers {
   /** Admin URL of the PostgreSQL server (databases are created and dropped on it). */
@@ -22,7 +22,7 @@ export interface RunningMode {
 }
 
 /** The one model the load uses, bound to the instant engine: what is measured is the service, not rendering. */
-const INSTANT_IMAGE = JSON.stringify({ models: { 'pixel-flux-1': { engine: 'instant' } } });
+const INSTANT_IMAGE = 'pixel-flux-1';
 const PARALLEL = 256;
 
 function databaseUrl(adminUrl: string, name: string): string {
@@ -58,12 +58,12 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
       DATABASE_URL: dbUrl,
       DEMO_CREDITS: '0',
       WORKER_CONCURRENCY: String(workers),
-      MODEL_ENGINES: INSTANT_IMAGE,
     });
     app.start();
     undo.push(() => app.stop());
     await app.waitFor(/is running at/, 60_000);
     const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
+    await bindModelToInstant(dbUrl, INSTANT_IMAGE);
     return { url, keys, description: 'standalone: 1 process, in-process bus', stop: () => cleanup(undo) };
   } catch (error) {
     await cleanup(undo);
@@ -109,7 +109,6 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
         ...common,
         CDN_BASE_URL: `${url}/cdn`,
         WORKER_CONCURRENCY: String(workers),
-        MODEL_ENGINES: INSTANT_IMAGE,
       }),
       new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), common),
       new AppProcess('gateway', join('apps', 'gateway', 'src', 'main.js'), {
@@ -126,6 +125,7 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
     }
     for (const app of apps) await app.waitFor(/successfully started/, 60_000);
     const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
+    await bindModelToInstant(dbUrl, INSTANT_IMAGE);
     return { url, keys, description: 'distributed: 4 processes, NATS JetStream', stop: () => cleanup(undo) };
   } catch (error) {
     await cleanup(undo);

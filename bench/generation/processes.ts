@@ -80,6 +80,20 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
  * Enterprise accounts with high limits and credits, made with the operator CLI against
  * `databaseUrl` (the way an operator provisions load-test accounts). Returns one API key each.
  */
+/**
+ * Binds a catalogue model to the `instant` engine with the operator CLI, so what is measured is the
+ * service around the engine; then waits out the replicas' catalogue refresh (1 s) and the
+ * gateways' copy (2 s).
+ */
+export async function bindModelToInstant(databaseUrl: string, modelId: string): Promise<void> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
+  await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), 'models', 'update', '--id', modelId, '--engine', '{"engine":"instant"}'], {
+    cwd: ROOT,
+    env,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 3_500));
+}
+
 export async function provisionEnterpriseAccounts(databaseUrl: string, count: number, parallel: number): Promise<string[]> {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
   const cli = (args: string[]) => run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args, '--json'], { cwd: ROOT, env });
