@@ -169,11 +169,16 @@ describe('standalone: video, audio and 3D answer 202 at once, whatever the sync 
     h = await startStandaloneHarness(
       {
         SYNC_WAIT_MS: '20000',
-        MODEL_ENGINES: JSON.stringify({
-          models: { 'motion-lite-1': { engine: 'holding' }, 'tone-weaver-1': { engine: 'holding' }, 'mesh-smith-1': { engine: 'holding' } },
-        }),
       },
-      { engines: { holding: gate } },
+      {
+        engines: { holding: gate },
+        // The asynchronous models of the catalogue, bound to the holding engine.
+        models: CATALOGUE.filter((m) => ['motion-lite-1', 'tone-weaver-1', 'mesh-smith-1'].includes(m.id)).map((m) => ({
+          ...m,
+          engine: 'holding',
+          params: {},
+        })),
+      },
     );
   });
   afterAll(async () => {
