@@ -14,6 +14,7 @@
  * postgres://postgres@127.0.0.1:5432/postgres). A database of its own is created and dropped.
  * BENCH_PACED_RATE fixes the rate of the last phase.
  */
+import { generationRecord } from '@gen/testing';
 import { ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
@@ -149,19 +150,7 @@ function finishedEvent(apiKeyId: string, accountId: string, url: string): Genera
     accountId,
     apiKeyId,
     webhookUrl: url,
-    record: {
-      id: jobId,
-      status: 'completed',
-      type: 'TEXT_TO_IMAGE',
-      model: 'pixel-flux-1',
-      prompt: 'a lighthouse at dusk',
-      output_url: `https://cdn.example.com/o/${randomUUID()}.png`,
-      credits_charged: 4,
-      error: null,
-      created_at: t,
-      started_at: t,
-      completed_at: t,
-    },
+    record: generationRecord({ id: jobId, created_at: t, started_at: t, completed_at: t }),
   };
 }
 

@@ -72,7 +72,7 @@ describe('standalone: outputs on the content host', () => {
     const asset = await fetch(record.output_url);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toBe(contentType);
-    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=3600, immutable');
     expect(asset.headers.get('x-content-type-options')).toBe('nosniff');
     const body = Buffer.from(await asset.arrayBuffer());
     expect(Number(asset.headers.get('content-length'))).toBe(body.length);

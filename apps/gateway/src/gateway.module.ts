@@ -19,6 +19,7 @@ import { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 import { OutputsController } from './outputs/outputs.controller';
 import { ProvisioningService } from './provisioning/provisioning.service';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
+import { GenerationStreams } from './api/live/generation-streams.service';
 
 @Module({})
 export class GatewayModule {
@@ -45,6 +46,7 @@ export class GatewayModule {
         ApiKeyGuard,
         AccountPlanService,
         GenerationsService,
+        GenerationStreams,
         ProvisioningService,
         ...RATE_LIMIT_PROVIDERS,
         IdempotencyRepository,

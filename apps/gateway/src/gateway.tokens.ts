@@ -17,4 +17,6 @@ export interface GatewaySettings {
   rpcTimeoutMs: number;
   /** Which webhook destinations are accepted (the same policy the dispatcher enforces at connect time). */
   webhookPolicy: WebhookDestinationPolicy;
+  /** Live status streams one account may hold open at once (SSE_STREAMS_PER_ACCOUNT; default 20). */
+  streamsPerAccount?: number;
 }

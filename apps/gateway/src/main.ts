@@ -34,6 +34,7 @@ runMain('gateway', async () => {
     outputsDir: env.optionalString('STORAGE_DIR') ?? null,
     rpcTimeoutMs: nats.requestTimeoutMs,
     webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
+    streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
   };
   const dashboard = readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`) });
   const secretKeys = readWebhookSecretKeys(env);

@@ -2,7 +2,11 @@ import { Controller, UseFilters } from '@nestjs/common';
 import { RpcErrorFilter } from '@gen/errors';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  CancelGenerationReply,
+  CancelGenerationRequest,
   GenerationRecord,
+  OutputStatusReply,
+  OutputStatusRequest,
   GetGenerationRequest,
   GetModelRequest,
   ListGenerationsReply,
@@ -39,6 +43,16 @@ export class GenerationController {
   @MessagePattern(Subjects.generationList)
   list(@Payload() request: ListGenerationsRequest): Promise<ListGenerationsReply> {
     return this.jobs.list(request);
+  }
+
+  @MessagePattern(Subjects.generationCancel)
+  cancel(@Payload() request: CancelGenerationRequest): Promise<CancelGenerationReply> {
+    return this.jobs.cancel(request);
+  }
+
+  @MessagePattern(Subjects.generationOutputStatus)
+  outputStatus(@Payload() request: OutputStatusRequest): Promise<OutputStatusReply> {
+    return this.jobs.outputStatus(request);
   }
 
   @MessagePattern(Subjects.modelsList)

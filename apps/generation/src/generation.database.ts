@@ -4,6 +4,7 @@ import { JobEntity } from './jobs/job.entity';
 import { ModelEntity } from './catalogue/model.entity';
 import { GenerationInit1763700000000 } from './migrations/1763700000000-generation-init';
 import { GenerationModels1764300000000 } from './migrations/1764300000000-generation-models';
+import { GenerationJobControl1764400000000 } from './migrations/1764400000000-generation-job-control';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -13,7 +14,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
     url,
     schema: GENERATION_SCHEMA,
     entities: [JobEntity, OutboxEventEntity, ModelEntity],
-    migrations: [GenerationInit1763700000000, GenerationModels1764300000000],
+    migrations: [GenerationInit1763700000000, GenerationModels1764300000000, GenerationJobControl1764400000000],
     poolSize,
   };
 }

@@ -10,6 +10,7 @@ import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
+import { JobJanitorService } from './jobs/job-janitor.service';
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
@@ -58,6 +59,7 @@ export class GenerationModule {
         JobsRepository,
         JobsService,
         JobRunnerService,
+        JobJanitorService,
         OutboxRelayService,
         QueueStatsRepository,
         {
@@ -74,7 +76,7 @@ export class GenerationModule {
             new JobMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [JobsService, CatalogueService, JobsRepository, ModelsRepository],
+      exports: [JobsService, CatalogueService, JobsRepository, ModelsRepository, JobJanitorService],
     };
   }
 }

@@ -3,6 +3,9 @@ export const GENERATION_DB = Symbol('GENERATION_DB');
 /** DI token of the generation service's settings (GenerationSettings). */
 export const GENERATION_SETTINGS = Symbol('GENERATION_SETTINGS');
 
+/** OUTPUT_RETENTION_HOURS' default: a week. */
+export const DEFAULT_RETENTION_SECONDS = 168 * 3600;
+
 export interface GenerationSettings {
   /** Base of output URLs, e.g. http://localhost:3000/cdn */
   cdnBaseUrl: string;
@@ -26,6 +29,10 @@ export interface GenerationSettings {
   drainTimeoutMs?: number;
   /** How often the catalogue is re-read from the database (CATALOGUE_REFRESH_MS; default 1 s). */
   catalogueRefreshMs?: number;
+  /** How long a completed job's output is kept (OUTPUT_RETENTION_HOURS; default a week). */
+  outputRetentionSeconds?: number;
+  /** How often expired outputs are deleted (default 60 s). */
+  outputSweepIntervalMs?: number;
   /** Whether provider adapters may reach loopback or private addresses (UPSTREAM_ALLOW_PRIVATE_NETWORKS). */
   upstreamAllowPrivateNetworks?: boolean;
 }

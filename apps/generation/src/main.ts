@@ -28,6 +28,8 @@ runNatsService({
         drainTimeoutMs: Math.max(500, ops.shutdown.timeoutMs - 5_000),
         catalogueRefreshMs: catalogue.catalogueRefreshMs,
         upstreamAllowPrivateNetworks: catalogue.upstreamAllowPrivateNetworks,
+        outputRetentionSeconds: catalogue.outputRetentionSeconds,
+        outputSweepIntervalMs: catalogue.outputSweepIntervalMs,
       },
     };
   },

@@ -35,6 +35,10 @@ export interface StandaloneConfig {
   credentialEnv: Readonly<Record<string, string | undefined>>;
   upstreamAllowPrivateNetworks: boolean;
   espeakPath: string;
+  outputRetentionSeconds: number;
+  /** SSE_STREAMS_PER_ACCOUNT: live status streams one account may hold open. */
+  streamsPerAccount: number;
+  outputSweepIntervalMs: number;
   logLevel: LogLevelName;
   shutdown: { delayMs: number; timeoutMs: number };
 }
@@ -93,6 +97,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
     ...readCatalogueSettings(env, { allowPrivateUpstreams: true }),
     credentialEnv: source,
+    streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
     logLevel: ops.logLevel,
     shutdown: ops.shutdown,
   };

@@ -92,6 +92,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         bodyLimitBytes: config.bodyLimitBytes,
         outputsDir: join(config.dataDir, 'outputs'),
         rpcTimeoutMs: config.rpcTimeoutMs,
+        streamsPerAccount: config.streamsPerAccount,
         webhookPolicy: {
           allowHttp: config.webhookAllowHttp,
           allowPrivate: config.webhookAllowPrivateNetworks,
@@ -113,6 +114,8 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         drainTimeoutMs: Math.max(500, config.shutdown.timeoutMs - 5_000),
         catalogueRefreshMs: config.catalogueRefreshMs,
         upstreamAllowPrivateNetworks: config.upstreamAllowPrivateNetworks,
+        outputRetentionSeconds: config.outputRetentionSeconds,
+        outputSweepIntervalMs: config.outputSweepIntervalMs,
       },
       webhooks: {
         allowHttp: config.webhookAllowHttp,

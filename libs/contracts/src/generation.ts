@@ -47,4 +47,12 @@ export interface GenerationRecord {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** When the job was canceled (`POST .../cancel` or its `Cancel-After` deadline); such a job is `failed`. */
+  canceled_at: string | null;
+  /** While queued: how many of the account's jobs are ahead of it (0: next to start); null otherwise. */
+  queue_position: number | null;
+  /** 0 to 1 while processing, where the engine or the provider reports it; 1 once completed; else null. */
+  progress: number | null;
+  /** When a completed job's output is deleted (OUTPUT_RETENTION_HOURS after completion); its URL then answers 410. */
+  output_expires_at: string | null;
 }

@@ -12,11 +12,22 @@ export const Subjects = {
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',
+  generationCancel: 'generation.cancel',
+  generationOutputStatus: 'generation.output-status',
   modelsList: 'models.list',
   modelsGet: 'models.get',
   authWebhookSecretGet: 'auth.webhook-secret.get',
   webhooksDeliveriesList: 'webhooks.deliveries.list',
   webhooksRedeliver: 'webhooks.redeliver',
+} as const;
+
+/**
+ * Broadcasts: fire-and-forget, to every replica that listens (core NATS without a queue group;
+ * in-process in standalone). Hints that make something faster, never the only way a fact travels.
+ */
+export const Broadcasts = {
+  /** A job changed (queued, started, progressed, finished): feeds the live status streams. */
+  generationChanged: 'generation.changed',
 } as const;
 
 /** Durable events (JetStream in distributed mode; the outbox in both modes). */
@@ -75,6 +86,8 @@ export interface SubmitGenerationRequest {
   parallelLimit: number;
   /** How long the caller waits for a synchronous model before taking the current state (ms). */
   waitMs: number;
+  /** `Cancel-After`: the job is canceled if not finished this many seconds after submit; null for none. */
+  cancelAfterSeconds: number | null;
 }
 export interface SubmitGenerationReply {
   /** True when the record is final (completed or failed). */
@@ -96,6 +109,23 @@ export interface ListGenerationsReply {
   data: GenerationRecord[];
   next_cursor: string | null;
 }
+/** `POST /api/v1/generations/{id}/cancel`. */
+export interface CancelGenerationRequest {
+  accountId: string;
+  jobId: string;
+}
+export interface CancelGenerationReply {
+  /** True once the record is final (canceled, or it was already); false while a processing job is being stopped. */
+  finished: boolean;
+  record: GenerationRecord;
+}
+/** Whether an output key names an output that existed and was deleted at the end of its retention. */
+export interface OutputStatusRequest {
+  outputKey: string;
+}
+export interface OutputStatusReply {
+  status: 'expired' | 'unknown';
+}
 export interface ListModelsRequest {
   plan?: PlanName;
 }
@@ -114,6 +144,12 @@ export interface WebhookSecretReply {
   /** Null when the key has no secret (deliveries cannot be signed). */
   secret: string | null;
   defaultWebhookUrl: string | null;
+}
+
+// ---- broadcasts ----
+export interface GenerationChangedBroadcast {
+  accountId: string;
+  record: GenerationRecord;
 }
 
 // ---- events ----

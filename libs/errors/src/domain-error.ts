@@ -70,6 +70,13 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** The resource existed and is gone for good (an output deleted at the end of its retention). */
+export class GoneError extends DomainError {
+  constructor(message: string) {
+    super('gone', message);
+  }
+}
+
 export class ServiceUnavailableError extends DomainError {
   constructor(message = 'The service is temporarily unavailable; retry shortly.', retryAfterSeconds = 1) {
     super('service_unavailable', message, retryAfterSeconds);

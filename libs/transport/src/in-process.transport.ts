@@ -1,5 +1,6 @@
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { BaseRpcContext } from '@nestjs/microservices';
+import { InProcessBroadcaster } from './broadcaster';
 import { runEventHandlers, settleReply } from './event-dispatch';
 
 /**
@@ -9,6 +10,8 @@ import { runEventHandlers, settleReply } from './event-dispatch';
  */
 export class InProcessBus {
   private server?: InProcessServer;
+  /** Broadcasts of the process (one emitter, shared by every module on this bus). */
+  readonly broadcaster = new InProcessBroadcaster();
 
   attach(server: InProcessServer): void {
     this.server = server;

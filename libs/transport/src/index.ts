@@ -4,3 +4,4 @@ export * from './nats.server';
 export * from './rpc-client';
 export * from './transport.module';
 export * from './event-dispatch';
+export * from './broadcaster';

@@ -1,4 +1,5 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { Broadcaster, InProcessBroadcaster, NatsBroadcaster } from './broadcaster';
 import { InProcessBus } from './in-process.transport';
 import { NatsTransportConfig } from './nats.config';
 import {
@@ -22,6 +23,7 @@ export class TransportModule {
         ? [
             { provide: RpcClient, useValue: new InProcessRpcClient(options.bus) },
             { provide: EventPublisher, useValue: new InProcessEventPublisher(options.bus) },
+            { provide: Broadcaster, useValue: options.bus.broadcaster },
           ]
         : [
             { provide: NatsRpcClient, useFactory: () => new NatsRpcClient(options.nats) },
@@ -31,9 +33,10 @@ export class TransportModule {
               inject: [NatsRpcClient],
               useFactory: (rpc: NatsRpcClient) => new JetStreamEventPublisher(options.nats, rpc),
             },
+            { provide: Broadcaster, inject: [NatsRpcClient], useFactory: (rpc: NatsRpcClient) => new NatsBroadcaster(options.nats, rpc) },
           ];
     // NatsRpcClient too, in NATS mode: readiness checks ping NATS through its connection.
-    const exports = options.kind === 'nats' ? [RpcClient, EventPublisher, NatsRpcClient] : [RpcClient, EventPublisher];
+    const exports = options.kind === 'nats' ? [RpcClient, EventPublisher, Broadcaster, NatsRpcClient] : [RpcClient, EventPublisher, Broadcaster];
     return { module: TransportModule, providers, exports };
   }
 }

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Res, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
@@ -10,6 +10,8 @@ import { ApiAuthenticated, ApiErrors, HeadersObject, successHeaders } from './do
 import { GenerationDto, GenerationPageDto, WebhookDeliveryDto, WebhookDeliveryListDto } from './docs/api-schemas.dto';
 import { GenerateRequestDto } from './generate-request.dto';
 import { GenerationsService } from './generations.service';
+import { GenerationStreams } from './live/generation-streams.service';
+import { SseStream } from './live/sse-stream';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 const notFound = () => new NotFoundError('No generation with that id.');
@@ -27,7 +29,10 @@ const SUBMIT_HEADERS: HeadersObject = {
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 export class GenerationsController {
-  constructor(private readonly generations: GenerationsService) {}
+  constructor(
+    private readonly generations: GenerationsService,
+    private readonly streams: GenerationStreams,
+  ) {}
 
   /**
    * 200 with the finished record (synchronous models within the wait budget), else 202 with it as it
@@ -47,6 +52,13 @@ export class GenerationsController {
       'Makes the submit safe to retry: the same key and body within 24 h return the first answer and charge once; ' +
       'the same key with another body is 409.',
   })
+  @ApiHeader({
+    name: 'Cancel-After',
+    required: false,
+    description:
+      'A deadline: the job is canceled (failed, refunded, canceled_at set) if it has not finished this long after submit, ' +
+      'queued or running. A duration such as 30s, 5m or 1h30m, or plain seconds; 1 second to 24 hours.',
+  })
   @ApiOkResponse({ type: GenerationDto, description: 'Finished (completed or failed).', headers: successHeaders(SUBMIT_HEADERS) })
   @ApiAcceptedResponse({
     type: GenerationDto,
@@ -60,9 +72,10 @@ export class GenerationsController {
     @CurrentPrincipal() principal: Principal,
     @Body() body: GenerateRequestDto,
     @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Headers('cancel-after') cancelAfter: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<GenerationRecord> {
-    const result = await this.generations.submit(principal, body, idempotencyKey);
+    const result = await this.generations.submit(principal, body, idempotencyKey, cancelAfter);
     void reply.status(result.status).header('Location', result.location);
     if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
     return result.record;
@@ -88,6 +101,57 @@ export class GenerationsController {
   @RequireScope('read')
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
     return this.generations.list(principal, query);
+  }
+
+  @Get('generations/:id/events')
+  @ApiOperation({
+    summary: "A generation's status, live (Server-Sent Events)",
+    description:
+      'An event per change, named after the status (`queued` with its queue_position, `processing` with progress, then ' +
+      '`completed` or `failed`), each carrying the whole record as its data; the stream ends after the final one. A ' +
+      'finished generation gets its final record at once. A comment line every 15 s keeps proxies from closing it. At ' +
+      'most SSE_STREAMS_PER_ACCOUNT streams per account (429 beyond).',
+  })
+  @ApiProduces('text/event-stream')
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ description: 'text/event-stream of records (see GenerationDto).', headers: successHeaders() })
+  @ApiErrors(403, 404, 429)
+  @RequireScope('read')
+  async events(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const stream = new SseStream(request, reply);
+    const stop = await this.streams.watch(principal.accountId, id, {
+      read: () => this.generations.get(principal, id),
+      send: (record) => stream.send(record),
+      heartbeat: () => stream.heartbeat(),
+      end: () => stream.end(),
+    });
+    stream.onClose(stop);
+  }
+
+  @Post('generations/:id/cancel')
+  @ApiOperation({
+    summary: 'Cancel a generation',
+    description:
+      'A queued or running generation is canceled at once: it becomes `failed` with `credits_charged: 0`, the error ' +
+      '"Canceled at your request. Your credits were refunded.", and `canceled_at`; its generation.failed webhook is sent. ' +
+      'A running engine or provider job is stopped best-effort. Canceling a canceled generation answers it again; ' +
+      'one that already completed or failed is 409.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid' })
+  @ApiOkResponse({ type: GenerationDto, headers: successHeaders() })
+  @ApiErrors(403, 404, 409)
+  @HttpCode(200)
+  @RequireScope('generate')
+  cancel(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+  ): Promise<GenerationRecord> {
+    return this.generations.cancel(principal, id);
   }
 
   @Get('generations/:id/deliveries')

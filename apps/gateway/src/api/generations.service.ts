@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
+  CancelGenerationReply,
+  CancelGenerationRequest,
   GenerationRecord,
   GetGenerationRequest,
   ListGenerationsReply,
@@ -28,6 +30,7 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import type { StoredResponse } from '../idempotency/idempotency.repository';
 import { IdempotencyService, parseIdempotencyKey } from '../idempotency/idempotency.service';
 import { AccountPlanService } from './account-plan.service';
+import { parseCancelAfter } from './cancel-after';
 import type { GenerateRequestDto } from './generate-request.dto';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
 
@@ -67,21 +70,22 @@ export class GenerationsService {
    * Submits a generation. With an Idempotency-Key, the same key and body from the same account
    * within 24 h answer the first response again and create (and charge) nothing new.
    */
-  async submit(principal: Principal, body: GenerateRequestDto, idempotencyKey?: string): Promise<SubmitResult> {
+  async submit(principal: Principal, body: GenerateRequestDto, idempotencyKey?: string, cancelAfter?: string): Promise<SubmitResult> {
+    const cancelAfterSeconds = parseCancelAfter(cancelAfter);
     if (idempotencyKey === undefined) {
-      const reply = await this.submitJob(principal, body, randomUUID());
+      const reply = await this.submitJob(principal, body, randomUUID(), cancelAfterSeconds);
       return { status: reply.finished ? 200 : 202, location: this.location(reply.record.id), record: reply.record, replayed: false };
     }
     const outcome = await this.idempotency.once(
       {
         accountId: principal.accountId,
         key: parseIdempotencyKey(idempotencyKey),
-        fingerprint: JSON.stringify([body.model, body.prompt, body.type, body.webhook_url ?? null]),
+        fingerprint: JSON.stringify([body.model, body.prompt, body.type, body.webhook_url ?? null, ...(cancelAfterSeconds === null ? [] : [cancelAfterSeconds])]),
         // Reserve, submit (with the synchronous wait) and the recovery lookups, each bounded by the RPC timeout.
         lockMs: 3 * this.settings.rpcTimeoutMs + this.settings.syncWaitMs + 5_000,
       },
       async (jobId) => {
-        const reply = await this.submitJob(principal, body, jobId);
+        const reply = await this.submitJob(principal, body, jobId, cancelAfterSeconds);
         return this.stored(reply.record, reply.finished);
       },
       async (jobId) => {
@@ -105,7 +109,7 @@ export class GenerationsService {
   }
 
   /** Validates against the catalogue and the plan, holds the credits and queues the job under `jobId`. */
-  private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string): Promise<SubmitGenerationReply> {
+  private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string, cancelAfterSeconds: number | null): Promise<SubmitGenerationReply> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
     const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
     if (refusal) throw new DomainError(refusal.code, refusal.message);
@@ -129,7 +133,9 @@ export class GenerationsService {
       plan: plan.plan,
       credits: model.credits,
       parallelLimit: plan.limits.parallel_tasks,
-      waitMs: model.synchronous ? this.settings.syncWaitMs : 0,
+      // A deadline shorter than the wait ends the wait with it (the job is canceled then).
+      waitMs: model.synchronous ? Math.min(this.settings.syncWaitMs, cancelAfterSeconds === null ? Infinity : cancelAfterSeconds * 1000 + 1_000) : 0,
+      cancelAfterSeconds,
     };
     try {
       return await this.rpc.request<SubmitGenerationReply, SubmitGenerationRequest>(
@@ -163,6 +169,15 @@ export class GenerationsService {
   async listModels(principal: Principal): Promise<ModelInfo[]> {
     const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
     return [...catalogue.values()].map((m) => modelForPlan(m, plan.plan));
+  }
+
+  /** Cancels one of the caller's generations (docs/jobs.md, "Cancel"). */
+  async cancel(principal: Principal, jobId: string): Promise<GenerationRecord> {
+    const reply = await this.rpc.request<CancelGenerationReply, CancelGenerationRequest>(Subjects.generationCancel, {
+      accountId: principal.accountId,
+      jobId,
+    });
+    return reply.record;
   }
 
   /** The webhook deliveries of one of the caller's generations, with their attempts. */

@@ -3,7 +3,9 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { NotFoundError } from '@gen/errors';
+import { OutputStatusReply, OutputStatusRequest, Subjects } from '@gen/contracts';
+import { GoneError, NotFoundError } from '@gen/errors';
+import { RpcClient } from '@gen/transport';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
@@ -25,7 +27,10 @@ const KEY_PATTERN = /^[0-9a-f]{2}\/[0-9a-f]{32}\.(png|jpg|webp|mp4|webm|wav|mp3|
 @ApiExcludeController()
 @Controller('cdn')
 export class OutputsController {
-  constructor(@Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings) {}
+  constructor(
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly rpc: RpcClient,
+  ) {}
 
   @Get(':shard/:file')
   async serve(@Param('shard') shard: string, @Param('file') file: string, @Res() reply: FastifyReply): Promise<void> {
@@ -34,12 +39,19 @@ export class OutputsController {
     if (!root || !KEY_PATTERN.test(key)) throw new NotFoundError('No such output.');
     const path = join(resolve(root), key);
     const info = await stat(path).catch(() => null);
-    if (!info?.isFile()) throw new NotFoundError('No such output.');
+    if (!info?.isFile()) {
+      const { status } = await this.rpc.request<OutputStatusReply, OutputStatusRequest>(Subjects.generationOutputStatus, { outputKey: key });
+      if (status === 'expired') {
+        throw new GoneError('This output was deleted at the end of its retention period; generate it again if you need it.');
+      }
+      throw new NotFoundError('No such output.');
+    }
     const extension = key.slice(key.lastIndexOf('.') + 1);
     await reply
       .header('Content-Type', CONTENT_TYPES[extension])
       .header('Content-Length', String(info.size))
-      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      // Immutable while it exists, but deleted at the end of its retention: caches keep it an hour at most.
+      .header('Cache-Control', 'public, max-age=3600, immutable')
       .header('X-Content-Type-Options', 'nosniff')
       .send(createReadStream(path));
   }

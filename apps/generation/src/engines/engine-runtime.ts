@@ -41,10 +41,22 @@ export function checkpoint(signal: AbortSignal): Promise<void> {
   );
 }
 
-/** Common preamble: fail fast when already aborted, then wait out `params.latencyMs`. */
+/** Progress steps reported while the simulated latency passes. */
+const LATENCY_STEPS = 10;
+
+/**
+ * Common preamble: fail fast when already aborted, then wait out `params.latencyMs`, reporting
+ * progress (0 to 0.9) as it passes; rendering is the rest.
+ */
 export async function beginGeneration(request: EngineRequest): Promise<void> {
   throwIfAborted(request.signal);
   const latencyMs = readLatencyMs(request.params);
-  if (latencyMs > 0) await delay(latencyMs, request.signal);
+  if (latencyMs > 0) {
+    for (let step = 0; step < LATENCY_STEPS; step++) {
+      request.reportProgress?.((0.9 * step) / LATENCY_STEPS);
+      await delay(latencyMs / LATENCY_STEPS, request.signal);
+    }
+    request.reportProgress?.(0.9);
+  }
   throwIfAborted(request.signal);
 }

@@ -31,6 +31,8 @@ export interface EngineRequest {
    * worker no longer owns the job.
    */
   saveUpstreamRef(ref: string): Promise<void>;
+  /** Progress from 0 to 1, where the engine or its provider knows it (cheap: kept in memory, saved now and then). */
+  reportProgress?(fraction: number): void;
 }
 
 /**
@@ -48,6 +50,11 @@ export interface Engine {
    * model is listed `available: false` and refused at submit instead of failing jobs.
    */
   unavailableReason?(): string | null;
+  /**
+   * Asks the provider to stop the upstream job `upstreamRef` (what `saveUpstreamRef` stored), best
+   * effort, never throwing: called when a user or a deadline cancels a job that is running.
+   */
+  cancel?(upstreamRef: string): Promise<void>;
 }
 
 export class EngineError extends Error {

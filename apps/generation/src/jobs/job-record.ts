@@ -6,8 +6,12 @@ function iso(value: Date | string | null): string | null {
   return (value instanceof Date ? value : new Date(value)).toISOString();
 }
 
-/** The wire form of a job: the spec's Generation fields plus prompt and started_at. */
-export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string): GenerationRecord {
+/**
+ * The wire form of a job: the spec's Generation fields plus prompt, started_at and the job-control
+ * fields. `queuePosition` is the caller's count of jobs ahead while it is queued (a query).
+ * An expired output keeps its URL, which then answers 410 (docs/jobs.md, "Retention").
+ */
+export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string, queuePosition: number | null = null): GenerationRecord {
   return {
     id: job.id,
     status: job.status,
@@ -20,5 +24,9 @@ export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string): Generati
     created_at: iso(job.createdAt) as string,
     started_at: iso(job.startedAt),
     completed_at: iso(job.completedAt),
+    canceled_at: iso(job.canceledAt),
+    queue_position: job.status === 'queued' ? queuePosition : null,
+    progress: job.status === 'completed' ? 1 : job.status === 'processing' ? job.progress : null,
+    output_expires_at: job.status === 'completed' ? iso(job.outputExpiresAt) : null,
   };
 }

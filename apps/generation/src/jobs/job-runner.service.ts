@@ -1,17 +1,36 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
+import { Broadcaster } from '@gen/transport';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { EngineError, EngineOutput } from '../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { Engine, EngineError, EngineOutput } from '../engines/engine';
+import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { OutputStorage } from '../storage/output-storage';
 import { finishedEvent } from './job-events';
+import { toGenerationRecord } from './job-record';
 import type { JobEntity } from './job.entity';
 import { JobOutcome, JobsRepository } from './jobs.repository';
 import { JobMetrics } from '../metrics/job-metrics';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
 const LEASE_LOST = new Error('lease lost');
+/** Abort reason of a job that was canceled (by its owner or a deadline) or failed by an operator while it ran. */
+const CANCELED = new Error('canceled');
+/** How often the progress engines report is saved and broadcast. */
+const PROGRESS_FLUSH_MS = 1_000;
+
+/** One job running in this process. */
+interface Run {
+  job: JobEntity;
+  abort: AbortController;
+  done: Promise<void>;
+  engine?: Engine;
+  /** The upstream job this run attached to or submitted, if any (for a cancel). */
+  upstreamRef: string | null;
+  /** The last progress reported and not yet saved. */
+  progress?: number;
+}
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
 /** Emitted on `finished` once shutdown has finished or handed back every job of this process. */
 const DRAINED = Symbol('drained');
@@ -24,10 +43,12 @@ const DRAINED = Symbol('drained');
 @Injectable()
 export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobRunnerService.name);
-  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, Run>();
   private readonly finished = new EventEmitter();
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
+  private progressTimer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
   private pumping?: Promise<void>;
   private pumpAgain = false;
   private stopping = false;
@@ -40,6 +61,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly relay: OutboxRelayService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     private readonly metrics: JobMetrics,
+    private readonly broadcaster: Broadcaster,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -50,9 +72,29 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       void this.reclaimExpired();
     }, this.settings.pollIntervalMs);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
+    this.progressTimer = setInterval(() => void this.flushProgress(), PROGRESS_FLUSH_MS);
     this.pollTimer.unref();
     this.heartbeatTimer.unref();
+    this.progressTimer.unref();
+    // A job of ours that became final elsewhere (canceled through another replica, failed by an
+    // operator) stops at once; the heartbeat finds the same thing later if this message is missed.
+    this.unsubscribe = this.broadcaster.subscribe(Broadcasts.generationChanged, (payload) => {
+      const { record } = payload as GenerationChangedBroadcast;
+      if (record.status === 'completed' || record.status === 'failed') this.stop(record.id);
+    });
     this.nudge();
+  }
+
+  /** A job finished outside a run (a cancel): counted, its event sent now, synchronous waiters answered. */
+  finishedElsewhere(job: JobEntity): void {
+    this.metrics.finished(job);
+    this.relay.kick();
+    this.finished.emit(job.id);
+  }
+
+  /** Stops this process's run of a job that was finished by someone else (a cancel); no-op if not running here. */
+  stop(jobId: string): void {
+    this.running.get(jobId)?.abort.abort(CANCELED);
   }
 
   /**
@@ -65,6 +107,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     if (this.stopping) return;
     this.stopping = true;
     clearInterval(this.pollTimer);
+    this.unsubscribe?.();
     await this.pumping;
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.done));
     let timer: NodeJS.Timeout | undefined;
@@ -83,6 +126,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
     clearInterval(this.heartbeatTimer);
+    clearInterval(this.progressTimer);
   }
 
   private drainTimeoutMs(): number {
@@ -169,23 +213,29 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     // A run of ours for the same job is stale: its lease expired under it (heartbeats failed) and
     // the job was requeued and claimed again. The new claim owns the job now.
     this.running.get(job.id)?.abort.abort(LEASE_LOST);
-    const run = { abort: new AbortController(), done: Promise.resolve() };
-    run.done = this.execute(job, run.abort.signal).finally(() => {
+    const run: Run = { job, abort: new AbortController(), done: Promise.resolve(), upstreamRef: job.upstreamRef };
+    run.done = this.execute(run).finally(() => {
       if (this.running.get(job.id) === run) this.running.delete(job.id);
       this.nudge();
     });
     this.running.set(job.id, run);
+    this.announce(job, null);
   }
 
-  private async execute(job: JobEntity, signal: AbortSignal): Promise<void> {
+  private async execute(run: Run): Promise<void> {
+    const { job } = run;
+    const signal = run.abort.signal;
     let outcome: JobOutcome;
     try {
-      const output = await this.runEngine(job, signal);
+      if (job.canceledAt) throw CANCELED;
+      const output = await this.runEngine(run);
       const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
-      outcome = { status: 'completed', outputKey, contentType: output.contentType };
+      outcome = { status: 'completed', outputKey, contentType: output.contentType, keepSeconds: this.settings.outputRetentionSeconds ?? DEFAULT_RETENTION_SECONDS };
     } catch (error) {
       // Lease lost: another worker has the job now, it is not ours to finish.
       if ((signal.aborted && signal.reason === LEASE_LOST) || error === LEASE_LOST) return;
+      // Canceled (already final, refunded): ask the provider to stop too, where there is one.
+      if ((signal.aborted && signal.reason === CANCELED) || error === CANCELED) return this.cancelUpstream(run);
       if (this.stopping && signal.aborted) {
         // Shutting down: the job goes back to the queue now, for another replica (or our restart).
         if (await this.jobs.handBack(job.id, this.settings.workerId)) this.metrics.handedBack(job);
@@ -209,12 +259,25 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  private async runEngine(job: JobEntity, signal: AbortSignal): Promise<EngineOutput> {
-    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/engines.md).
+  /** Best effort: a provider job of a canceled run is canceled upstream, so nobody pays for it to go on. */
+  private async cancelUpstream(run: Run): Promise<void> {
+    if (!run.upstreamRef || !run.engine?.cancel) return;
+    try {
+      await run.engine.cancel(run.upstreamRef);
+    } catch (error) {
+      this.logger.warn({ err: error, jobId: run.job.id }, 'Canceling the upstream job failed');
+    }
+  }
+
+  private async runEngine(run: Run): Promise<EngineOutput> {
+    const { job } = run;
+    const signal = run.abort.signal;
+    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/catalogue.md).
     const model = this.catalogue.find(job.modelId);
     if (!model) throw new EngineError('This model is no longer available. Your credits were refunded.');
     const { engine, unavailable } = this.catalogue.engineFor(model);
     if (!engine) throw new EngineError(`${unavailable} Your credits were refunded.`);
+    run.engine = engine;
     const timeout = AbortSignal.timeout(this.settings.engineTimeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     const latency = Number(model.params.latencyMs ?? 0) * this.settings.latencyScale;
@@ -229,8 +292,13 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         signal: combined,
         upstreamRef: job.upstreamRef,
         saveUpstreamRef: async (ref) => {
+          run.upstreamRef = ref;
           if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
-          throw LEASE_LOST; // another worker has the job: it must not be told about (or pay for) this one
+          // Not ours any more: finished by a cancel (the caller then cancels upstream), or taken over.
+          throw signal.aborted && signal.reason === CANCELED ? CANCELED : LEASE_LOST;
+        },
+        reportProgress: (fraction) => {
+          if (Number.isFinite(fraction)) run.progress = Math.min(1, Math.max(0, fraction));
         },
       });
     } catch (error) {
@@ -243,13 +311,38 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     const ids = [...this.running.keys()];
     if (ids.length === 0) return;
     try {
-      const owned = new Set(await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs));
+      const { owned, finished } = await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs);
+      const mine = new Set(owned);
+      const final = new Set(finished);
       for (const id of ids) {
-        if (!owned.has(id)) this.running.get(id)?.abort.abort(LEASE_LOST); // someone else has it now
+        if (final.has(id)) this.stop(id); // canceled or failed meanwhile
+        else if (!mine.has(id)) this.running.get(id)?.abort.abort(LEASE_LOST); // someone else has it now
       }
     } catch (error) {
       this.logger.warn({ err: error }, 'Heartbeat failed');
     }
+  }
+
+  /** Saves the progress reported since the last flush, and tells the live status streams. */
+  private async flushProgress(): Promise<void> {
+    const changed = new Map<string, number>();
+    for (const [id, run] of this.running) {
+      if (run.progress === undefined) continue;
+      changed.set(id, run.progress);
+      this.announce(run.job, run.progress);
+      run.progress = undefined;
+    }
+    try {
+      await this.jobs.saveProgress(this.settings.workerId, changed);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Saving progress failed');
+    }
+  }
+
+  /** Tells the live status streams (every gateway) that a job of ours is processing, with its progress. */
+  private announce(job: JobEntity, progress: number | null): void {
+    const record = toGenerationRecord({ ...job, status: 'processing', progress } as JobEntity, this.settings.cdnBaseUrl);
+    this.broadcaster.publish(Broadcasts.generationChanged, { accountId: job.accountId, record } satisfies GenerationChangedBroadcast);
   }
 
   /** Jobs of workers that died: requeued, or failed with a refund once attempts are used up. */

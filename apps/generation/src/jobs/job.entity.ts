@@ -62,6 +62,25 @@ export class JobEntity {
   @Column('text', { name: 'upstream_ref', nullable: true })
   upstreamRef!: string | null;
 
+  /** Set when the job was canceled (it is then `failed`, refunded). */
+  @Column('timestamptz', { name: 'canceled_at', nullable: true })
+  canceledAt!: Date | null;
+
+  /** `Cancel-After`: canceled if not finished by then. */
+  @Column('timestamptz', { name: 'deadline_at', nullable: true })
+  deadlineAt!: Date | null;
+
+  /** 0..1 as the engine reports it while processing. */
+  @Column('real', { nullable: true })
+  progress!: number | null;
+
+  @Column('timestamptz', { name: 'output_expires_at', nullable: true })
+  outputExpiresAt!: Date | null;
+
+  /** When the retention janitor deleted the output file. */
+  @Column('timestamptz', { name: 'output_deleted_at', nullable: true })
+  outputDeletedAt!: Date | null;
+
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
 

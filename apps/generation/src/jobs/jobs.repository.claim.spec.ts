@@ -43,7 +43,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
   }
 
   const complete = (r: JobsRepository, jobId: string, owner: string) =>
-    r.finish(jobId, owner, { status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png' }, (j) =>
+    r.finish(jobId, owner, { status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png', keepSeconds: 3600 }, (j) =>
       finishedEvent(j, cdn),
     );
 
@@ -221,8 +221,8 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     const accountId = randomUUID();
     const [id] = await queue(accountId, 1, 1);
     await claimOne(accountId, 'w1');
-    expect(await repo.heartbeat('w2', [id], LEASE)).toEqual([]);
-    expect(await repo.heartbeat('w1', [id], LEASE)).toEqual([id]);
+    expect(await repo.heartbeat('w2', [id], LEASE)).toEqual({ owned: [], finished: [] });
+    expect(await repo.heartbeat('w1', [id], LEASE)).toEqual({ owned: [id], finished: [] });
     expect(await repo.release('w2', [id])).toEqual([]);
     expect(await repo.release('w1', [id])).toEqual([id]);
     expect(await repo.findById(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });

@@ -16,6 +16,8 @@ export interface NewJob {
   credits: number;
   parallelLimit: number;
   webhookUrl: string | null;
+  /** `Cancel-After`: canceled unless finished this many seconds after submit (null: no deadline). */
+  cancelAfterSeconds?: number | null;
 }
 
 /** First key of the advisory locks that serialise one account's admissions (the second is the account's hash). */
@@ -27,8 +29,15 @@ export type AdmitOutcome =
   | { kind: 'queue-full'; queued: number; processing: number; retryAfterSeconds: number };
 
 export type JobOutcome =
-  | { status: 'completed'; outputKey: string; contentType: string }
-  | { status: 'failed'; error: string };
+  | { status: 'completed'; outputKey: string; contentType: string; /** retention: the output is deleted after this */ keepSeconds: number }
+  | { status: 'failed'; error: string; /** set for a cancel (by the user or a deadline): `canceled_at` */ canceled?: boolean };
+
+/** What a cancel found. */
+export type CancelOutcome =
+  | { kind: 'canceled'; job: JobEntity; /** it was running somewhere: its worker must stop */ wasProcessing: boolean }
+  | { kind: 'already-canceled'; job: JobEntity }
+  | { kind: 'finished'; job: JobEntity }
+  | { kind: 'not-found' };
 
 export interface OutboxMessage {
   id: string;
@@ -61,8 +70,9 @@ export class JobsRepository {
            SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
            FROM jobs WHERE account_id = $2::uuid AND status IN ('queued', 'processing')
          ), inserted AS (
-           INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url)
-           SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, 'queued', $7::int, $8::int, $9::text
+           INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url, deadline_at)
+           SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, 'queued', $7::int, $8::int, $9::text,
+                  now() + ($11::int * interval '1 second')
            FROM counts WHERE counts.queued + counts.processing < $8::int + $10::int
            ON CONFLICT (id) DO NOTHING
            RETURNING id
@@ -70,7 +80,7 @@ export class JobsRepository {
          SELECT (SELECT count(*) FROM inserted) AS inserted, EXISTS (SELECT 1 FROM jobs WHERE id = $1::uuid) AS existed,
                 counts.queued, counts.processing
          FROM counts`,
-        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl, maxWaiting],
+        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl, maxWaiting, job.cancelAfterSeconds ?? null],
       );
       const row = rows[0];
       if (Number(row.inserted) === 1) return { kind: 'queued' } as const;
@@ -205,15 +215,23 @@ export class JobsRepository {
     return rows.length === 1;
   }
 
-  /** Extends the leases of the jobs this worker runs; returns the ids it still owns. */
-  async heartbeat(owner: string, jobIds: string[], leaseMs: number): Promise<string[]> {
-    if (jobIds.length === 0) return [];
-    const rows = await sqlRows<{ id: string }>(this.db, 
-      `UPDATE jobs SET lease_expires_at = now() + ($3::int * interval '1 millisecond')
-       WHERE id = ANY($2::uuid[]) AND status = 'processing' AND lease_owner = $1 RETURNING id`,
+  /**
+   * Extends the leases of the jobs this worker runs. Returns the ids it still owns, and among the
+   * others those that are finished (canceled, or failed by an operator): their runs must stop; the
+   * rest were taken over by another worker.
+   */
+  async heartbeat(owner: string, jobIds: string[], leaseMs: number): Promise<{ owned: string[]; finished: string[] }> {
+    if (jobIds.length === 0) return { owned: [], finished: [] };
+    const rows = await sqlRows<{ id: string; owned: boolean; finished: boolean }>(this.db,
+      `WITH extended AS (
+         UPDATE jobs SET lease_expires_at = now() + ($3::int * interval '1 millisecond')
+         WHERE id = ANY($2::uuid[]) AND status = 'processing' AND lease_owner = $1 RETURNING id
+       )
+       SELECT jobs.id, jobs.id IN (SELECT id FROM extended) AS owned, jobs.status IN ('completed', 'failed') AS finished
+       FROM jobs WHERE jobs.id = ANY($2::uuid[])`,
       [owner, jobIds, leaseMs],
     );
-    return rows.map((r) => r.id);
+    return { owned: rows.filter((r) => r.owned).map((r) => r.id), finished: rows.filter((r) => !r.owned && r.finished).map((r) => r.id) };
   }
 
   /**
@@ -229,11 +247,14 @@ export class JobsRepository {
     return this.db.transaction(async (tx) => {
       const params =
         outcome.status === 'completed'
-          ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null]
-          : [jobId, owner, 'failed', null, null, outcome.error];
+          ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null, false, outcome.keepSeconds]
+          : [jobId, owner, 'failed', null, null, outcome.error, outcome.canceled === true, null];
       const rows = await sqlRows<JobRow>(tx,
         `UPDATE jobs SET status = $3, output_key = $4, output_content_type = $5, error = $6, completed_at = now(),
-                lease_owner = NULL, lease_expires_at = NULL
+                lease_owner = NULL, lease_expires_at = NULL,
+                canceled_at = CASE WHEN $7::boolean THEN now() END,
+                progress = CASE WHEN $3 = 'completed' THEN 1 ELSE progress END,
+                output_expires_at = now() + ($8::int * interval '1 second')
          WHERE id = $1 AND status IN ('queued', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
          RETURNING *`,
         params,
@@ -243,6 +264,101 @@ export class JobsRepository {
       await this.appendOutbox(tx, buildEvent(job));
       return job;
     });
+  }
+
+  /**
+   * Cancels an unfinished job of the account, queued or processing, in one transaction with its
+   * generation.failed event (so billing refunds it). The final state is guarded like every finish:
+   * if the worker's completion commits first, this finds the job finished and changes nothing; if
+   * this commits first, the worker's finish finds no processing job and its output is discarded.
+   * Either way the job is charged exactly once or refunded exactly once.
+   */
+  async cancel(accountId: string, jobId: string, error: string, buildEvent: (job: JobEntity) => OutboxMessage): Promise<CancelOutcome> {
+    return this.db.transaction(async (tx) => {
+      const rows = await sqlRows<JobRow & { was_processing: boolean }>(tx,
+        `WITH before AS (SELECT id, status FROM jobs WHERE id = $1 AND account_id = $2 FOR UPDATE)
+         UPDATE jobs SET status = 'failed', error = $3, completed_at = now(), canceled_at = now(),
+                lease_owner = NULL, lease_expires_at = NULL
+         FROM before
+         WHERE jobs.id = before.id AND before.status IN ('queued', 'processing')
+         RETURNING jobs.*, before.status = 'processing' AS was_processing`,
+        [jobId, accountId, error],
+      );
+      if (rows.length === 1) {
+        const job = jobFromRow(rows[0]);
+        await this.appendOutbox(tx, buildEvent(job));
+        return { kind: 'canceled', job, wasProcessing: rows[0].was_processing } as const;
+      }
+      const existing = await sqlRows<JobRow>(tx, `SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [jobId, accountId]);
+      if (existing.length === 0) return { kind: 'not-found' } as const;
+      const job = jobFromRow(existing[0]);
+      return job.canceledAt ? ({ kind: 'already-canceled', job } as const) : ({ kind: 'finished', job } as const);
+    });
+  }
+
+  /** Unfinished jobs past their `Cancel-After` deadline, oldest deadline first. */
+  async pastDeadline(limit: number): Promise<Array<{ id: string; account_id: string }>> {
+    return sqlRows(this.db,
+      `SELECT id, account_id FROM jobs WHERE status IN ('queued', 'processing') AND deadline_at <= now()
+       ORDER BY deadline_at LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /**
+   * For queued jobs of the account (by seq): how many of its queued jobs are ahead of each, in
+   * submission order (the order claims take). One index range count per job (jobs_queued).
+   */
+  async queuePositions(accountId: string, seqs: number[]): Promise<Map<number, number>> {
+    if (seqs.length === 0) return new Map();
+    const rows = await sqlRows<{ seq: string; ahead: number }>(this.db,
+      `SELECT s.seq, (SELECT count(*)::int FROM jobs WHERE account_id = $1 AND status = 'queued' AND seq < s.seq) AS ahead
+       FROM unnest($2::bigint[]) AS s(seq)`,
+      [accountId, seqs],
+    );
+    return new Map(rows.map((r) => [Number(r.seq), r.ahead]));
+  }
+
+  /**
+   * Stores the progress engines reported, for many running jobs in one statement. Asynchronous
+   * commit: progress is a hint, and a value lost in a database crash is written again a second later.
+   */
+  async saveProgress(owner: string, progress: ReadonlyMap<string, number>): Promise<void> {
+    if (progress.size === 0) return;
+    await this.db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL synchronous_commit = off`);
+      await tx.query(
+        `UPDATE jobs SET progress = p.value
+         FROM unnest($2::uuid[], $3::real[]) AS p(id, value)
+         WHERE jobs.id = p.id AND jobs.status = 'processing' AND jobs.lease_owner = $1`,
+        [owner, [...progress.keys()], [...progress.values()]],
+      );
+    });
+  }
+
+  /**
+   * The outputs past their retention, at most `limit`, locked for the caller's transaction (another
+   * replica's janitor skips them). `remove` deletes the files; then they are marked deleted.
+   */
+  async sweepExpiredOutputs(limit: number, remove: (outputKeys: string[]) => Promise<void>): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const rows = await sqlRows<{ id: string; output_key: string }>(tx,
+        `SELECT id, output_key FROM jobs
+         WHERE status = 'completed' AND output_deleted_at IS NULL AND output_expires_at <= now()
+         ORDER BY output_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit],
+      );
+      if (rows.length === 0) return 0;
+      await remove(rows.map((r) => r.output_key));
+      await tx.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
+      return rows.length;
+    });
+  }
+
+  /** Whether an output key belonged to a job whose output was deleted at the end of its retention. */
+  async outputExpired(outputKey: string): Promise<boolean> {
+    const rows = await sqlRows<unknown>(this.db, `SELECT 1 FROM jobs WHERE output_key = $1 AND output_deleted_at IS NOT NULL`, [outputKey]);
+    return rows.length > 0;
   }
 
   /** One job of `release`: true when it was still ours and is queued again. */
@@ -330,6 +446,11 @@ interface JobRow {
   lease_owner: string | null;
   lease_expires_at: Date | null;
   upstream_ref: string | null;
+  canceled_at: Date | null;
+  deadline_at: Date | null;
+  progress: number | null;
+  output_expires_at: Date | null;
+  output_deleted_at: Date | null;
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
@@ -355,6 +476,11 @@ function jobFromRow(row: JobRow): JobEntity {
     leaseOwner: row.lease_owner,
     leaseExpiresAt: row.lease_expires_at,
     upstreamRef: row.upstream_ref,
+    canceledAt: row.canceled_at,
+    deadlineAt: row.deadline_at,
+    progress: row.progress,
+    outputExpiresAt: row.output_expires_at,
+    outputDeletedAt: row.output_deleted_at,
     createdAt: row.created_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,

@@ -1,18 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
   refuseModelUse,
+  type CancelGenerationReply,
+  type CancelGenerationRequest,
   type GenerationRecord,
+  type OutputStatusReply,
+  type OutputStatusRequest,
   type GetGenerationRequest,
   type ListGenerationsReply,
   type ListGenerationsRequest,
   type SubmitGenerationReply,
   type SubmitGenerationRequest,
 } from '@gen/contracts';
-import { DomainError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
+import { ConflictError, DomainError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
 import type { ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobRunnerService } from './job-runner.service';
+import { finishedEvent } from './job-events';
+import type { JobEntity } from './job.entity';
 import { toGenerationRecord } from './job-record';
 import { JobsRepository } from './jobs.repository';
 
@@ -50,6 +56,7 @@ export class JobsService {
         credits: request.credits,
         parallelLimit: slots,
         webhookUrl: request.webhookUrl,
+        cancelAfterSeconds: request.cancelAfterSeconds,
       },
       maxWaiting,
     );
@@ -70,7 +77,32 @@ export class JobsService {
   async get(request: GetGenerationRequest): Promise<GenerationRecord> {
     const job = await this.jobs.findForAccount(request.accountId, request.jobId);
     if (!job) throw new NotFoundError(`No generation with id "${request.jobId}".`);
-    return toGenerationRecord(job, this.settings.cdnBaseUrl);
+    return (await this.records(request.accountId, [job]))[0];
+  }
+
+  /**
+   * Cancels the caller's job: a queued one at once, a processing one by finishing it as canceled
+   * now (refunded through its generation.failed event) and stopping its run wherever it is (this
+   * process at once; another replica through the broadcast the relay sends, or its next heartbeat),
+   * including the provider's job where the engine can cancel one. A job that completes first stays
+   * completed: `409`. Canceling a canceled job answers it again (idempotent).
+   */
+  async cancel(request: CancelGenerationRequest, why: 'user' | 'deadline' = 'user'): Promise<CancelGenerationReply> {
+    const outcome = await this.jobs.cancel(request.accountId, request.jobId, CANCEL_MESSAGES[why], (job) =>
+      finishedEvent(job, this.settings.cdnBaseUrl),
+    );
+    switch (outcome.kind) {
+      case 'not-found':
+        throw new NotFoundError(`No generation with id "${request.jobId}".`);
+      case 'finished':
+        throw new ConflictError(`This generation already ${outcome.job.status === 'completed' ? 'completed' : 'failed'}; there is nothing to cancel.`);
+      case 'already-canceled':
+        return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
+      case 'canceled':
+        if (outcome.wasProcessing) this.runner.stop(outcome.job.id);
+        this.runner.finishedElsewhere(outcome.job);
+        return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
+    }
   }
 
   async list(request: ListGenerationsRequest): Promise<ListGenerationsReply> {
@@ -84,11 +116,29 @@ export class JobsService {
     const page = rows.slice(0, request.limit);
     const hasMore = rows.length > request.limit;
     return {
-      data: page.map((job) => toGenerationRecord(job, this.settings.cdnBaseUrl)),
+      data: await this.records(request.accountId, page),
       next_cursor: hasMore ? encodeCursor(page[page.length - 1].seq) : null,
     };
   }
+
+  /** Whether an output key was deleted at the end of its retention (the content host answers 410 then). */
+  async outputStatus(request: OutputStatusRequest): Promise<OutputStatusReply> {
+    return { status: (await this.jobs.outputExpired(request.outputKey)) ? 'expired' : 'unknown' };
+  }
+
+  /** Wire records, with the queue position of those still queued. */
+  private async records(accountId: string, jobs: JobEntity[]): Promise<GenerationRecord[]> {
+    const queued = jobs.filter((job) => job.status === 'queued').map((job) => job.seq);
+    const positions = await this.jobs.queuePositions(accountId, queued);
+    return jobs.map((job) => toGenerationRecord(job, this.settings.cdnBaseUrl, positions.get(job.seq) ?? null));
+  }
 }
+
+/** What the record of a canceled job says (it is `failed`, with credits_charged 0). */
+export const CANCEL_MESSAGES = {
+  user: 'Canceled at your request. Your credits were refunded.',
+  deadline: 'Canceled: the generation did not finish within its Cancel-After deadline. Your credits were refunded.',
+} as const;
 
 function encodeCursor(seq: number): string {
   return Buffer.from(`seq:${seq}`).toString('base64url');

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { EventPublisher } from '@gen/transport';
+import { EventPublisher, InProcessBroadcaster } from '@gen/transport';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
 import type { GenerationSettings } from '../generation.tokens';
@@ -53,7 +53,7 @@ describe('OutboxRelayService (PostgreSQL)', () => {
     await repo.claim(accountId, 'w', 30_000, 1);
     const outcome =
       status === 'completed'
-        ? ({ status, outputKey: 'ab/' + 'c'.repeat(32) + '.png', contentType: 'image/png' } as const)
+        ? ({ status, outputKey: 'ab/' + 'c'.repeat(32) + '.png', contentType: 'image/png', keepSeconds: 3600 } as const)
         : ({ status, error: 'The generation failed. Your credits were refunded; please try again.' } as const);
     expect(await repo.finish(id, 'w', outcome, (j) => finishedEvent(j, 'http://cdn.test'))).not.toBeNull();
     return id;
@@ -64,7 +64,7 @@ describe('OutboxRelayService (PostgreSQL)', () => {
 
   it('keeps events while the broker is down and publishes each exactly once, under its event id, when it is back', async () => {
     const broker = new FlakyBroker();
-    const relay = new OutboxRelayService(repo, broker, settings);
+    const relay = new OutboxRelayService(repo, broker, new InProcessBroadcaster(), settings);
     const ids = [await finishedJob('completed'), await finishedJob('failed')];
 
     await relay.drain();
@@ -89,7 +89,7 @@ describe('OutboxRelayService (PostgreSQL)', () => {
     const broker = new FlakyBroker();
     broker.up = true;
     const [id] = [await finishedJob('completed')];
-    const relay = new OutboxRelayService(repo, broker, settings);
+    const relay = new OutboxRelayService(repo, broker, new InProcessBroadcaster(), settings);
     relay.onApplicationBootstrap();
     try {
       const deadline = Date.now() + 5_000;

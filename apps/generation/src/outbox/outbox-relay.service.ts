@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { EventPublisher } from '@gen/transport';
+import { Broadcasts, GenerationChangedBroadcast, GenerationFinishedEvent } from '@gen/contracts';
+import { Broadcaster, EventPublisher } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobsRepository } from '../jobs/jobs.repository';
+import type { OutboxEventEntity } from './outbox-event.entity';
 
 const BATCH = 50;
 
@@ -21,6 +23,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   constructor(
     private readonly jobs: JobsRepository,
     private readonly publisher: EventPublisher,
+    private readonly broadcaster: Broadcaster,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 
@@ -57,25 +60,31 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
   /** Publishes everything pending; resolves when the outbox is empty or a publish failed. */
   async drain(): Promise<void> {
     for (;;) {
-      const published = await this.jobs.inTransaction(async (tx) => {
+      const { size, published } = await this.jobs.inTransaction(async (tx) => {
         const batch = await this.jobs.pendingOutbox(tx, BATCH);
-        const done: string[] = [];
+        const done: OutboxEventEntity[] = [];
         for (const row of batch) {
           try {
             await this.publisher.publish(row.pattern, row.payload, row.id);
-            done.push(row.id);
+            done.push(row);
           } catch (error) {
             this.logger.warn({ err: error, eventId: row.id }, 'Event not published yet; will retry');
-            await this.jobs.markPublished(tx, done);
+            await this.jobs.markPublished(tx, done.map((r) => r.id));
             await this.jobs.markPublishFailed(tx, [row.id]);
-            return -1;
+            return { size: -1, published: done };
           }
         }
-        await this.jobs.markPublished(tx, done);
-        return batch.length;
+        await this.jobs.markPublished(tx, done.map((r) => r.id));
+        return { size: batch.length, published: done };
       });
+      // Every final state passes here, whichever path finished the job (worker, cancel, operator
+      // CLI, reclaim): the live status streams and the workers running a canceled job learn it now.
+      for (const row of published) {
+        const event = row.payload as GenerationFinishedEvent;
+        this.broadcaster.publish(Broadcasts.generationChanged, { accountId: event.accountId, record: event.record } satisfies GenerationChangedBroadcast);
+      }
       // A short batch was everything pending (rows locked by another relay are theirs to publish).
-      if (published < BATCH) return;
+      if (size < BATCH) return;
     }
   }
 }

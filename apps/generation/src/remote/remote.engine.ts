@@ -159,7 +159,7 @@ export class RemoteEngine implements Engine {
   }
 
   /** Best effort, short, never retried and never failing the caller. */
-  private async cancel(upstreamId: string): Promise<void> {
+  async cancel(upstreamId: string): Promise<void> {
     if (!this.settings.cancelPath) return;
     try {
       await this.http.send(

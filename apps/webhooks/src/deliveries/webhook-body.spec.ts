@@ -1,20 +1,14 @@
 import { Events, GenerationFinishedEvent, GenerationRecord } from '@gen/contracts';
+import { generationRecord } from '@gen/testing';
 import { serialiseWebhookBody, WEBHOOK_BODY_FIELDS, webhookBody } from './webhook-body';
 
-const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord => ({
-  id: '0b7f2a3e-58c4-4f1e-9c55-3f4b7f1d2a10',
-  status: 'completed',
-  type: 'TEXT_TO_IMAGE',
-  model: 'pixel-flux-1',
-  prompt: 'a secret prompt',
-  output_url: 'https://cdn.example/outputs/abc.png',
-  credits_charged: 4,
-  error: null,
-  created_at: '2025-01-02T03:04:05.000Z',
-  started_at: '2025-01-02T03:04:05.100Z',
-  completed_at: '2025-01-02T03:04:06.000Z',
-  ...overrides,
-});
+const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord =>
+  generationRecord({
+    id: '0b7f2a3e-58c4-4f1e-9c55-3f4b7f1d2a10',
+    prompt: 'a secret prompt',
+    output_url: 'https://cdn.example/outputs/abc.png',
+    ...overrides,
+  });
 
 const event = (name: GenerationFinishedEvent['event'], r: GenerationRecord): GenerationFinishedEvent => ({
   eventId: 'e1',

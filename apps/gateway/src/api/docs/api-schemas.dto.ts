@@ -59,6 +59,45 @@ export class GenerationDto {
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
   completed_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When it was canceled (POST .../cancel, or its Cancel-After deadline). A canceled generation is `failed`, refunded.',
+    example: null,
+  })
+  canceled_at!: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 0,
+    description: "While queued: how many of the account's generations are ahead of it (0: it starts next). Null otherwise.",
+    example: null,
+  })
+  queue_position!: number | null;
+
+  @ApiProperty({
+    type: 'number',
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    description: 'While processing: 0 to 1 where the model reports progress (null where it does not); 1 once completed; null otherwise.',
+    example: 1,
+  })
+  progress!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'For a completed generation: when its output is deleted (OUTPUT_RETENTION_HOURS after completion, a week by default). ' +
+      'output_url stays in the record and then answers 410 gone.',
+    example: '2026-11-30T17:40:02.512Z',
+  })
+  output_expires_at!: string | null;
 }
 
 export class GenerationPageDto {

@@ -1,0 +1,80 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DomainError } from '@gen/errors';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { OutputStorage } from '../storage/output-storage';
+import { JobsRepository } from './jobs.repository';
+import { JobsService } from './jobs.service';
+
+const DEADLINE_BATCH = 100;
+const OUTPUT_BATCH = 500;
+const DEFAULT_SWEEP_MS = 60_000;
+
+/**
+ * Time-driven job work, on every replica (each statement is safe to run from several at once):
+ * jobs past their `Cancel-After` deadline are canceled (queued or running, whoever runs them),
+ * and outputs past their retention are deleted from storage (their URLs then answer 410).
+ */
+@Injectable()
+export class JobJanitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(JobJanitorService.name);
+  private deadlineTimer?: NodeJS.Timeout;
+  private outputTimer?: NodeJS.Timeout;
+  private sweeping?: Promise<unknown>;
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly service: JobsService,
+    private readonly storage: OutputStorage,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.deadlineTimer = setInterval(() => void this.run(() => this.cancelPastDeadline()), this.settings.pollIntervalMs);
+    this.outputTimer = setInterval(() => void this.run(() => this.deleteExpiredOutputs()), this.settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS);
+    this.deadlineTimer.unref();
+    this.outputTimer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.deadlineTimer);
+    clearInterval(this.outputTimer);
+    await this.sweeping;
+  }
+
+  /** Cancels every unfinished job whose deadline has passed; returns how many. */
+  async cancelPastDeadline(): Promise<number> {
+    let canceled = 0;
+    for (const job of await this.jobs.pastDeadline(DEADLINE_BATCH)) {
+      try {
+        await this.service.cancel({ accountId: job.account_id, jobId: job.id }, 'deadline');
+        canceled++;
+      } catch (error) {
+        // Finished meanwhile (409) or gone: nothing to cancel.
+        if (!(error instanceof DomainError)) throw error;
+      }
+    }
+    return canceled;
+  }
+
+  /** Deletes the outputs past their retention, a batch at a time; returns how many. */
+  async deleteExpiredOutputs(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.jobs.sweepExpiredOutputs(OUTPUT_BATCH, async (keys) => {
+        for (const key of keys) await this.storage.delete(key);
+      });
+      deleted += batch;
+      if (batch < OUTPUT_BATCH) break;
+    }
+    if (deleted > 0) this.logger.log({ deleted }, 'Deleted outputs past their retention');
+    return deleted;
+  }
+
+  private async run(task: () => Promise<unknown>): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = task()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'Janitor pass failed'))
+      .finally(() => (this.sweeping = undefined));
+    await this.sweeping;
+  }
+}

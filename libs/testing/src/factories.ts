@@ -1,0 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import type { GenerationRecord } from '@gen/contracts';
+
+/** A completed generation record as the API and events carry it; override what a test is about. */
+export function generationRecord(overrides: Partial<GenerationRecord> = {}): GenerationRecord {
+  return {
+    id: randomUUID(),
+    status: 'completed',
+    type: 'TEXT_TO_IMAGE',
+    model: 'pixel-flux-1',
+    prompt: 'a lighthouse at dusk',
+    output_url: `https://cdn.example.com/o/${randomUUID()}.png`,
+    credits_charged: 4,
+    error: null,
+    created_at: '2025-01-02T03:04:05.000Z',
+    started_at: '2025-01-02T03:04:05.100Z',
+    completed_at: '2025-01-02T03:04:06.000Z',
+    canceled_at: null,
+    queue_position: null,
+    progress: 1,
+    output_expires_at: '2025-01-09T03:04:06.000Z',
+    ...overrides,
+  };
+}

@@ -1,0 +1,89 @@
+import { Logger, OnApplicationShutdown } from '@nestjs/common';
+import { EventEmitter } from 'node:events';
+import type { Subscription } from 'nats';
+import type { NatsTransportConfig } from './nats.config';
+import type { NatsRpcClient } from './rpc-client';
+
+/**
+ * Fire-and-forget fan-out to every replica that listens: core NATS with no queue group and no
+ * JetStream in distributed mode, an in-process emitter in standalone. For hints that make
+ * something faster or live (status streams, cache invalidation): a replica that is down misses
+ * them, so what they carry must also be reachable the durable way (the database, the event stream).
+ */
+export abstract class Broadcaster {
+  abstract publish(topic: string, payload: unknown): void;
+  /** Calls `handler` for every message on `topic` (from any replica, this one included); returns the unsubscribe. */
+  abstract subscribe(topic: string, handler: (payload: unknown) => void): () => void;
+}
+
+export class InProcessBroadcaster extends Broadcaster {
+  private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  publish(topic: string, payload: unknown): void {
+    // As over the wire: the listener gets its own copy, and never runs inside the publisher's call.
+    const copy = JSON.parse(JSON.stringify(payload)) as unknown;
+    setImmediate(() => this.emitter.emit(topic, copy));
+  }
+
+  subscribe(topic: string, handler: (payload: unknown) => void): () => void {
+    this.emitter.on(topic, handler);
+    return () => this.emitter.off(topic, handler);
+  }
+}
+
+export function broadcastSubject(config: Pick<NatsTransportConfig, 'subjectPrefix'>, topic: string): string {
+  return `${config.subjectPrefix}broadcast.${topic}`;
+}
+
+export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdown {
+  private readonly logger = new Logger(NatsBroadcaster.name);
+  private readonly subscriptions = new Set<Subscription>();
+
+  constructor(
+    private readonly config: NatsTransportConfig,
+    private readonly rpc: NatsRpcClient,
+  ) {
+    super();
+  }
+
+  publish(topic: string, payload: unknown): void {
+    this.rpc
+      .connection()
+      .then((nc) => nc.publish(broadcastSubject(this.config, topic), JSON.stringify(payload)))
+      .catch((error: unknown) => this.logger.warn({ err: error, topic }, 'Broadcast not sent'));
+  }
+
+  subscribe(topic: string, handler: (payload: unknown) => void): () => void {
+    let subscription: Subscription | undefined;
+    let cancelled = false;
+    this.rpc
+      .connection()
+      .then((nc) => {
+        if (cancelled) return;
+        subscription = nc.subscribe(broadcastSubject(this.config, topic), {
+          callback: (error, message) => {
+            if (error) return this.logger.warn({ err: error, topic }, 'Broadcast subscription error');
+            try {
+              handler(message.json());
+            } catch (handlerError) {
+              this.logger.error({ err: handlerError, topic }, 'Broadcast handler failed');
+            }
+          },
+        });
+        this.subscriptions.add(subscription);
+      })
+      .catch((error: unknown) => this.logger.error({ err: error, topic }, 'Broadcast subscription failed'));
+    return () => {
+      cancelled = true;
+      if (subscription) {
+        subscription.unsubscribe();
+        this.subscriptions.delete(subscription);
+      }
+    };
+  }
+
+  onApplicationShutdown(): void {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    this.subscriptions.clear();
+  }
+}
