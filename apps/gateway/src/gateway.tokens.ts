@@ -19,4 +19,6 @@ export interface GatewaySettings {
   webhookPolicy: WebhookDestinationPolicy;
   /** Live status streams one account may hold open at once (SSE_STREAMS_PER_ACCOUNT; default 20). */
   streamsPerAccount?: number;
+  /** How often an idle live status stream sends a comment line (SSE_HEARTBEAT_MS; default 15 s). */
+  streamHeartbeatMs?: number;
 }

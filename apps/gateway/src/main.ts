@@ -35,6 +35,7 @@ runMain('gateway', async () => {
     rpcTimeoutMs: nats.requestTimeoutMs,
     webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
     streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
+    streamHeartbeatMs: env.int('SSE_HEARTBEAT_MS', 15_000, { min: 100, max: 300_000 }),
   };
   const dashboard = readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl: env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`) });
   const secretKeys = readWebhookSecretKeys(env);

@@ -15,3 +15,4 @@ export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-a
 export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
 export type { CatalogueSyncResult } from './catalogue/models.repository';
 export { engineKinds } from './engine-kinds';
+export { JobJanitorService } from './jobs/job-janitor.service';

@@ -38,6 +38,7 @@ export interface StandaloneConfig {
   outputRetentionSeconds: number;
   /** SSE_STREAMS_PER_ACCOUNT: live status streams one account may hold open. */
   streamsPerAccount: number;
+  streamHeartbeatMs: number;
   outputSweepIntervalMs: number;
   logLevel: LogLevelName;
   shutdown: { delayMs: number; timeoutMs: number };
@@ -98,6 +99,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     ...readCatalogueSettings(env, { allowPrivateUpstreams: true }),
     credentialEnv: source,
     streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
+    streamHeartbeatMs: env.int('SSE_HEARTBEAT_MS', 15_000, { min: 100, max: 300_000 }),
     logLevel: ops.logLevel,
     shutdown: ops.shutdown,
   };

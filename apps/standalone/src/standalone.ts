@@ -93,6 +93,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
         outputsDir: join(config.dataDir, 'outputs'),
         rpcTimeoutMs: config.rpcTimeoutMs,
         streamsPerAccount: config.streamsPerAccount,
+        streamHeartbeatMs: config.streamHeartbeatMs,
         webhookPolicy: {
           allowHttp: config.webhookAllowHttp,
           allowPrivate: config.webhookAllowPrivateNetworks,

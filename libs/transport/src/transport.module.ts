@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
-import { Broadcaster, InProcessBroadcaster, NatsBroadcaster } from './broadcaster';
+import { Broadcaster, NatsBroadcaster } from './broadcaster';
 import { InProcessBus } from './in-process.transport';
 import { NatsTransportConfig } from './nats.config';
 import {

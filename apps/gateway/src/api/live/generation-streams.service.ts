@@ -98,7 +98,7 @@ export class GenerationStreams implements OnApplicationBootstrap, BeforeApplicat
       },
       end: () => stop(),
     };
-    const heartbeat = setInterval(() => io.heartbeat(), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => io.heartbeat(), this.settings.streamHeartbeatMs ?? HEARTBEAT_MS);
     const safety = setInterval(() => watcher.reread(), SAFETY_REREAD_MS);
     const stop = () => {
       if (stopped) return;
