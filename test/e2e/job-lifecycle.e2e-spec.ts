@@ -150,10 +150,9 @@ describe('standalone: the sync budget (SYNC_WAIT_MS = 400 ms) and leases', () =>
     expect(failed.error).toMatch(/could not be completed.*refunded/i);
     expect(await eventually(() => credits(key), (c) => c.held === 0)).toMatchObject({ available: 100, held: 0 });
 
-    // The run that lost the job is still going; when it ends, what it produced is removed, not kept.
-    expect(gate.waiting).toBe(1);
-    gate.release();
-    await eventually(async () => gate.waiting, (n) => n === 0);
+    // The run that lost the job learns the job is final (the broadcast of its failure) and stops,
+    // without being released; it stores nothing.
+    await eventually(async () => gate.waiting, (n) => n === 0, 5_000);
     await new Promise((r) => setTimeout(r, 300));
     expect(storedOutputs(h)).toEqual(outputsBefore);
     expect(await read(key, res.body.id)).toEqual(failed);
