@@ -233,6 +233,43 @@ describe('HTTP hardening (standalone)', () => {
     });
   });
 
+  describe('webhook URLs', () => {
+    it('the dashboard (PATCH /keys/{id}) and POST /generate accept and refuse the same URLs, with the same reasons', async () => {
+      const c = new DashboardClient(h.url, { 'x-forwarded-for': '198.51.100.78' });
+      expect((await c.signUp(testEmail('hooks'), TEST_PASSWORD)).status).toBe(201);
+      const created = await c.request('POST', '/keys', { body: { name: 'hooks', webhook_url: 'http://127.0.0.1:9/hook' } });
+      expect(created.status).toBe(201);
+      const apiKey: string = created.body.api_key;
+      const keyId: string = created.body.key.id;
+      // At most 10: the account is on the Free plan (10 requests per minute).
+      const candidates = [
+        // refused (the four the two checks used to disagree on first)
+        'http://hooks.example.com./x',
+        'http://ho%6Fks.example.com/x',
+        ' http://hooks.example.com/x',
+        'http://hooks.example.com/x\t',
+        'http://hooks_1.example.com/x',
+        'http://0x7f.0.0.1:9/x',
+        'not a url',
+        // accepted (this deployment allows http and private addresses)
+        'http://127.0.0.1:9/other',
+        'http://localhost:9/x',
+      ];
+      const outcomes: Array<[string, unknown, unknown]> = [];
+      for (const url of candidates) {
+        const patch = await c.request('PATCH', `/keys/${keyId}`, { body: { webhook_url: url } });
+        const generate = await http(h.url, 'POST', '/api/v1/generate', {
+          key: apiKey,
+          body: { model: 'pixel-flux-1', prompt: 'hook', type: 'TEXT_TO_IMAGE', webhook_url: url },
+        });
+        const outcome = (r: { status: number; body: any }) => (r.status === 422 ? r.body.error.message : r.status < 300 ? 'accepted' : r.status);
+        outcomes.push([url, outcome(patch), outcome(generate)]);
+      }
+      for (const [url, patch, generate] of outcomes) expect({ url, generate }).toEqual({ url, generate: patch });
+      expect(outcomes.filter(([, patch]) => patch === 'accepted').map(([url]) => url)).toEqual(['http://127.0.0.1:9/other', 'http://localhost:9/x']);
+    });
+  });
+
   it('the process is still up and serving after all of the above', async () => {
     expect((await http(h.url, 'GET', '/readyz')).status).toBe(200);
     const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'pixel-flux-1', prompt: 'still here', type: 'TEXT_TO_IMAGE' } });

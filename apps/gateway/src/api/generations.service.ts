@@ -109,7 +109,7 @@ export class GenerationsService {
     if (PLAN_RANK[plan.plan] < PLAN_RANK[model.min_plan]) {
       throw new ForbiddenError(`Model "${model.id}" needs the ${model.min_plan} plan or above; this account is on ${plan.plan}.`);
     }
-    if (body.webhook_url !== undefined) await this.checkWebhookUrl(principal, body.webhook_url);
+    const webhookUrl = body.webhook_url === undefined ? null : await this.checkWebhookUrl(principal, body.webhook_url);
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
@@ -124,7 +124,7 @@ export class GenerationsService {
       model: model.id,
       prompt: body.prompt,
       type: body.type,
-      webhookUrl: body.webhook_url ?? null,
+      webhookUrl,
       plan: plan.plan,
       parallelLimit: plan.limits.parallel_tasks,
       waitMs: model.synchronous ? this.settings.syncWaitMs : 0,
@@ -184,7 +184,7 @@ export class GenerationsService {
   }
 
   /** Every delivery is signed, so a destination needs an allowed URL and a key with a signing secret. */
-  private async checkWebhookUrl(principal: Principal, url: string): Promise<void> {
+  private async checkWebhookUrl(principal: Principal, url: string): Promise<string> {
     const checked = validateWebhookUrl(url, this.settings.webhookPolicy);
     if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
     const { secret } = await this.keys.webhookSettings(principal.apiKeyId);
@@ -194,6 +194,7 @@ export class GenerationsService {
           'Generate one in the dashboard (Settings, API Keys) and retry.',
       );
     }
+    return checked.url.href;
   }
 
   /**
