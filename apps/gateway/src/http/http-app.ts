@@ -45,6 +45,12 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
   });
+  // Fastify answers a malformed path that matches no route straight from its not-found handler,
+  // without onRequest hooks: the id is set again on the way out.
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (!reply.hasHeader('X-Request-Id')) void reply.header('X-Request-Id', String(request.id));
+    return payload;
+  });
   fastify.addHook('preParsing', async (request, reply, payload) => {
     checkContentEncoding(request);
     return withBodyDeadline(request, reply, payload, limits.bodyTimeoutMs);

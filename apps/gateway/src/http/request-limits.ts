@@ -1,12 +1,15 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
+import { ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, envelope, ErrorCode, ERROR_STATUS, sendHttpError } from '@gen/errors';
 
 const logger = new Logger('HttpLimits');
+
+/** Marks a connection already refused (Node reports a broken parser once per chunk that follows). */
+const CLOSING = Symbol('gen.closingConnection');
 
 /** Content codings a body may declare: none is decoded, so only "no coding" is accepted. */
 const IDENTITY = new Set(['', 'identity']);
@@ -98,12 +101,25 @@ const CLIENT_ERROR_MESSAGES: Partial<Record<ErrorCode, string>> = {
  */
 export function handleClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const inFlight = (socket as Socket & { _httpMessage?: unknown })._httpMessage;
+  const state = socket as Socket & { _httpMessage?: ServerResponse | null; [CLOSING]?: boolean };
+  if (state[CLOSING]) return; // the parser reports every later chunk too: answered once
+  state[CLOSING] = true;
+  const inFlight = state._httpMessage;
   const code = clientErrorCode(error);
   const requestId = randomUUID();
   logger.warn({ requestId, status: ERROR_STATUS[code], code, cause: error.code ?? 'unknown' }, 'request refused: unreadable HTTP');
-  // A response already under way on this connection (its body was still arriving) owns the socket.
-  if (socket.writable && !inFlight) {
+  if (inFlight) {
+    // The bytes after a complete request are unreadable (a Content-Length one short, garbage after
+    // the body): that request is still answered, then the connection closes; nothing more is read.
+    socket.pause();
+    if (!inFlight.headersSent) inFlight.setHeader('Connection', 'close');
+    const close = () => socket.destroy();
+    inFlight.once('finish', () => setTimeout(close, 1_000).unref());
+    inFlight.once('close', close);
+    setTimeout(close, 120_000).unref();
+    return;
+  }
+  if (socket.writable) {
     const body = JSON.stringify(envelope(code, CLIENT_ERROR_MESSAGES[code] ?? 'The request was refused.', requestId));
     const status = ERROR_STATUS[code];
     socket.end(
