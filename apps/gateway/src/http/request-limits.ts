@@ -108,6 +108,12 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
   const code = clientErrorCode(error);
   const requestId = randomUUID();
   logger.warn({ requestId, status: ERROR_STATUS[code], code, cause: error.code ?? 'unknown' }, 'request refused: unreadable HTTP');
+  if (inFlight && inFlight.req && !inFlight.req.complete) {
+    // The request under way cannot be completed (its client went away mid-body, or broke the
+    // chunked framing): its body stream fails, so it is logged as aborted, and nothing can be answered.
+    socket.destroy();
+    return;
+  }
   if (inFlight) {
     // The bytes after a complete request are unreadable (a Content-Length one short, garbage after
     // the body): that request is still answered, then the connection closes; nothing more is read.
