@@ -221,9 +221,9 @@ describe('HTTP hardening (standalone)', () => {
       expect(line).toMatchObject({ level: 'warn', msg: 'request aborted', status: null });
     });
 
-    it('many slow bodies at once are all cut, and the server still answers', async () => {
+    it('200 slow bodies at once are all cut with 408, and the server answers meanwhile', async () => {
       const head = `POST /dashboard/api/sign-up HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n`;
-      const slow = Array.from({ length: 40 }, () =>
+      const slow = Array.from({ length: 200 }, () =>
         rawExchange(h.url, [head, '{', { pauseMs: 1_000 }, '"', { pauseMs: 1_000 }, 'e', { pauseMs: 5_000 }], { timeoutMs: BODY_TIMEOUT_MS * 4, waitForClose: true }),
       );
       expect((await http(h.url, 'GET', '/healthz')).status).toBe(200);
