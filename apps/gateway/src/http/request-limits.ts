@@ -105,15 +105,16 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
   if (state[CLOSING]) return; // the parser reports every later chunk too: answered once
   state[CLOSING] = true;
   const inFlight = state._httpMessage;
-  const code = clientErrorCode(error);
-  const requestId = randomUUID();
-  logger.warn({ requestId, status: ERROR_STATUS[code], code, cause: error.code ?? 'unknown' }, 'request refused: unreadable HTTP');
   if (inFlight && inFlight.req && !inFlight.req.complete) {
     // The request under way cannot be completed (its client went away mid-body, or broke the
-    // chunked framing): its body stream fails, so it is logged as aborted, and nothing can be answered.
+    // chunked framing): its body stream fails, so its own log line says it was aborted, and
+    // nothing can be answered.
     socket.destroy();
     return;
   }
+  const code = clientErrorCode(error);
+  const requestId = randomUUID();
+  logger.warn({ requestId, status: ERROR_STATUS[code], code, cause: error.code ?? 'unknown' }, 'request refused: unreadable HTTP');
   if (inFlight) {
     // The bytes after a complete request are unreadable (a Content-Length one short, garbage after
     // the body): that request is still answered, then the connection closes; nothing more is read.
