@@ -76,7 +76,8 @@ export function checkJsonBody(contentType: string | undefined, body: Buffer): vo
 /** `prompt`, `scopes[1]`, `a.b`: where a value sits in a body or a query, as a message names it. */
 function joinPath(parent: string, key: string | number): string {
   if (typeof key === 'number') return `${parent}[${key}]`;
-  const safe = /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : JSON.stringify(key.replace(/\u0000/g, '\\u0000').slice(0, 64));
+  // Other keys are quoted as JSON, which also writes control characters as \uXXXX escapes.
+  const safe = /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : JSON.stringify(key.slice(0, 64));
   return parent ? `${parent}.${safe}` : safe;
 }
 
