@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EmbeddedPostgresHandle, ensureDatabase, startEmbeddedPostgres } from '@gen/persistence';
+import { EmbeddedPostgresHandle, ensureDatabase, readPostmaster, startEmbeddedPostgres } from '@gen/persistence';
 import { STANDALONE_DATABASE } from '@gen/standalone';
 
 export interface CliDatabase {
@@ -9,6 +9,11 @@ export interface CliDatabase {
   embedded: EmbeddedPostgresHandle | null;
 }
 
+/**
+ * The port of the embedded PostgreSQL of a standalone server that is running on this data folder.
+ * Not after a crash: runtime.json then names a process that is gone (or a pid since reused), and the
+ * postmaster it left behind is no longer owned by it; starting the embedded server stops that one.
+ */
 function runningStandalonePort(dataDir: string): number | null {
   const file = join(dataDir, 'runtime.json');
   if (!existsSync(file)) return null;
@@ -16,6 +21,8 @@ function runningStandalonePort(dataDir: string): number | null {
     const runtime = JSON.parse(readFileSync(file, 'utf8')) as { pid?: number; pgPort?: number | null };
     if (!runtime.pid || !runtime.pgPort) return null;
     process.kill(runtime.pid, 0); // throws when that process is gone
+    const postmaster = readPostmaster(join(dataDir, 'pg'));
+    if (postmaster && postmaster.parentPid !== runtime.pid) return null;
     return runtime.pgPort;
   } catch {
     return null;

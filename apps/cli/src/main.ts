@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
       if (options.json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2) + '\n');
       return error.code === 'validation_error' ? EXIT.usage : EXIT.refused;
     }
-    process.stderr.write(`Failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`Failed: ${(error instanceof Error && error.message) || String(error ?? 'an unknown error (no details given)')}\n`);
     return EXIT.failed;
   }
 }

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { EnvReader, readNatsConfig, readOpsConfig, runMain, readTrustProxy } from '@gen/config';
+import { EnvReader, readHttpLimits, readNatsConfig, readOpsConfig, runMain, readTrustProxy } from '@gen/config';
 import { HealthSubjects } from '@gen/contracts';
 import {
   configureObservedHttp,
@@ -27,10 +27,11 @@ runMain('gateway', async () => {
   const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
   const ops = readOpsConfig(env, { portVariable: 'PORT', port: 3000, host: '0.0.0.0', shutdownDelayMs: 2_000 });
   const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${ops.http.port}`);
+  const httpLimits = readHttpLimits(env);
   const settings = {
     publicBaseUrl,
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
-    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    bodyLimitBytes: httpLimits.bodyLimitBytes,
     outputsDir: env.optionalString('STORAGE_DIR') ?? null,
     rpcTimeoutMs: nats.requestTimeoutMs,
     webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
@@ -70,11 +71,11 @@ runMain('gateway', async () => {
   })
   class GatewayAppModule {}
 
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(settings.bodyLimitBytes, trustProxy), {
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayAppModule, createFastifyAdapter(httpLimits, trustProxy), {
     bufferLogs: true,
   });
   configureObservedHttp(app);
-  configureHttpApp(app);
+  configureHttpApp(app, httpLimits);
   app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
   await app.startAllMicroservices();
   await app.listen(ops.http.port, ops.http.host);

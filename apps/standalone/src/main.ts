@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '@gen/config';
+import { ConfigError, describeError, stackOf } from '@gen/config';
+import { EmbeddedPostgresError } from '@gen/persistence';
 import { loadStandaloneConfig } from './standalone.config';
 import { startStandalone } from './standalone';
 
@@ -58,7 +59,7 @@ async function main(): Promise<void> {
           process.exit(0);
         },
         (error: unknown) => {
-          console.error(error);
+          console.error(`Failed to stop cleanly: ${describeError(error)}\n${stackOf(error)}`.trimEnd());
           process.exit(1);
         },
       );
@@ -68,7 +69,9 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A bad setting or a database that cannot start: one line naming the cause and the fix.
   if (error instanceof ConfigError) console.error(error.message);
-  else console.error('Failed to start:', error);
+  else if (error instanceof EmbeddedPostgresError) console.error(`Failed to start: ${error.message}`);
+  else console.error(`Failed to start: ${describeError(error)}\n${stackOf(error)}`.trimEnd());
   process.exit(1);
 });

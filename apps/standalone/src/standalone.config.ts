@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvReader, LogLevelName, readOpsConfig, readTrustProxy } from '@gen/config';
+import { EnvReader, HttpLimits, LogLevelName, readHttpLimits, readOpsConfig, readTrustProxy } from '@gen/config';
 import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
 import { readCatalogueSettings } from '@gen/generation';
 
@@ -14,7 +14,8 @@ export interface StandaloneConfig {
   databaseUrl: string | null;
   embeddedPgPort: number;
   syncWaitMs: number;
-  bodyLimitBytes: number;
+  /** Body size and the time headers and body may take (BODY_LIMIT_BYTES, HTTP_*_TIMEOUT_MS). */
+  httpLimits: HttpLimits;
   /** Which proxies may set X-Forwarded-For (TRUST_PROXY; default none). */
   trustProxy: boolean | number | string;
   rpcTimeoutMs: number;
@@ -82,7 +83,7 @@ export function loadStandaloneConfig(source: Record<string, string | undefined> 
     databaseUrl: env.optionalString('DATABASE_URL') ?? null,
     embeddedPgPort: env.int('EMBEDDED_PG_PORT', 0, { min: 0, max: 65535 }),
     syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
-    bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 64 * 1024, { min: 1024, max: 10 * 1024 * 1024 }),
+    httpLimits: readHttpLimits(env),
     trustProxy: readTrustProxy(env),
     rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     workerConcurrency: env.int('WORKER_CONCURRENCY', 8, { min: 1, max: 1000 }),

@@ -89,7 +89,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       gateway: {
         publicBaseUrl: config.publicBaseUrl,
         syncWaitMs: config.syncWaitMs,
-        bodyLimitBytes: config.bodyLimitBytes,
+        bodyLimitBytes: config.httpLimits.bodyLimitBytes,
         outputsDir: join(config.dataDir, 'outputs'),
         rpcTimeoutMs: config.rpcTimeoutMs,
         streamsPerAccount: config.streamsPerAccount,
@@ -129,13 +129,13 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       espeakPath: config.espeakPath,
       credentialEnv: config.credentialEnv,
     });
-    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.bodyLimitBytes, config.trustProxy), {
+    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.httpLimits, config.trustProxy), {
       bufferLogs: true,
       abortOnError: false,
     });
     configureObservedHttp(app);
     if (overrides.logger) app.useLogger(overrides.logger);
-    configureHttpApp(app);
+    configureHttpApp(app, config.httpLimits);
     // RpcErrorFilter is bound on each message controller (a hybrid app's microservice is already initialised here).
     app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
     await app.startAllMicroservices();

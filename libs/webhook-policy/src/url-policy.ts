@@ -29,9 +29,26 @@ const ADDRESS_KIND: Record<ForbiddenAddressReason, string> = {
   invalid: 'an invalid address',
 };
 
+/** A DNS host name after IDNA: letters, digits and inner hyphens per label, at most 253 characters. */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The host exactly as the client wrote it (between `//` and the path, without user info and port). */
+function hostAsWritten(url: string): string {
+  const authority = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
+  const host = authority.slice(authority.lastIndexOf('@') + 1);
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 ? host.slice(0, colon) : host;
+}
+
 /**
- * Checks a webhook URL when it is submitted (a key's default URL, or `webhook_url` on a request).
- * The `reason` of a refusal is a sentence for the client (a 422 message).
+ * The one check of a webhook URL, wherever one is accepted (a key's default URL in the dashboard,
+ * `webhook_url` on a request) and again before each delivery. The `reason` of a refusal is a sentence
+ * for the client (a 422 message). What is stored is the URL as parsed (`url.href`).
+ *
+ * The host must be written plainly: the URL parser would quietly turn a percent-encoded host, a
+ * trailing dot or an IPv4 address in hex or octal into something else than what the client reads,
+ * and two spellings of one destination would pass or fail different checks.
  *
  * A hostname is not resolved here: DNS can change between now and delivery (rebinding), so resolved
  * addresses are checked when the connection is made (see `createSafeDispatcher`). Only IP literals,
@@ -70,6 +87,9 @@ export function validateWebhookUrl(url: string, policy: WebhookDestinationPolicy
     return refuse('Webhook URLs cannot be accepted at the moment.');
   }
 
+  const written = hostAsWritten(url);
+  if (written.includes('%')) return refuse('Webhook URL host must not be percent-encoded: write the host name as it is.');
+
   // WHATWG parsing already turned every IPv4 spelling (0x7f.1, 2130706433, 0177.0.0.1) into dotted
   // decimal and IPv6 into its compressed form in brackets.
   const host = parsed.hostname;
@@ -77,6 +97,9 @@ export function validateWebhookUrl(url: string, policy: WebhookDestinationPolicy
   if (isIP(literal) !== 0) {
     const reason = checkAddress(literal, policy.allowPrivate, allowList);
     if (reason !== false) return refuse(`Webhook URL must not point to ${ADDRESS_KIND[reason]} (${literal}).`);
+    if (isIP(literal) === 4 && written !== literal) {
+      return refuse(`Webhook URL must write an IPv4 address in dotted decimal (${literal}).`);
+    }
     return { ok: true, url: parsed };
   }
 
@@ -87,6 +110,10 @@ export function validateWebhookUrl(url: string, policy: WebhookDestinationPolicy
     !isHostnameAllowListed(name, allowList)
   ) {
     return refuse(`Webhook URL must not point to the local machine (${host}).`);
+  }
+  if (host.endsWith('.')) return refuse('Webhook URL host must not end with a dot.');
+  if (host.length > 253 || !host.split('.').every((label) => HOST_LABEL.test(label))) {
+    return refuse('Webhook URL host is not a valid host name (letters, digits and hyphens, separated by dots).');
   }
   return { ok: true, url: parsed };
 }

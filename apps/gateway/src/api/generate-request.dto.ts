@@ -1,7 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { GENERATION_TYPES, GenerationType, MAX_PROMPT_LENGTH } from '@gen/contracts';
+import { MAX_WEBHOOK_URL_LENGTH } from '@gen/webhook-policy';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -29,12 +30,10 @@ export class GenerateRequestDto {
     maxLength: 2048,
     description: "Where to POST the signed result; overrides the key's default webhook URL for this generation.",
   })
+  // Its form and destination are checked by validateWebhookUrl (@gen/webhook-policy), the same check
+  // as a key's default URL in the dashboard: one validator, so the two never disagree.
   @IsOptional()
   @IsString({ message: 'webhook_url must be a string' })
-  @MaxLength(2048, { message: 'webhook_url must be at most 2048 characters' })
-  @IsUrl(
-    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, require_host: true },
-    { message: 'webhook_url must be an absolute http(s) URL' },
-  )
+  @MaxLength(MAX_WEBHOOK_URL_LENGTH, { message: `webhook_url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
   webhook_url?: string;
 }

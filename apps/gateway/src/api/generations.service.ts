@@ -114,7 +114,7 @@ export class GenerationsService {
     const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = catalogue.get(body.model) as ModelInfo;
-    if (body.webhook_url !== undefined) await this.checkWebhookUrl(principal, body.webhook_url);
+    const webhookUrl = body.webhook_url === undefined ? null : await this.checkWebhookUrl(principal, body.webhook_url);
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
@@ -129,7 +129,7 @@ export class GenerationsService {
       model: model.id,
       prompt: body.prompt,
       type: body.type,
-      webhookUrl: body.webhook_url ?? null,
+      webhookUrl,
       plan: plan.plan,
       credits: model.credits,
       parallelLimit: plan.limits.parallel_tasks,
@@ -202,7 +202,7 @@ export class GenerationsService {
   }
 
   /** Every delivery is signed, so a destination needs an allowed URL and a key with a signing secret. */
-  private async checkWebhookUrl(principal: Principal, url: string): Promise<void> {
+  private async checkWebhookUrl(principal: Principal, url: string): Promise<string> {
     const checked = validateWebhookUrl(url, this.settings.webhookPolicy);
     if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
     const { secret } = await this.keys.webhookSettings(principal.apiKeyId);
@@ -212,6 +212,7 @@ export class GenerationsService {
           'Generate one in the dashboard (Settings, API Keys) and retry.',
       );
     }
+    return checked.url.href;
   }
 
   /**

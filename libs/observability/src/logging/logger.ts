@@ -34,6 +34,21 @@ function pathOf(req: { url?: string; originalUrl?: string }): string {
   return scrubString(path);
 }
 
+/** The whole response was handed to the socket (not the case when the client went away first). */
+function answered(res: ServerResponse): boolean {
+  return res.writableEnded;
+}
+
+/**
+ * What the request line says happened: a request whose client disconnected before it was answered
+ * is "aborted" (with no status: none was sent), one refused for arriving too slowly "timed out".
+ */
+export function requestOutcome(res: ServerResponse): string {
+  if (!answered(res)) return 'request aborted';
+  if (res.statusCode === 408) return 'request timed out';
+  return 'request completed';
+}
+
 /** pino options shared by the request logger and the application logger. */
 export function pinoOptions(options: LoggingOptions): LoggerOptions {
   return {
@@ -76,7 +91,8 @@ export function loggerParams(options: LoggingOptions): Params {
     ...fields,
     route: context(req)?.route() ?? 'unmatched',
     accountId: context(req)?.accountId(),
-    status: res.statusCode,
+    // No status for a request the client gave up on before any answer (Node's default 200 is not one).
+    status: answered(res) || res.headersSent ? res.statusCode : null,
   });
   const httpOptions = {
     ...pinoOptions(options),
@@ -86,8 +102,8 @@ export function loggerParams(options: LoggingOptions): Params {
     customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
     autoLogging: { ignore: (req: IncomingMessage) => QUIET_PATHS.has(pathOf(req as RawRequest)) },
     customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    customSuccessMessage: () => 'request completed',
+      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 || !answered(res) ? 'warn' : 'info',
+    customSuccessMessage: (_req: IncomingMessage, res: ServerResponse) => requestOutcome(res),
     customErrorMessage: () => 'request failed',
     customSuccessObject: requestFields,
     customErrorObject: requestFields,

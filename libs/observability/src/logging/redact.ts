@@ -108,12 +108,64 @@ function read(get: () => unknown): unknown {
   }
 }
 
+/** Words after which PostgreSQL quotes a name (kept in a message), not a value (replaced). */
+const IDENTIFIER_WORDS = new Set([
+  'relation', 'table', 'column', 'constraint', 'index', 'schema', 'type', 'function', 'sequence',
+  'database', 'role', 'encoding', 'trigger', 'view', 'extension', 'operator', 'collation', 'domain',
+]);
+
+/** A PostgreSQL error (node-postgres's DatabaseError) or TypeORM's QueryFailedError around one. */
+function isDatabaseError(error: Error): boolean {
+  const fields = error as unknown as Record<string, unknown>;
+  if (read(() => error.name) === 'QueryFailedError' || 'driverError' in fields) return true;
+  return typeof fields.code === 'string' && /^[0-9A-Z]{5}$/.test(fields.code) && 'severity' in fields;
+}
+
+/**
+ * A database error's message with the values it quotes replaced: PostgreSQL quotes both names
+ * (`constraint "users_email_key"`) and input (`invalid input syntax for type uuid: "..."`).
+ */
+export function withoutQuotedValues(message: string): string {
+  return message.replace(/(\b[\w]+\s+)?"(?:[^"]|"")*"/g, (quoted, word: string | undefined) =>
+    word !== undefined && IDENTIFIER_WORDS.has(word.trim().toLowerCase()) ? quoted : `${word ?? ''}"${REDACTED}"`,
+  );
+}
+
+/**
+ * What is logged of a database error: the statement, the SQLSTATE code and the names involved. Never
+ * the parameters, the `detail` (`Key (email)=(...) already exists`), `where` or an internal query:
+ * they carry prompts, emails and key hashes.
+ */
+function databaseErrorLine(error: Error): Record<string, unknown> {
+  const fields = error as unknown as Record<string, unknown>;
+  const message = withoutQuotedValues(scrubString(String(read(() => error.message) ?? '')));
+  const stack = read(() => error.stack);
+  const frames = typeof stack === 'string' ? stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  // No prototype: pino's error serializer then reports `name` as the type, not "Object".
+  return Object.assign(Object.create(null) as Record<string, unknown>, {
+    name: read(() => error.name),
+    type: read(() => error.name),
+    message,
+    code: text(fields.code),
+    query: text(fields.query),
+    schema: text(fields.schema),
+    table: text(fields.table),
+    column: text(fields.column),
+    constraint: text(fields.constraint),
+    routine: text(fields.routine),
+    stack: [`${String(read(() => error.name))}: ${message}`, ...frames].join('\n'),
+  });
+}
+
 /**
  * An error is kept as is (pino serializes it with its type and stack) unless its message, stack or
  * own fields carry a credential; then a plain copy with those scrubbed replaces it. Never a new
- * object with the error's prototype: host errors (DOMException) throw on such receivers.
+ * object with the error's prototype: host errors (DOMException) throw on such receivers. A database
+ * error is always replaced by its value-free line.
  */
 function scrubError(error: Error, depth: number, seen: WeakSet<object>): unknown {
+  if (isDatabaseError(error)) return databaseErrorLine(error);
   const message = read(() => error.message);
   const stack = read(() => error.stack);
   const cleanMessage = typeof message === 'string' ? scrubString(message) : message;

@@ -96,10 +96,13 @@ export class DashboardKeysService {
     return this.keys.revoke(accountId, keyId);
   }
 
-  /** Null for none; otherwise the URL if this deployment would deliver to it (the same check as POST /generate). */
+  /**
+   * Null for none (null or empty); otherwise the URL if this deployment would deliver to it: the
+   * same check, on the same text, as `webhook_url` on POST /generate (nothing trimmed first).
+   */
   private webhookUrl(value: string | null | undefined): string | null {
-    if (value === undefined || value === null || value.trim() === '') return null;
-    const checked = validateWebhookUrl(value.trim(), this.settings.webhookPolicy);
+    if (value === undefined || value === null || value === '') return null;
+    const checked = validateWebhookUrl(value, this.settings.webhookPolicy);
     if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
     return checked.url.href;
   }
