@@ -27,7 +27,7 @@ const FUZZ_MS = Number(process.env.FUZZ_MS ?? 50_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const INITIAL_CREDITS = 1_000_000;
 
-const MODELS = ['pixel-flux-1', 'pixel-flux-1-hd', 'motion-lite-1', 'tone-weaver-1', 'mesh-smith-1'];
+const MODELS = ['pixel-flux-1', 'pixel-flux-1-hd', 'motion-lite-1', 'tone-weaver-1', 'mesh-smith-1', 'voice-1'];
 const TYPES = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'];
 
 /** Routes as the server declares them (`:id` and `:shard`/`:file` filled by the fuzzer). */
@@ -38,6 +38,8 @@ const ROUTES: Array<[string, string]> = [
   ['GET', '/api/v1/generations'],
   ['GET', '/api/v1/generations/:id/deliveries'],
   ['POST', '/api/v1/generations/:id/redeliver'],
+  ['POST', '/api/v1/generations/:id/cancel'],
+  ['GET', '/api/v1/generations/:id/events'],
   ['GET', '/api/v1/models'],
   ['GET', '/api/v1/credits'],
   ['GET', '/api/v1/openapi.json'],
