@@ -49,7 +49,8 @@ export class SseStream {
       ...inherited,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      // The stream is the connection's last response: when it ends, so does the connection.
+      connection: 'close',
       // nginx (and ingress-nginx) would otherwise buffer the stream.
       'x-accel-buffering': 'no',
     });
