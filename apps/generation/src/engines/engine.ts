@@ -48,6 +48,12 @@ export interface Engine {
    * model is listed `available: false` and refused at submit instead of failing jobs.
    */
   unavailableReason?(): string | null;
+  /**
+   * Asks the upstream to stop the job a reference names (one `saveUpstreamRef` stored), for a job we
+   * no longer want (a user's cancel). Best effort: resolves true when the upstream acknowledged,
+   * false otherwise, and never rejects. Absent for engines with nothing upstream to stop.
+   */
+  cancel?(upstreamRef: string): Promise<boolean>;
 }
 
 export class EngineError extends Error {
