@@ -93,10 +93,8 @@ export class FalEngine implements Engine {
       const status = await job.retrying(true, () => this.status(ref, job));
       const state = typeof status.status === 'string' ? status.status : '';
       if (state === 'COMPLETED') {
+        // Success or failure alike: the result endpoint says which.
         job.upstreamFinished = true;
-        if (status.error !== undefined && status.error !== null) {
-          throw new UpstreamFailure('generation_failed', `request ${ref.id} completed with an error: ${JSON.stringify(status.error).slice(0, 300)}`);
-        }
         break;
       }
       if (state !== 'IN_QUEUE' && state !== 'IN_PROGRESS') {
@@ -150,9 +148,8 @@ export class FalEngine implements Engine {
     );
     // A failed request answers its result with an error status and fal's error body (`detail`,
     // `error_type`): the request is over, asking again gives the same answer.
-    if (answer.status >= 500 && isFalError(answer.body)) {
-      throw new UpstreamFailure('generation_failed', `result of ${ref.id}: HTTP ${answer.status}: ${snippet(answer.body)}`);
-    }
+    const error = answer.status >= 500 ? falError(answer.body) : null;
+    if (error) throw new UpstreamFailure('generation_failed', `result of ${ref.id}: HTTP ${answer.status} ${error}`);
     return jsonObject(answer, 'queue result');
   }
 
@@ -185,11 +182,14 @@ export class FalEngine implements Engine {
   }
 }
 
-function isFalError(body: Buffer): boolean {
+/** fal's error body (`{"detail", "error_type"}`), for the log; null when the body is not one. */
+function falError(body: Buffer): string | null {
+  let parsed: Record<string, unknown>;
   try {
-    const parsed = parseJsonObject(body, 'result');
-    return parsed.detail !== undefined || parsed.error_type !== undefined;
+    parsed = parseJsonObject(body, 'result');
   } catch {
-    return false;
+    return null;
   }
+  if (parsed.detail === undefined && parsed.error_type === undefined) return null;
+  return `(${String(parsed.error_type ?? 'model error')}): ${snippet(Buffer.from(JSON.stringify(parsed.detail ?? '')))}`;
 }

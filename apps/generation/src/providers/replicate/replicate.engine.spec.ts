@@ -24,7 +24,7 @@ describe('replicate engine', () => {
     // The credential never reaches the operator's log either.
     expect(JSON.stringify(warn.mock.calls)).not.toContain(fake.token);
     warn.mockRestore();
-    await Promise.all(engines.splice(0).map((e) => e.dispose?.()));
+    await Promise.all(engines.splice(0).map((e) => e.dispose?.() ?? Promise.resolve()));
   });
 
   const binding = (overrides: Record<string, unknown> = {}) => ({
