@@ -137,7 +137,8 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   let ms: number;
   if (/^\d+$/.test(text)) ms = Number(text) * 1000;
   else {
-    const at = Date.parse(text);
+    // An HTTP date (`Fri, 20 Nov 2026 10:00:05 GMT`), never a bare number Date.parse would take as a year.
+    const at = /[A-Za-z]/.test(text) ? Date.parse(text) : Number.NaN;
     if (Number.isNaN(at)) return null;
     ms = at - now;
   }
