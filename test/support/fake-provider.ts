@@ -213,3 +213,41 @@ export async function engineFailure(promise: Promise<unknown>, upstream: { url: 
   if (problems.length) throw new Error(`unsanitised message ${JSON.stringify(error.userMessage)}: ${problems.join(', ')}`);
   return error;
 }
+
+/** A catalogue model as a running deployment stores it (`generation.models`, the binding as `engine`). */
+export interface CatalogueRow {
+  id: string;
+  type: GenerationType;
+  credits: number;
+  synchronous: boolean;
+  minPlan: 'free' | 'lite' | 'pro' | 'enterprise';
+  /** The whole binding: `{"engine": "<kind>", ...settings}`. */
+  engine: Record<string, unknown>;
+}
+
+/**
+ * Binds a model in a running deployment the way an operator's `models add` would end up doing (a row
+ * in `generation.models`, re-read by every replica), then waits until the gateway lists it: the
+ * generation service has read it and built its engine.
+ */
+export async function addCatalogueModel(
+  query: (sql: string, params: unknown[]) => Promise<unknown>,
+  gatewayUrl: string,
+  key: string,
+  row: CatalogueRow,
+  timeoutMs = 20_000,
+): Promise<{ available: boolean; unavailable_reason: string | null }> {
+  await query(
+    `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
+     VALUES ($1, $2, $3, $4, $4, $5, $6, 'active', $7::jsonb)`,
+    [row.id, `Test model ${row.id}`, row.type, row.credits, row.synchronous, row.minPlan, JSON.stringify(row.engine)],
+  );
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${gatewayUrl}/api/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+    const listed = res.ok ? ((await res.json()) as { data: Array<{ id: string; available: boolean; unavailable_reason: string | null }> }).data.find((m) => m.id === row.id) : undefined;
+    if (listed) return listed;
+    if (Date.now() > deadline) throw new Error(`model ${row.id} was not listed within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}
