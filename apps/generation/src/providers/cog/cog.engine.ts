@@ -24,7 +24,8 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
  *   prediction still running under it is attached to (Cog answers its state, `202` while it runs, and
  *   we ask again), never started twice. A prediction that already ended is not remembered by Cog, so
  *   that retry runs it again, on the operator's own GPU: no provider is paid twice.
- * - 409 means every prediction slot is busy: retried with backoff.
+ * - 409 means every prediction slot is busy (nothing started): Cog has no queue, so we wait for a
+ *   slot here, asking again every `pollIntervalMs` until the deadline, without using up retries.
  * - Output: a data URI (Cog's default for files) or a URL (`--upload-url`), or a list of them.
  * - Cancel: `POST /predictions/{prediction_id}/cancel`. Cog also cancels a synchronous prediction whose
  *   connection closes, so when this worker stops waiting (its lease lost, a shutdown) the taker runs
@@ -76,11 +77,11 @@ export class CogEngine implements Engine {
       // Before the call: the id is ours, so the reference can be stored before anything runs.
       await job.saveRef(encodeRef('cog', id));
     }
-    let prediction = await job.retrying(true, () => this.predict(id, job));
+    let prediction = await this.predictWhenFree(id, job);
     while (PENDING.has(statusOf(prediction))) {
       // Attached to a prediction another attempt started: ask again until it ends.
       await job.pause(this.settings.pollIntervalMs);
-      prediction = await job.retrying(true, () => this.predict(id, job));
+      prediction = await this.predictWhenFree(id, job);
     }
     job.upstreamFinished = true;
     const status = statusOf(prediction);
@@ -98,8 +99,20 @@ export class CogEngine implements Engine {
     return job.retrying(true, () => this.client.output.fetch(first, request.type, job.signal));
   }
 
-  /** `PUT /predictions/{id}`: the prediction's end (200), or its state while another call runs it (202). */
-  private async predict(id: string, job: UpstreamJob): Promise<Record<string, unknown>> {
+  /** `predict`, waiting for a free slot while every one is busy (the deadline bounds the wait). */
+  private async predictWhenFree(id: string, job: UpstreamJob): Promise<Record<string, unknown>> {
+    for (;;) {
+      const answer = await job.retrying(true, () => this.predict(id, job));
+      if (answer !== 'busy') return answer;
+      await job.pause(this.settings.pollIntervalMs);
+    }
+  }
+
+  /**
+   * `PUT /predictions/{id}`: the prediction's end (200), its state while another call runs it (202),
+   * or `busy`: "when all prediction slots are in use, the server returns 409 Conflict" (nothing started).
+   */
+  private async predict(id: string, job: UpstreamJob): Promise<Record<string, unknown> | 'busy'> {
     const answer = await this.client.http.send(
       {
         method: 'PUT',
@@ -113,10 +126,7 @@ export class CogEngine implements Engine {
       },
       job.signal,
     );
-    if (answer.status === 409) {
-      // "When all prediction slots are in use, the server returns 409 Conflict": nothing started.
-      throw new UpstreamFailure('unavailable', 'predictions: HTTP 409 (every slot busy)', { mayHaveStarted: false, retryAfterMs: answer.retryAfterMs });
-    }
+    if (answer.status === 409) return 'busy';
     const failure = statusFailure(answer, 'predictions');
     if (failure) throw failure;
     return parseJsonObject(answer.body, 'predictions');
