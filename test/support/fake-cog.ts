@@ -38,7 +38,9 @@ export type CogScenario =
   /** A data URL holding an HTML page. */
   | 'html-output'
   /** A data URL that is not base64. */
-  | 'bad-data-uri';
+  | 'bad-data-uri'
+  /** A rate-limiting proxy in front answers the first call 429 with `Retry-After: 1`; then as `ok`. */
+  | 'proxy-429';
 
 export interface CogPrediction {
   id: string;
@@ -60,6 +62,8 @@ const ASSET: Partial<Record<CogScenario, AssetName>> = { 'ok-video': 'mp4', 'ok-
 
 export async function startFakeCog(options: { token?: string; concurrency?: number } = {}): Promise<FakeCog> {
   const token = options.token ?? null;
+  /** A rate-limiting proxy in front of the container (Cog itself never answers 429): once per `scenario`. */
+  const throttled = new Set<string>();
   const concurrency = options.concurrency ?? 1;
   const running = new Map<string, { prediction: CogPrediction; done: Promise<void>; end: (how: 'cancel' | 'disconnect') => void }>();
   const started: CogPrediction[] = [];
@@ -123,6 +127,11 @@ export async function startFakeCog(options: { token?: string; concurrency?: numb
     }
     if (request.id !== undefined && request.id !== id) {
       return sendJson(res, 422, { detail: [{ loc: ['body', 'id'], msg: 'prediction ID must match the ID supplied in the URL', type: 'value_error' }] });
+    }
+    const scenario = (request.input as Record<string, unknown>).scenario;
+    if (scenario === 'proxy-429' && !throttled.has(id)) {
+      throttled.add(id);
+      return sendJson(res, 429, { detail: 'Too Many Requests' }, { 'retry-after': '1' });
     }
     const existing = running.get(id);
     if (existing) return sendJson(res, 202, view(existing.prediction));

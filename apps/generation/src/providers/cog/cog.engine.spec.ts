@@ -120,6 +120,14 @@ describe('cog engine', () => {
     expect(puts().length).toBeGreaterThanOrEqual(4);
   });
 
+  it('429 with Retry-After (from a proxy in front of the container): asked again after the wait', async () => {
+    const output = await scenario('proxy-429').generate(engineRequest());
+    expect(output.contentType).toBe('image/png');
+    const [refused, accepted] = puts();
+    expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
+    expect(fake.started.filter((p) => p.scenario === 'proxy-429')).toHaveLength(1);
+  });
+
   it('attaches to a prediction still running under the stored id (202, nothing started) until it ends', async () => {
     const request = engineRequest();
     const id = predictionId(request.jobId);

@@ -158,6 +158,14 @@ describe('RemoteEngine', () => {
     expect(upstream.requests.some((r) => r.origin === 'cdn')).toBe(false);
   });
 
+  it('429 with Retry-After on submit: submitted again after the wait, with the same idempotency key', async () => {
+    const output = await run(engine('submit-429'));
+    expect(output.contentType).toBe('image/png');
+    const [refused, accepted] = calls('POST', /^\/v1\/generations$/);
+    expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
+    expect(accepted.headers['idempotency-key']).toBe(refused.headers['idempotency-key']);
+  });
+
   it('retries a transient poll failure and succeeds', async () => {
     const output = await run(engine('flaky-poll', { retries: 1 }));
     expect(output.contentType).toBe('image/png');
