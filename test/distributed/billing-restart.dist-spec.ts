@@ -1,5 +1,6 @@
 import { http } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
+import { addCatalogueModel } from '../support/fake-provider';
 import { FakeUpstream, sanitisationProblems, startFakeUpstream } from '../support/fake-upstream';
 
 /**
@@ -12,26 +13,37 @@ describe('distributed: an event survives the billing process being down', () => 
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    // mesh-smith-1 is bound (by configuration, as a deployment would) to an upstream whose job never
-    // finishes: it fails on its 2.5 s deadline, which leaves time to kill billing first.
-    const modelEngines = {
-      models: {
-        'mesh-smith-1': {
-          engine: 'remote',
-          baseUrl: upstream.url,
-          upstreamModel: 'never-finishes',
-          auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'MESH_UPSTREAM_TOKEN' },
-          timeouts: { requestMs: 1_000, totalMs: 2_500 },
-          pollIntervalMs: 100,
-        },
-      },
-    };
     // tone-weaver-1 has 1000 ms of simulated latency: x1.5 leaves time to kill billing mid-job.
     h = await startDistributed({
       appEnv: {
-        generation: { ENGINE_LATENCY_SCALE: '1.5', MODEL_ENGINES: JSON.stringify(modelEngines), MESH_UPSTREAM_TOKEN: upstream.secret },
+        generation: {
+          ENGINE_LATENCY_SCALE: '1.5',
+          MESH_UPSTREAM_TOKEN: upstream.secret,
+          // The fake upstream is on 127.0.0.1.
+          UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true',
+          CATALOGUE_REFRESH_MS: '200',
+        },
       },
     });
+    // mesh-remote-1 is bound in the catalogue (as an operator would) to an upstream whose job never
+    // finishes: it fails on its 2.5 s deadline, which leaves time to kill billing first.
+    const { key } = await h.account('pro', 0);
+    const listed = await addCatalogueModel((sql, params) => h.query(sql, params), h.url, key, {
+      id: 'mesh-remote-1',
+      type: 'TEXT_TO_3D',
+      credits: 25,
+      synchronous: false,
+      minPlan: 'lite',
+      engine: {
+        engine: 'remote',
+        baseUrl: upstream.url,
+        upstreamModel: 'never-finishes',
+        auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'MESH_UPSTREAM_TOKEN' },
+        timeouts: { requestMs: 1_000, totalMs: 2_500 },
+        pollIntervalMs: 100,
+      },
+    });
+    expect(listed).toMatchObject({ available: true });
   });
   afterAll(async () => {
     await h?.close();
@@ -106,7 +118,7 @@ describe('distributed: an event survives the billing process being down', () => 
     const { key, accountId } = await h.account('pro', 100);
     const res = await http(h.url, 'POST', '/api/v1/generate', {
       key,
-      body: { model: 'mesh-smith-1', prompt: 'a teapot', type: 'TEXT_TO_3D' },
+      body: { model: 'mesh-remote-1', prompt: 'a teapot', type: 'TEXT_TO_3D' },
     });
     expect(res.status).toBe(202);
     const jobId: string = res.body.id;

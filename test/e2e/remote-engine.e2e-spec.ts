@@ -4,9 +4,10 @@ import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
- * The remote engine adapter end to end through standalone: catalogue models bound to a fake upstream
- * API by configuration (MODEL_ENGINES, credential from another variable), driven over HTTP as a
- * client would. Every failure must end as `failed` with a sanitised error and the full refund.
+ * The remote engine adapter (our own generic protocol) end to end through standalone: catalogue models
+ * bound to a fake upstream (`{"engine": "remote", ...}`, the credential named by `auth.valueEnv` and
+ * read from the environment), driven over HTTP as a client would. Every failure must end as `failed`
+ * with a sanitised error and the full refund.
  */
 describe('standalone: models bound to a remote upstream API', () => {
   let upstream: FakeUpstream;
@@ -38,30 +39,19 @@ describe('standalone: models bound to a remote upstream API', () => {
       minimumCredits: PRICE,
       synchronous: true,
       minPlan: 'free',
-      engine: 'image', // what the catalogue says; the configuration rebinds it to the upstream
-      params: { width: 64, height: 64 },
+      engine: 'remote',
+      params: {
+        baseUrl: upstream.url,
+        upstreamModel: scenario,
+        cancelPath: '/v1/generations/{id}/cancel',
+        auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'FAKE_UPSTREAM_TOKEN' },
+        params: { width: 64, height: 64 },
+        timeouts: { connectMs: 500, requestMs: 300, totalMs: 1_500 },
+        pollIntervalMs: 20,
+        retries: 1,
+      },
     }));
-    const modelEngines = {
-      models: Object.fromEntries(
-        scenarios.map((scenario) => [
-          modelId(scenario),
-          {
-            engine: 'remote',
-            baseUrl: upstream.url,
-            upstreamModel: scenario,
-            cancelPath: '/v1/generations/{id}/cancel',
-            auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'FAKE_UPSTREAM_TOKEN' },
-            timeouts: { connectMs: 500, requestMs: 300, totalMs: 1_500 },
-            pollIntervalMs: 20,
-            retries: 1,
-          },
-        ]),
-      ),
-    };
-    h = await startStandaloneHarness(
-      { MODEL_ENGINES: JSON.stringify(modelEngines), FAKE_UPSTREAM_TOKEN: upstream.secret },
-      { models },
-    );
+    h = await startStandaloneHarness({ FAKE_UPSTREAM_TOKEN: upstream.secret }, { models });
   });
   afterAll(async () => {
     await h?.close();
@@ -95,9 +85,9 @@ describe('standalone: models bound to a remote upstream API', () => {
     expect(Buffer.from(await asset.arrayBuffer()).equals(upstream.png)).toBe(true);
     expect(await settled(key)).toMatchObject({ available: 100 - PRICE, held: 0 });
 
-    const submit = upstream.requests.find((r) => r.method === 'POST' && r.body.includes('"ok"'));
+    const submit = upstream.requests.find((r) => r.method === 'POST' && r.headers['idempotency-key'] === res.body.id);
     expect(submit?.headers.authorization).toBe(`Bearer ${upstream.secret}`);
-    expect(submit?.headers['idempotency-key']).toBe(res.body.id);
+    expect(JSON.parse(submit?.body ?? '{}')).toMatchObject({ model: 'ok', prompt: 'a red kite', params: { width: 64, height: 64 } });
   });
 
   it('a JPEG output is stored as .jpg and served as image/jpeg, whatever type the upstream claimed', async () => {
@@ -107,7 +97,7 @@ describe('standalone: models bound to a remote upstream API', () => {
     expect(new URL(res.body.output_url).pathname).toMatch(/^\/cdn\/[0-9a-f]{2}\/[0-9a-f]{32}\.jpg$/);
     const asset = await fetch(res.body.output_url);
     expect(asset.headers.get('content-type')).toBe('image/jpeg');
-    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=3600, immutable');
     expect(Buffer.from(await asset.arrayBuffer()).equals(upstream.jpeg)).toBe(true);
   });
 

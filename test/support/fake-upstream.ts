@@ -38,7 +38,9 @@ export type UpstreamScenario =
   /** The upstream reports the generation as failed, with a leaky error text. */
   | 'failed'
   /** Submit answers 401 (wrong credential). */
-  | 'unauthorized';
+  | 'unauthorized'
+  /** The first submit answers 429 with `Retry-After: 1`, the next is accepted (then as `ok`). */
+  | 'submit-429';
 
 export interface RecordedRequest {
   method: string;
@@ -47,6 +49,8 @@ export interface RecordedRequest {
   body: string;
   /** Which fake origin got it. */
   origin: 'api' | 'cdn';
+  /** When its body had arrived (ms since the epoch). */
+  at: number;
 }
 
 export interface FakeUpstream {
@@ -91,6 +95,7 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
   const requests: RecordedRequest[] = [];
   const png = makePng();
   const sockets = new Set<Socket>();
+  let throttled = false;
   let counter = 0;
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -112,14 +117,14 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
   };
 
   const cdn = await listen((req, res, body) => {
-    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, origin: 'cdn' });
+    requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, origin: 'cdn', at: Date.now() });
     if (req.url?.startsWith('/assets/')) res.writeHead(200, { 'content-type': 'image/png' }).end(png);
     else res.writeHead(404).end();
   });
 
   const api = await listen((req, res, body) => {
     const path = req.url ?? '';
-    requests.push({ method: req.method ?? '', path, headers: req.headers, body, origin: 'api' });
+    requests.push({ method: req.method ?? '', path, headers: req.headers, body, origin: 'api', at: Date.now() });
     if (path.startsWith('/files/')) {
       const job = jobs.get(path.slice('/files/'.length).replace(/\.png$/, ''));
       if (!job || job.scenario === 'output-404') return void res.writeHead(404, { 'content-type': 'text/plain' }).end(`not found on ${LEAK}`);
@@ -138,6 +143,10 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
       } catch {
         return json(res, 400, { error: 'bad json' });
       }
+      if (scenario === 'submit-429' && !throttled) {
+        throttled = true;
+        return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ error: 'slow down' }));
+      }
       switch (scenario) {
         case 'submit-hang':
           return; // never answers
@@ -149,6 +158,7 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
           return json(res, 202, { status: 'queued' });
         case 'unauthorized':
           return json(res, 401, { error: LEAK });
+
         default: {
           const id = `up_${++counter}`;
           jobs.set(id, { id, scenario, polls: 0 });

@@ -42,9 +42,9 @@ export class HoldEngine implements Engine {
     return { data: Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt '), contentType: 'audio/wav', extension: 'wav' };
   }
 
-  cancel(upstreamRef: string): Promise<void> {
+  cancel(upstreamRef: string): Promise<boolean> {
     this.upstreamCanceled.push(upstreamRef);
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
 
   /** Resolves once the job has started here. */

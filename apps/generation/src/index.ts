@@ -8,7 +8,7 @@ export { JobsRepository } from './jobs/jobs.repository';
 export * from './catalogue/catalogue.settings';
 export * from './catalogue/model-entry';
 export type { EngineKind, ProviderContext } from './providers';
-export type { RemoteEngineSettings } from './remote/remote-engine.settings';
+export type { RemoteEngineSettings } from './providers/remote/remote-engine.settings';
 export * from './admin/job-admin.service';
 export type { OperatorJobRow, OutboxRow } from './admin/job-admin.repository';
 export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-admin.service';

@@ -9,7 +9,7 @@ import { RpcClient } from '@gen/transport';
 import type { FastifyReply } from 'fastify';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
-/** Every format an engine may store (built-in ones, and what remote engines accept: remote/output-format.ts). */
+/** Every format an engine may store (built-in ones, and what provider adapters accept: apps/generation/src/providers/shared/output-format.ts). */
 const CONTENT_TYPES: Record<string, string> = {
   png: 'image/png',
   jpg: 'image/jpeg',

@@ -51,10 +51,11 @@ export interface Engine {
    */
   unavailableReason?(): string | null;
   /**
-   * Asks the provider to stop the upstream job `upstreamRef` (what `saveUpstreamRef` stored), best
-   * effort, never throwing: called when a user or a deadline cancels a job that is running.
+   * Asks the upstream to stop the job a reference names (one `saveUpstreamRef` stored), for a job we
+   * no longer want (a user's cancel or a Cancel-After deadline). Best effort: resolves true when the upstream acknowledged,
+   * false otherwise, and never rejects. Absent for engines with nothing upstream to stop.
    */
-  cancel?(upstreamRef: string): Promise<void>;
+  cancel?(upstreamRef: string): Promise<boolean>;
 }
 
 export class EngineError extends Error {

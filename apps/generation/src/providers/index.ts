@@ -1,9 +1,13 @@
+import { cogEngineKind } from './cog/cog.kind';
+import { falEngineKind } from './fal/fal.kind';
+import { openAiImagesEngineKind } from './openai-images/openai-images.kind';
 import type { EngineKind } from './provider-kind';
-import { remoteEngineKind } from '../remote/remote-engine.kind';
+import { remoteEngineKind } from './remote/remote-engine.kind';
+import { replicateEngineKind } from './replicate/replicate.kind';
 
 export * from './provider-kind';
 
 /** The provider adapters a model can be bound to (docs/engines.md, "Models and providers"). */
 export function providerEngineKinds(): EngineKind[] {
-  return [remoteEngineKind];
+  return [replicateEngineKind, cogEngineKind, falEngineKind, openAiImagesEngineKind, remoteEngineKind];
 }

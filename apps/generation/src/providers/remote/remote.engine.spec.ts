@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../../../../test/support/fake-upstream';
-import { EngineError } from '../engines/engine';
+import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../../../../../test/support/fake-upstream';
+import { EngineError, EngineRequest } from '../../engines/engine';
+import { Credential } from '../shared/upstream-client';
+import { USER_MESSAGES } from '../shared/upstream-failure';
 import { RemoteEngine } from './remote.engine';
 import { REMOTE_DEFAULTS, RemoteEngineSettings } from './remote-engine.settings';
-import { USER_MESSAGES } from './upstream-failure';
 
 /** The remote adapter against a fake upstream on 127.0.0.1 (real HTTP, no mocks of our own code). */
 describe('RemoteEngine', () => {
@@ -25,36 +26,52 @@ describe('RemoteEngine', () => {
     await Promise.all(engines.splice(0).map((e) => e.dispose()));
   });
 
-  const engine = (scenario: UpstreamScenario, overrides: Partial<RemoteEngineSettings> = {}) => {
-    const created = new RemoteEngine(`remote:${scenario}`, {
-      ...REMOTE_DEFAULTS,
-      baseUrl: upstream.url,
-      cancelPath: '/v1/generations/{id}/cancel',
-      upstreamModel: scenario,
-      auth: { header: 'Authorization', value: `Bearer ${upstream.secret}` },
-      pollIntervalMs: 20,
-      requestTimeoutMs: 1_000,
-      totalTimeoutMs: 5_000,
-      outputOrigins: [],
-      ...overrides,
-    });
+  const credential = (secret: string): Credential => ({ header: 'Authorization', value: `Bearer ${secret}`, secret });
+  const engine = (
+    scenario: UpstreamScenario,
+    overrides: Partial<RemoteEngineSettings> = {},
+    options: { secret?: string; allowPrivateNetworks?: boolean } = {},
+  ) => {
+    const created = new RemoteEngine(
+      `remote:${scenario}`,
+      {
+        ...REMOTE_DEFAULTS,
+        baseUrl: upstream.url,
+        cancelPath: '/v1/generations/{id}/cancel',
+        upstreamModel: scenario,
+        auth: { header: 'Authorization', valueEnv: 'FAKE_UPSTREAM_TOKEN', prefix: 'Bearer ' },
+        params: { width: 512 },
+        pollIntervalMs: 20,
+        requestTimeoutMs: 1_000,
+        totalTimeoutMs: 5_000,
+        outputOrigins: [],
+        ...overrides,
+      },
+      credential(options.secret ?? upstream.secret),
+      options.allowPrivateNetworks ?? true,
+    );
     engines.push(created);
     return created;
   };
 
   let seq = 0;
-  const run = (e: RemoteEngine, options: { type?: GenerationType; signal?: AbortSignal } = {}) =>
-    e.generate({
-      jobId: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`,
-      modelId: 'pixel-remote-1',
-      type: options.type ?? 'TEXT_TO_IMAGE',
-      prompt: 'a red kite',
-      seed: 7,
-      params: { width: 512, latencyMs: 150 },
-      signal: options.signal ?? new AbortController().signal,
-      upstreamRef: null,
-      saveUpstreamRef: () => Promise.resolve(),
-    });
+  const saved: string[] = [];
+  const request = (options: { type?: GenerationType; signal?: AbortSignal; upstreamRef?: string } = {}): EngineRequest => ({
+    jobId: `00000000-0000-4000-8000-${String(++seq).padStart(12, '0')}`,
+    modelId: 'pixel-remote-1',
+    type: options.type ?? 'TEXT_TO_IMAGE',
+    prompt: 'a red kite',
+    seed: 7,
+    // What the runner passes: the binding's settings and the simulated latency; none of it goes upstream.
+    params: { baseUrl: upstream.url, latencyMs: 150 },
+    signal: options.signal ?? new AbortController().signal,
+    upstreamRef: options.upstreamRef ?? null,
+    saveUpstreamRef: (ref) => {
+      saved.push(ref);
+      return Promise.resolve();
+    },
+  });
+  const run = (e: RemoteEngine, options: { type?: GenerationType; signal?: AbortSignal; upstreamRef?: string } = {}) => e.generate(request(options));
 
   /** Runs a failing case and returns its EngineError, checking the message is one of ours and clean. */
   const failure = async (promise: Promise<unknown>): Promise<EngineError> => {
@@ -84,10 +101,42 @@ describe('RemoteEngine', () => {
     expect(submit.headers.authorization).toBe(`Bearer ${upstream.secret}`);
     expect(submit.headers['idempotency-key']).toBe(jobId);
     expect(submit.headers['content-type']).toBe('application/json');
-    // Internal settings (simulated latency) never go upstream; the model's own params do.
+    // The binding's static params go upstream; our own settings (base URL, latency) never do.
     expect(JSON.parse(submit.body)).toEqual({ model: 'ok', type: 'TEXT_TO_IMAGE', prompt: 'a red kite', seed: 7, params: { width: 512 } });
     expect(calls('GET', /^\/v1\/generations\/up_\d+$/).length).toBeGreaterThanOrEqual(2);
     expect(calls('GET', /^\/files\//)).toHaveLength(1);
+    // The upstream id was stored on our job as soon as the submit answered.
+    const id = /^\/v1\/generations\/(up_\d+)$/.exec(calls('GET', /^\/v1\/generations\/up_\d+$/)[0].path)?.[1];
+    expect(saved.at(-1)).toBe(`remote:${id}`);
+  });
+
+  it('attaches to the upstream job an earlier attempt stored, without submitting again', async () => {
+    await run(engine('ok'));
+    const ref = saved.at(-1) as string;
+    upstream.requests.length = 0;
+    const output = await run(engine('ok'), { upstreamRef: ref });
+    expect(output.contentType).toBe('image/png');
+    expect(calls('POST', /^\/v1\/generations$/)).toHaveLength(0);
+    expect(calls('GET', /^\/v1\/generations\/up_\d+$/).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('does not submit a job whose stored reference belongs to another engine kind', async () => {
+    const error = await failure(run(engine('ok'), { upstreamRef: 'replicate:abc' }));
+    expect(error.userMessage).toBe(USER_MESSAGES.unavailable);
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('cancel(ref) sends the cancel call for a stored reference', async () => {
+    const e = engine('never-finishes');
+    await expect(e.cancel('remote:up_77')).resolves.toBe(true);
+    expect(calls('POST', /^\/v1\/generations\/up_77\/cancel$/)).toHaveLength(1);
+    await expect(e.cancel('fal:{}')).resolves.toBe(false);
+  });
+
+  it('refuses a loopback upstream where private networks are not allowed (nothing is sent)', async () => {
+    const error = await failure(run(engine('ok', {}, { allowPrivateNetworks: false })));
+    expect(error.userMessage).toBe(USER_MESSAGES.unavailable);
+    expect(upstream.requests).toHaveLength(0);
   });
 
   it('sends our model id upstream when no upstreamModel is configured', async () => {
@@ -107,6 +156,14 @@ describe('RemoteEngine', () => {
     const error = await failure(run(engine('foreign-output')));
     expect(error.userMessage).toBe(USER_MESSAGES.output_unavailable);
     expect(upstream.requests.some((r) => r.origin === 'cdn')).toBe(false);
+  });
+
+  it('429 with Retry-After on submit: submitted again after the wait, with the same idempotency key', async () => {
+    const output = await run(engine('submit-429'));
+    expect(output.contentType).toBe('image/png');
+    const [refused, accepted] = calls('POST', /^\/v1\/generations$/);
+    expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
+    expect(accepted.headers['idempotency-key']).toBe(refused.headers['idempotency-key']);
   });
 
   it('retries a transient poll failure and succeeds', async () => {
@@ -173,7 +230,7 @@ describe('RemoteEngine', () => {
     });
 
     it('wrong credential (401)', async () => {
-      const e = engine('ok', { auth: { header: 'Authorization', value: 'Bearer wrong' } });
+      const e = engine('ok', {}, { secret: 'wrong' });
       expect((await failure(run(e))).userMessage).toBe(USER_MESSAGES.unauthorized);
     });
 

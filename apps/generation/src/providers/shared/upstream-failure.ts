@@ -1,4 +1,4 @@
-import { EngineError } from '../engines/engine';
+import { EngineError } from '../../engines/engine';
 
 /** Why an upstream call failed, in the terms the user message and the retry policy need. */
 export type UpstreamFailureKind =
@@ -8,34 +8,55 @@ export type UpstreamFailureKind =
   | 'unavailable'
   /** 401/403: our credential is wrong or revoked (an operator problem, not the user's). */
   | 'unauthorized'
-  /** Another 4xx on submit or poll: the provider refused the request. */
+  /** Another 4xx: the provider refused the request (invalid input, content policy...). */
   | 'refused'
   /** The answer was not what the protocol says (not JSON, missing id, unknown status...). */
   | 'malformed'
   /** The provider reports the generation as failed or cancelled. */
   | 'generation_failed'
-  /** The output URL could not be downloaded (404, 410, refused origin...). */
+  /** The output could not be downloaded (404, 410, an origin not allowed...). */
   | 'output_unavailable'
-  /** The downloaded bytes are not an asset of the job's type, or too large. */
+  /** The output is not an asset of the job's type, or too large. */
   | 'output_invalid';
+
+export interface UpstreamFailureOptions {
+  cause?: unknown;
+  /**
+   * False when the upstream certainly did not start any work for this call: no connection was made,
+   * or it answered 429/503 (refused before doing anything). Only such a failure may be retried for a
+   * call that is not idempotent (a provider's submit: retrying one that may have started pays twice).
+   */
+  mayHaveStarted?: boolean;
+  /** The upstream's `Retry-After`, in ms, when it sent one. */
+  retryAfterMs?: number | null;
+  /** Overrides the kind's default: a network failure we know will not go away (a refused address). */
+  retryable?: boolean;
+}
 
 /**
  * An upstream problem. `detail` is for the operator's logs: it may name the upstream's status code
  * and path but never the credential, and it is never shown to users (see `toEngineError`).
  */
 export class UpstreamFailure extends Error {
+  readonly mayHaveStarted: boolean;
+  readonly retryAfterMs: number | null;
+  private readonly retryable: boolean;
+
   constructor(
     readonly kind: UpstreamFailureKind,
     readonly detail: string,
-    options?: { cause?: unknown },
+    options: UpstreamFailureOptions = {},
   ) {
-    super(`${kind}: ${detail}`, options);
+    super(`${kind}: ${detail}`, { cause: options.cause });
     this.name = 'UpstreamFailure';
+    this.mayHaveStarted = options.mayHaveStarted ?? true;
+    this.retryAfterMs = options.retryAfterMs ?? null;
+    this.retryable = options.retryable ?? (kind === 'unavailable' || kind === 'timeout');
   }
 
-  /** Worth another try of the same call. */
+  /** Worth another try of the same call, if the call may be repeated (see `mayHaveStarted`). */
   get transient(): boolean {
-    return this.kind === 'unavailable' || this.kind === 'timeout';
+    return this.retryable;
   }
 }
 

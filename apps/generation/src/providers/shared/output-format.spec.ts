@@ -1,4 +1,4 @@
-import { createBuiltInEngines } from '../engines';
+import { createBuiltInEngines } from '../../engines';
 import type { GenerationType } from '@gen/contracts';
 import { outputFormatFor, sniffFormat } from './output-format';
 

@@ -1,0 +1,39 @@
+import type { Engine } from '../../engines/engine';
+import type { EngineKind } from '../provider-kind';
+import { BINDING_DEFAULTS, BindingSettings, BindingSpec, readBinding } from '../shared/binding-settings';
+import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { CogEngine } from './cog.engine';
+
+const SPEC: BindingSpec = {
+  defaultBaseUrl: null,
+  upstreamModel: 'refused',
+  tokenEnv: 'optional',
+  // requestMs bounds the cancel call; the prediction call itself is bounded by totalMs (it lasts as long as the prediction).
+  defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
+  reservedInput: [],
+  extraKeys: [],
+};
+
+function parse(settings: Record<string, unknown>, where: string, problems: string[]): BindingSettings | null {
+  return readBinding(settings, where, SPEC, problems);
+}
+
+/**
+ * A self-hosted Cog container (https://github.com/replicate/cog/blob/main/docs/http.md):
+ * `{"engine": "cog", "baseUrl": "http://flux.gpu.svc:5000", "input": {...}}`; `tokenEnv` only when a
+ * proxy in front of it wants a Bearer token.
+ */
+export const cogEngineKind: EngineKind = {
+  kind: 'cog',
+  validate(settings, where, problems) {
+    parse(settings, where, problems);
+  },
+  create(modelId, settings, context): Engine {
+    const name = `cog:${modelId}`;
+    const parsed = parse(settings, `models["${modelId}"].engine`, []);
+    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
+    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
+    if (credential === 'missing') return unavailableEngine(name);
+    return new CogEngine(name, parsed, credential, context.allowPrivateNetworks);
+  },
+};

@@ -1,0 +1,195 @@
+import type { GenerationType } from '@gen/contracts';
+import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import { isRecord } from '../provider-kind';
+import { BindingSettings, generationInput, valueAt } from '../shared/binding-settings';
+import { Credential, inlineJsonLimit, MAX_JSON_BYTES, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
+import { UpstreamFailure } from '../shared/upstream-failure';
+import { jsonObject, parseJsonObject, snippet } from '../shared/upstream-http';
+import { decodeRef, encodeRef, readUpstreamId } from '../shared/upstream-ref';
+
+export interface FalSettings extends BindingSettings {
+  upstreamModel: string;
+}
+
+/** What we store on our job: the request id and the three URLs the submit answered (all on the API's origin). */
+interface FalRef {
+  id: string;
+  status: string;
+  response: string;
+  cancel: string;
+}
+
+/** Where each type's output URL is in a result, by the shapes fal's model APIs document. */
+const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
+  TEXT_TO_IMAGE: [
+    ['images', '0', 'url'],
+    ['image', 'url'],
+  ],
+  TEXT_TO_VIDEO: [['video', 'url']],
+  TEXT_TO_AUDIO: [
+    ['audio', 'url'],
+    ['audio_file', 'url'],
+  ],
+  TEXT_TO_3D: [['model_mesh', 'url']],
+};
+
+/**
+ * fal's queue API (https://docs.fal.ai/model-endpoints/queue, https://fal.ai/docs/inference-api/queue/cancel):
+ * - submit: `POST {baseUrl}/{model_id}` with the input as the body and `Authorization: Key <key>`;
+ *   answered with `request_id`, `status_url`, `response_url` and `cancel_url`.
+ * - poll: `GET status_url` until `status` is `COMPLETED` (`IN_QUEUE` with `queue_position`, then
+ *   `IN_PROGRESS`).
+ * - result: `GET response_url`: the model's output (`images[].url`, `video.url`, `audio.url` /
+ *   `audio_file.url`, `model_mesh.url`, or `outputPath`). A request that failed answers there with
+ *   an error status and `detail` (`error_type` for infrastructure errors, docs "request errors").
+ * - cancel: `PUT cancel_url`.
+ * The three URLs are kept only when they are on the API's origin (the key goes with them), and are
+ * checked again when read back from our job after a crash.
+ */
+export class FalEngine implements Engine {
+  private readonly client: UpstreamClient;
+  private readonly inlineLimit: number;
+
+  constructor(
+    readonly name: string,
+    private readonly settings: FalSettings,
+    credential: Credential,
+    allowPrivateNetworks: boolean,
+  ) {
+    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
+    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
+  }
+
+  generate(request: EngineRequest): Promise<EngineOutput> {
+    return this.client.run(request, (job) => this.run(job), (ref) => this.cancel(ref));
+  }
+
+  async cancel(upstreamRef: string): Promise<boolean> {
+    let ref: FalRef;
+    try {
+      ref = this.readRef(upstreamRef);
+    } catch {
+      return false;
+    }
+    return this.client.bestEffort({ method: 'PUT', url: new URL(ref.cancel), headers: this.client.apiHeaders() }, 'queue cancel');
+  }
+
+  dispose(): Promise<void> {
+    return this.client.close();
+  }
+
+  private async run(job: UpstreamJob): Promise<EngineOutput> {
+    const { request } = job;
+    let ref: FalRef;
+    if (request.upstreamRef !== null) {
+      ref = this.readRef(request.upstreamRef);
+      job.attach(request.upstreamRef);
+    } else {
+      // Not repeatable: the queue takes no idempotency key, a second submit is a second request.
+      ref = await job.retrying(false, () => this.submit(job));
+      await job.saveRef(encodeRef('fal', JSON.stringify(ref)));
+    }
+    for (;;) {
+      const status = await job.retrying(true, () => this.status(ref, job));
+      const state = typeof status.status === 'string' ? status.status : '';
+      if (state === 'COMPLETED') {
+        // Success or failure alike: the result endpoint says which.
+        job.upstreamFinished = true;
+        break;
+      }
+      if (state !== 'IN_QUEUE' && state !== 'IN_PROGRESS') {
+        throw new UpstreamFailure('malformed', `status of ${ref.id}: unknown status ${JSON.stringify(status.status)?.slice(0, 40)}`);
+      }
+      await job.pause(this.settings.pollIntervalMs);
+    }
+    const result = await job.retrying(true, () => this.result(ref, job));
+    const output = this.outputOf(result, request.type, ref.id);
+    return job.retrying(true, () => this.client.output.fetch(output, request.type, job.signal));
+  }
+
+  private async submit(job: UpstreamJob): Promise<FalRef> {
+    const answer = await this.client.http.send(
+      {
+        method: 'POST',
+        url: this.client.apiUrl(`/${this.settings.upstreamModel}`),
+        headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
+        body: JSON.stringify(generationInput(this.settings, job.request.prompt, job.request.seed)),
+        maxBytes: MAX_JSON_BYTES,
+        tooLarge: 'malformed',
+      },
+      job.signal,
+    );
+    const body = jsonObject(answer, 'queue submit');
+    const id = readUpstreamId(body.request_id, 'queue submit answer');
+    // The documented URLs of a request are under the app (owner/alias), without the model's subpath.
+    const base = `/${this.settings.upstreamModel.split('/').slice(0, 2).join('/')}/requests/${encodeURIComponent(id)}`;
+    const url = (value: unknown, path: string, what: string) =>
+      (value === undefined ? this.client.apiUrl(`${base}${path}`) : this.client.ownApiUrl(value, `queue submit answer's ${what}`)).href;
+    return {
+      id,
+      status: url(body.status_url, '/status', 'status_url'),
+      response: url(body.response_url, '', 'response_url'),
+      cancel: url(body.cancel_url, '/cancel', 'cancel_url'),
+    };
+  }
+
+  private async status(ref: FalRef, job: UpstreamJob): Promise<Record<string, unknown>> {
+    const answer = await this.client.http.send(
+      { method: 'GET', url: new URL(ref.status), headers: this.client.apiHeaders(), maxBytes: MAX_JSON_BYTES, tooLarge: 'malformed' },
+      job.signal,
+    );
+    return jsonObject(answer, 'queue status');
+  }
+
+  private async result(ref: FalRef, job: UpstreamJob): Promise<Record<string, unknown>> {
+    const answer = await this.client.http.send(
+      { method: 'GET', url: new URL(ref.response), headers: this.client.apiHeaders(), maxBytes: this.inlineLimit, tooLarge: 'output_invalid' },
+      job.signal,
+    );
+    // A failed request answers its result with an error status and fal's error body (`detail`,
+    // `error_type`): the request is over, asking again gives the same answer.
+    const error = answer.status >= 500 ? falError(answer.body) : null;
+    if (error) throw new UpstreamFailure('generation_failed', `result of ${ref.id}: HTTP ${answer.status} ${error}`);
+    return jsonObject(answer, 'queue result');
+  }
+
+  private outputOf(result: Record<string, unknown>, type: GenerationType, id: string): string {
+    const paths = this.settings.outputPath ? [this.settings.outputPath] : OUTPUT_PATHS[type];
+    for (const path of paths) {
+      const value = valueAt(result, path);
+      if (typeof value === 'string' && value !== '') return value;
+    }
+    const keys = Object.keys(result).slice(0, 8).join(', ');
+    throw new UpstreamFailure('malformed', `result of ${id} has no output at ${paths.map((p) => p.join('.')).join(' or ')} (keys: ${keys}): set outputPath`);
+  }
+
+  /** Our stored reference, its URLs checked again: a reference is data from our database, not trusted blindly. */
+  private readRef(upstreamRef: string): FalRef {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(decodeRef('fal', upstreamRef));
+    } catch (error) {
+      if (error instanceof UpstreamFailure) throw error;
+      throw new UpstreamFailure('malformed', 'stored fal reference is not JSON', { retryable: false });
+    }
+    if (!isRecord(parsed)) throw new UpstreamFailure('malformed', 'stored fal reference is not an object');
+    return {
+      id: readUpstreamId(parsed.id, 'stored fal reference'),
+      status: this.client.ownApiUrl(parsed.status, 'stored status URL').href,
+      response: this.client.ownApiUrl(parsed.response, 'stored response URL').href,
+      cancel: this.client.ownApiUrl(parsed.cancel, 'stored cancel URL').href,
+    };
+  }
+}
+
+/** fal's error body (`{"detail", "error_type"}`), for the log; null when the body is not one. */
+function falError(body: Buffer): string | null {
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = parseJsonObject(body, 'result');
+  } catch {
+    return null;
+  }
+  if (parsed.detail === undefined && parsed.error_type === undefined) return null;
+  return `(${String(parsed.error_type ?? 'model error')}): ${snippet(Buffer.from(JSON.stringify(parsed.detail ?? '')))}`;
+}

@@ -1,0 +1,40 @@
+import type { Engine } from '../../engines/engine';
+import type { EngineKind } from '../provider-kind';
+import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../shared/binding-settings';
+import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { FalEngine, FalSettings } from './fal.engine';
+
+const SPEC: BindingSpec = {
+  defaultBaseUrl: 'https://queue.fal.run',
+  upstreamModel: {
+    required: true,
+    // owner/alias, with an optional subpath (`fal-ai/flux/schnell`).
+    pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99}){1,4}$/,
+    hint: 'a fal model id such as "fal-ai/flux/schnell"',
+  },
+  tokenEnv: 'required',
+  defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://fal.media', 'https://*.fal.media'] },
+  reservedInput: [],
+  extraKeys: [],
+};
+
+function parse(settings: Record<string, unknown>, where: string, problems: string[]): FalSettings | null {
+  const binding = readBinding(settings, where, SPEC, problems);
+  return binding ? { ...binding, upstreamModel: binding.upstreamModel as string } : null;
+}
+
+/** fal's queue API (https://docs.fal.ai/model-endpoints/queue): `{"engine": "fal", "upstreamModel": "fal-ai/...", "tokenEnv": ...}`. */
+export const falEngineKind: EngineKind = {
+  kind: 'fal',
+  validate(settings, where, problems) {
+    parse(settings, where, problems);
+  },
+  create(modelId, settings, context): Engine {
+    const name = `fal:${modelId}`;
+    const parsed = parse(settings, `models["${modelId}"].engine`, []);
+    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
+    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Key ');
+    if (credential === 'missing' || credential === null) return unavailableEngine(name);
+    return new FalEngine(name, parsed, credential, context.allowPrivateNetworks);
+  },
+};

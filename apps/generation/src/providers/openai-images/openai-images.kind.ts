@@ -1,0 +1,37 @@
+import type { Engine } from '../../engines/engine';
+import type { EngineKind } from '../provider-kind';
+import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../shared/binding-settings';
+import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { OpenAiImagesEngine, OpenAiImagesSettings } from './openai-images.engine';
+
+const SPEC: BindingSpec = {
+  defaultBaseUrl: 'https://api.openai.com',
+  upstreamModel: { required: true, pattern: /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/, hint: 'the provider\'s model name, such as "gpt-image-1"' },
+  // api.openai.com needs one; a compatible server on the cluster network may not.
+  tokenEnv: 'optional',
+  // Synchronous: the one call is the whole generation, so it may use nearly all of it.
+  defaults: { requestMs: 100_000, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
+  reservedInput: ['model', 'n'],
+  extraKeys: [],
+};
+
+function parse(settings: Record<string, unknown>, where: string, problems: string[]): OpenAiImagesSettings | null {
+  const binding = readBinding(settings, where, SPEC, problems);
+  return binding ? { ...binding, upstreamModel: binding.upstreamModel as string } : null;
+}
+
+/** The OpenAI Images API and compatible servers: `{"engine": "openai-images", "upstreamModel": "gpt-image-1", "tokenEnv": ...}`. */
+export const openAiImagesEngineKind: EngineKind = {
+  kind: 'openai-images',
+  validate(settings, where, problems) {
+    parse(settings, where, problems);
+  },
+  create(modelId, settings, context): Engine {
+    const name = `openai-images:${modelId}`;
+    const parsed = parse(settings, `models["${modelId}"].engine`, []);
+    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
+    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
+    if (credential === 'missing') return unavailableEngine(name);
+    return new OpenAiImagesEngine(name, parsed, credential, context.allowPrivateNetworks);
+  },
+};

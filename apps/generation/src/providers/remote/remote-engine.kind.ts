@@ -1,0 +1,21 @@
+import type { Engine } from '../../engines/engine';
+import type { EngineKind } from '../provider-kind';
+import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { RemoteEngine } from './remote.engine';
+import { parseRemoteEngineSettings } from './remote-engine.settings';
+
+/** Our own generic protocol (docs/engines.md, "remote"). */
+export const remoteEngineKind: EngineKind = {
+  kind: 'remote',
+  validate(settings, where, problems) {
+    parseRemoteEngineSettings(settings, where, problems);
+  },
+  create(modelId, settings, context): Engine {
+    const name = `remote:${modelId}`;
+    const parsed = parseRemoteEngineSettings(settings, `models["${modelId}"].engine`, []);
+    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
+    const credential = parsed.auth ? readCredential(parsed.auth.valueEnv, context, parsed.auth.header, parsed.auth.prefix) : null;
+    if (credential === 'missing') return unavailableEngine(name);
+    return new RemoteEngine(name, parsed, credential, context.allowPrivateNetworks);
+  },
+};

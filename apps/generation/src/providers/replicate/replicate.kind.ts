@@ -1,0 +1,46 @@
+import type { Engine } from '../../engines/engine';
+import type { EngineKind } from '../provider-kind';
+import { BINDING_DEFAULTS, BindingSpec, readBinding, readInt } from '../shared/binding-settings';
+import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { ReplicateEngine, ReplicateSettings } from './replicate.engine';
+
+const SPEC: BindingSpec = {
+  defaultBaseUrl: 'https://api.replicate.com',
+  upstreamModel: {
+    required: true,
+    // owner/name (an official model, or the latest version), owner/name:<version>, or <version>.
+    pattern: /^(?:[A-Za-z0-9][A-Za-z0-9_.-]{0,99}\/[A-Za-z0-9][A-Za-z0-9_.-]{0,99}(?::[0-9a-f]{64})?|[0-9a-f]{64})$/,
+    hint: '"owner/name", "owner/name:<64-hex version>" or a 64-hex version id',
+  },
+  tokenEnv: 'required',
+  defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://replicate.delivery', 'https://*.replicate.delivery'] },
+  reservedInput: [],
+  extraKeys: ['preferWait'],
+};
+
+function parse(settings: Record<string, unknown>, where: string, problems: string[]): ReplicateSettings | null {
+  const start = problems.length;
+  const binding = readBinding(settings, where, SPEC, problems);
+  const preferWait = settings.preferWait === undefined ? null : readInt(settings.preferWait, `${where}.preferWait`, 0, 1, 60, problems);
+  if (binding && preferWait !== null && preferWait * 1000 >= binding.requestTimeoutMs) {
+    problems.push(`${where}.timeouts.requestMs must be longer than preferWait (${preferWait} s): the create call waits that long`);
+  }
+  if (!binding || problems.length > start) return null;
+  return { ...binding, upstreamModel: binding.upstreamModel as string, preferWait };
+}
+
+/** Replicate (https://replicate.com/docs/reference/http): `{"engine": "replicate", "upstreamModel": "owner/name", "tokenEnv": ...}`. */
+export const replicateEngineKind: EngineKind = {
+  kind: 'replicate',
+  validate(settings, where, problems) {
+    parse(settings, where, problems);
+  },
+  create(modelId, settings, context): Engine {
+    const name = `replicate:${modelId}`;
+    const parsed = parse(settings, `models["${modelId}"].engine`, []);
+    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
+    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
+    if (credential === 'missing' || credential === null) return unavailableEngine(name);
+    return new ReplicateEngine(name, parsed, credential, context.allowPrivateNetworks);
+  },
+};

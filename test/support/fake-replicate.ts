@@ -1,0 +1,330 @@
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { AssetName, dataUri, FakeServers, LEAK, parseJson, sendJson, sleep, startFakeServers } from './fake-provider';
+
+/**
+ * A fake of Replicate's HTTP API, from its reference (https://replicate.com/docs/reference/http, the
+ * OpenAPI description it links to) and the sync-mode and deadline pages
+ * (https://replicate.com/docs/topics/predictions/create-a-prediction):
+ * - `POST /v1/models/{owner}/{name}/predictions` with `{"input"}` (models.predictions.create) and
+ *   `POST /v1/predictions` with `{"version", "input"}` (predictions.create): 201 with the prediction
+ *   object; unknown fields are refused (the request schema has `additionalProperties: false`).
+ *   `Prefer: wait=n` (1-60) holds the answer until the prediction ends or n seconds pass (then 202).
+ *   `Cancel-After` (>= 5 s, `30s`, `5m`, `1h30m`...) is checked and recorded.
+ * - `GET /v1/predictions/{id}` (predictions.get): `starting`, `processing`, then `succeeded`,
+ *   `failed`, `canceled` or `aborted`; `output` a URL, a list of URLs or a data URI.
+ * - `POST /v1/predictions/{id}/cancel` (predictions.cancel).
+ * - `Authorization: Bearer <token>`; errors are problem details (`{"title", "detail", "status"}`).
+ *
+ * The model name (`fake/<scenario>`) chooses what happens; a pinned version (64 hex) runs `ok`.
+ */
+export type ReplicateScenario =
+  /** starting -> processing -> succeeded; output a list with one PNG URL (like flux-schnell). */
+  | 'ok'
+  /** Output a single URL string. */
+  | 'ok-string'
+  /** Output a data URI (what sync mode answers). */
+  | 'ok-data-uri'
+  /** Output a JPEG URL. */
+  | 'ok-jpeg'
+  | 'ok-video'
+  | 'ok-audio'
+  | 'ok-3d'
+  /** Output `{"image": <url>, "seed": 1}`: only found with outputPath. */
+  | 'object-output'
+  /** The prediction fails, with a leaky error text. */
+  | 'fails'
+  /** The prediction is canceled upstream. */
+  | 'canceled-upstream'
+  /** Aborted: its deadline passed before it started. */
+  | 'aborted'
+  /** Processing for ever (until cancelled). */
+  | 'never-finishes'
+  /** Processing until the test calls `release()`. */
+  | 'held'
+  /** The first create answers 429 with `Retry-After: 1`, the next is accepted. */
+  | 'create-429'
+  /** Create answers 429 with `Retry-After: 3600`. */
+  | 'create-429-long'
+  /** Create answers 500 (and may or may not have created it). */
+  | 'create-500'
+  /** Create never answers. */
+  | 'create-hang'
+  /** Create answers 201 with an HTML page. */
+  | 'create-html'
+  /** Create answers a prediction without an id. */
+  | 'create-no-id'
+  /** The first poll answers only after `slowMs`. */
+  | 'poll-slow'
+  /** The first poll answers 503. */
+  | 'poll-503-once'
+  /** Every poll answers 503. */
+  | 'poll-503'
+  /** A status outside the documented ones. */
+  | 'unknown-status'
+  /** Succeeded, output null. */
+  | 'no-output'
+  /** Succeeded, output removed (`data_removed`, an hour later). */
+  | 'removed'
+  /** Succeeded, the output URL answers 404. */
+  | 'output-404'
+  /** Succeeded, the output is an HTML page served as image/png. */
+  | 'output-html';
+
+interface Prediction {
+  id: string;
+  scenario: ReplicateScenario;
+  model: string;
+  version: string;
+  input: Record<string, unknown>;
+  status: string;
+  output: unknown;
+  error: string | null;
+  polls: number;
+  created_at: string;
+  data_removed: boolean;
+  /** poll-503-once / poll-slow: the first poll has had its trouble. */
+  failedOnce?: boolean;
+}
+
+export interface FakeReplicate extends FakeServers {
+  token: string;
+  /** Predictions created, in order (a create answered 429, 500 or not at all created none). */
+  predictions: Prediction[];
+  /** Lets every `held` prediction succeed at its next poll. */
+  release(): void;
+  /** Requests that created a prediction. */
+  creates(): number;
+}
+
+/** Replicate's ids look like `gm3qorzdhgbfurvjtvhg6dckhu`: 26 lower-case base32 characters. */
+function predictionId(): string {
+  return [...randomBytes(26)].map((b) => 'abcdefghijklmnopqrstuvwxyz234567'[b & 31]).join('');
+}
+
+const VERSION = /^(?:[\w.-]+\/[\w.-]+:)?([0-9a-f]{64})$/;
+const OFFICIAL = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/;
+const PREFER = /^wait(=([1-9]|[1-9][0-9]|60))?$/;
+const CANCEL_AFTER = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/;
+
+export async function startFakeReplicate(options: { token?: string; slowMs?: number } = {}): Promise<FakeReplicate> {
+  const token = options.token ?? 'r8_fake-replicate-token-123';
+  const slowMs = options.slowMs ?? 1_500;
+  const predictions = new Map<string, Prediction>();
+  const ordered: Prediction[] = [];
+  const seen429 = new Set<string>();
+  let released = false;
+  let createCount = 0;
+  let servers: FakeServers;
+
+  const problem = (res: ServerResponse, status: number, title: string, detail: string) =>
+    sendJson(res, status, { title, detail, status }, { 'content-type': 'application/problem+json' });
+
+  const asset = (scenario: ReplicateScenario): AssetName =>
+    scenario === 'ok-video' ? 'mp4' : scenario === 'ok-audio' ? 'wav' : scenario === 'ok-3d' ? 'glb' : scenario === 'ok-jpeg' ? 'jpeg' : 'png';
+
+  const finish = (p: Prediction) => {
+    const file = (name: string) => `${servers.cdnUrl}/files/${name}.${asset(p.scenario)}`;
+    switch (p.scenario) {
+      case 'fails':
+        p.status = 'failed';
+        p.error = `CUDA out of memory ${LEAK}`;
+        return;
+      case 'canceled-upstream':
+        p.status = 'canceled';
+        return;
+      case 'aborted':
+        p.status = 'aborted';
+        return;
+      case 'unknown-status':
+        p.status = 'exploded';
+        return;
+      case 'no-output':
+        p.status = 'succeeded';
+        p.output = null;
+        return;
+      case 'removed':
+        p.status = 'succeeded';
+        p.output = null;
+        p.data_removed = true;
+        return;
+      case 'ok-string':
+        p.status = 'succeeded';
+        p.output = file(p.id);
+        return;
+      case 'ok-data-uri':
+        p.status = 'succeeded';
+        p.output = dataUri('png');
+        return;
+      case 'object-output':
+        p.status = 'succeeded';
+        p.output = { image: file(p.id), seed: 1 };
+        return;
+      case 'output-404':
+        p.status = 'succeeded';
+        p.output = [file('missing')];
+        return;
+      case 'output-html':
+        p.status = 'succeeded';
+        p.output = [file('html')];
+        return;
+      default:
+        p.status = 'succeeded';
+        p.output = [file(p.id)];
+    }
+  };
+
+  /** How a prediction moves on each poll: one `processing` answer, then its end. */
+  const advance = (p: Prediction) => {
+    if (!['starting', 'processing'].includes(p.status)) return;
+    p.polls++;
+    if (p.scenario === 'never-finishes' || (p.scenario === 'held' && !released)) {
+      p.status = 'processing';
+      return;
+    }
+    if (p.polls < 2) p.status = 'processing';
+    else finish(p);
+  };
+
+  const view = (p: Prediction) => ({
+    id: p.id,
+    model: p.model,
+    version: p.version,
+    input: p.input,
+    logs: '',
+    output: p.output,
+    data_removed: p.data_removed,
+    error: p.error,
+    status: p.status,
+    created_at: p.created_at,
+    urls: {
+      web: `https://replicate.com/p/${p.id}`,
+      get: `${servers.url}/v1/predictions/${p.id}`,
+      cancel: `${servers.url}/v1/predictions/${p.id}/cancel`,
+    },
+  });
+
+  servers = await startFakeServers(async (req, res, body) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.headers.authorization !== `Bearer ${token}`) {
+      return problem(res, 401, 'Unauthenticated', 'You did not pass a valid authentication token');
+    }
+    const official = OFFICIAL.exec(path);
+    if (req.method === 'POST' && (official || path === '/v1/predictions')) {
+      const parsed = parseJson(body);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return problem(res, 400, 'Bad request', 'body is not a JSON object');
+      const request = parsed as Record<string, unknown>;
+      const allowed = official ? ['input', 'stream', 'webhook', 'webhook_events_filter'] : ['version', 'input', 'stream', 'webhook', 'webhook_events_filter'];
+      const unknown = Object.keys(request).filter((k) => !allowed.includes(k));
+      if (unknown.length) return problem(res, 422, 'Input validation failed', `Additional property ${unknown[0]} is not allowed`);
+      if (typeof request.input !== 'object' || request.input === null || Array.isArray(request.input)) {
+        return problem(res, 422, 'Input validation failed', 'input is required');
+      }
+      let scenario: ReplicateScenario = 'ok';
+      let model: string;
+      let version = 'hidden';
+      if (official) {
+        model = `${official[1]}/${official[2]}`;
+        scenario = official[2] as ReplicateScenario;
+      } else {
+        const pinned = typeof request.version === 'string' ? VERSION.exec(request.version) : null;
+        if (!pinned) return problem(res, 422, 'Invalid version', 'version must be a model version id');
+        version = pinned[1];
+        model = 'fake/pinned';
+      }
+      const prefer = req.headers.prefer;
+      if (prefer !== undefined && !PREFER.test(String(prefer))) return problem(res, 422, 'Invalid header', 'Prefer must be wait or wait=n (1-60)');
+      const cancelAfter = req.headers['cancel-after'];
+      if (cancelAfter !== undefined) {
+        const m = CANCEL_AFTER.exec(String(cancelAfter));
+        const seconds = m && String(cancelAfter) !== '' ? Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0) : -1;
+        if (seconds < 5) return problem(res, 422, 'Invalid header', 'Cancel-After must be a duration of at least 5 seconds');
+      }
+      switch (scenario) {
+        case 'create-hang':
+          return; // never answers
+        case 'create-500':
+          return void res.writeHead(500, { 'content-type': 'text/plain' }).end(LEAK);
+        case 'create-html':
+          return void res.writeHead(201, { 'content-type': 'text/html' }).end(`<html>${LEAK}</html>`);
+        case 'create-429-long':
+          return sendJson(res, 429, { title: 'Request was throttled', detail: 'Expected available in 3600 seconds.', status: 429 }, { 'retry-after': '3600' });
+        case 'create-429': {
+          const key = `${model}`;
+          if (!seen429.has(key)) {
+            seen429.add(key);
+            return sendJson(res, 429, { title: 'Request was throttled', detail: 'Expected available in 1 second.', status: 429 }, { 'retry-after': '1' });
+          }
+          break;
+        }
+        default:
+          break;
+      }
+      createCount++;
+      const p: Prediction = {
+        id: predictionId(),
+        scenario,
+        model,
+        version,
+        input: request.input as Record<string, unknown>,
+        status: 'starting',
+        output: null,
+        error: null,
+        polls: 0,
+        created_at: new Date().toISOString(),
+        data_removed: false,
+      };
+      predictions.set(p.id, p);
+      ordered.push(p);
+      if (scenario === 'create-no-id') {
+        const { id: _id, ...rest } = view(p);
+        return sendJson(res, 201, rest);
+      }
+      if (prefer !== undefined) {
+        // Sync mode: a prediction that can finish, finishes within the wait; others answer 202 after it.
+        const pending = p.scenario === 'never-finishes' || p.scenario === 'held' || p.scenario === 'poll-slow';
+        if (!pending) {
+          finish(p);
+          return sendJson(res, 201, view(p));
+        }
+        const match = /=(\d+)/.exec(String(prefer));
+        await sleep(Math.min(Number(match?.[1] ?? 60), 2) * 1000);
+        p.status = 'processing';
+        return sendJson(res, 202, view(p));
+      }
+      return sendJson(res, 201, view(p));
+    }
+    const get = /^\/v1\/predictions\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && get) {
+      const p = predictions.get(decodeURIComponent(get[1]));
+      if (!p) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (p.scenario === 'poll-503' || (p.scenario === 'poll-503-once' && !p.failedOnce)) {
+        p.failedOnce = true;
+        return void res.writeHead(503, { 'content-type': 'text/plain' }).end(LEAK);
+      }
+      if (p.scenario === 'poll-slow' && !p.failedOnce) {
+        p.failedOnce = true;
+        await sleep(slowMs);
+      }
+      advance(p);
+      return sendJson(res, 200, view(p));
+    }
+    const cancel = /^\/v1\/predictions\/([^/]+)\/cancel$/.exec(path);
+    if (req.method === 'POST' && cancel) {
+      const p = predictions.get(decodeURIComponent(cancel[1]));
+      if (!p) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      if (['starting', 'processing'].includes(p.status)) p.status = 'canceled';
+      return sendJson(res, 200, view(p));
+    }
+    problem(res, 404, 'Not found', 'The requested resource could not be found.');
+  });
+
+  return Object.assign(servers, {
+    token,
+    predictions: ordered,
+    release: () => {
+      released = true;
+    },
+    creates: () => createCount,
+  });
+}
