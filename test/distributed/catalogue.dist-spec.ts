@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { http } from '@gen/testing';
 import { runCli } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
+import { FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,13 +30,20 @@ async function replicaModels(h: DistributedHarness, index: number): Promise<numb
  */
 describe('distributed: the model catalogue across replicas', () => {
   let h: DistributedHarness;
+  let replicate: FakeReplicate;
   const folder = mkdtempSync(join(tmpdir(), 'gen-catalogue-'));
 
   beforeAll(async () => {
-    h = await startDistributed({ replicas: { gateway: 2, generation: 2 } });
+    replicate = await startFakeReplicate();
+    h = await startDistributed({
+      replicas: { gateway: 2, generation: 2 },
+      // The fake provider is on 127.0.0.1, and its token comes from the environment (a Secret in Kubernetes).
+      appEnv: { generation: { UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', REPLICATE_API_TOKEN: replicate.token } },
+    });
   });
   afterAll(async () => {
     await h?.close();
+    await replicate?.close();
     rmSync(folder, { recursive: true, force: true });
   });
 
@@ -65,6 +73,34 @@ describe('distributed: the model catalogue across replicas', () => {
       expect(res.status).toBe(200);
       expect(res.body.credits_charged).toBe(3);
     }
+  });
+
+  it('a Replicate-bound model added with the CLI generates through either generation replica, paying one prediction per job', async () => {
+    const { key } = await h.account('pro', 200);
+    const binding = { engine: 'replicate', baseUrl: replicate.url, upstreamModel: 'fake/ok', tokenEnv: 'REPLICATE_API_TOKEN', outputOrigins: [replicate.cdnUrl] };
+    const added = runCli(
+      h.database.url,
+      'models', 'add', '--id', 'dist-replicate-1', '--name', 'Dist Replicate', '--type', 'TEXT_TO_IMAGE',
+      '--credits', '6', '--minimum', '6', '--plan', 'free', '--sync', 'true', '--engine', JSON.stringify(binding),
+    );
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    await within(5_000, async () => ((await replicaModels(h, 0)) >= 8 && (await replicaModels(h, 1)) >= 8 ? true : undefined));
+    for (const url of h.urls) await within(5_000, () => listed(url, key, 'dist-replicate-1'));
+
+    const before = replicate.predictions.length;
+    const records = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await http(h.urls[i % 2], 'POST', '/api/v1/generate', { key, body: { model: 'dist-replicate-1', prompt: `a fox ${i}`, type: 'TEXT_TO_IMAGE' } });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'completed', credits_charged: 6 });
+      records.push(res.body);
+      const stored = await fetch(res.body.output_url);
+      expect(stored.headers.get('content-type')).toBe('image/png');
+    }
+    expect(replicate.predictions.length - before).toBe(4);
+    const refs = await h.query<{ upstream_ref: string }>(`SELECT upstream_ref FROM generation.jobs WHERE id = ANY($1::uuid[])`, [records.map((r) => r.id)]);
+    expect(refs.every((r) => /^replicate:/.test(r.upstream_ref))).toBe(true);
   });
 
   it('a price update and a disable are seen by both gateways within 5 s', async () => {
