@@ -81,7 +81,13 @@ describe('credit ledger and webhook test events (standalone)', () => {
         expect(res.status).toBe(200);
         generated.push(res.body.id);
       }
-      const first = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
+      // Billing captures a hold when it sees the generation.completed event, just after the answer.
+      const deadline = Date.now() + 10_000;
+      let first = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
+      while (first.body.data.filter((e: { kind: string }) => e.kind === 'capture').length < 2 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        first = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
+      }
       expect(first.status).toBe(200);
       documented('/api/v1/credits/ledger', 'get', first);
       expect(first.headers.get('ratelimit-limit')).toBe('60');
