@@ -48,6 +48,18 @@ export async function screenshots(page: Page, name: string, options: { fullPage?
   ] as const) {
     await page.setViewportSize(size);
     await page.waitForTimeout(150); // layout settles
+    // Nothing may make the page wider than the screen (a sideways scroll on a phone).
+    const overflow = await page.evaluate<string[]>(`(() => {
+      const width = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth <= width) return [];
+      return [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > width + 0.5 && el.getClientRects().length > 0)
+        // Inside a scrolling or clipping box (the menu) is not the page's overflow.
+        .filter((el) => { for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return false; return true; })
+        .slice(-5)
+        .map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right) + 'px');
+    })()`);
+    if (overflow.length > 0) throw new Error(`${name} at ${label} width (${size.width}px) is wider than the screen: ${overflow.join(', ')}`);
     const path = join(dir, `${name}-${label}.png`);
     await page.screenshot({ path, fullPage: options.fullPage ?? true });
     paths.push(path);

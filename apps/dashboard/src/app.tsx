@@ -68,11 +68,12 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
                 {item.label}
               </Link>
             ))}
+            <a className="api-reference" href={API_REFERENCE} target="_blank" rel="noreferrer">
+              API reference <span aria-hidden="true">↗</span>
+              <span className="visually-hidden"> (opens in a new tab)</span>
+            </a>
           </nav>
           <div className="account">
-            <a className="api-reference" href={API_REFERENCE} target="_blank" rel="noreferrer">
-              API reference<span className="visually-hidden"> (opens in a new tab)</span>
-            </a>
             <span className="account-email" title={session.user?.email}>
               {session.user?.email}
             </span>

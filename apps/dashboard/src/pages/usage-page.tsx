@@ -215,7 +215,7 @@ function LedgerRow({ entry }: { entry: LedgerEntry }) {
       <td data-label="Balance after" className="num">
         {formatNumber(entry.balance_after)}
       </td>
-      <td data-label="Generation">
+      <td data-label="Generation id">
         {entry.generation_id ? (
           <Link to={`/generations/${entry.generation_id}`} className="mono small">
             {shortId(entry.generation_id)}
