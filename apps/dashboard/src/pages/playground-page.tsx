@@ -168,6 +168,13 @@ export function PlaygroundPage() {
           </p>
         </EmptyState>
       )}
+      {catalogue && selectedKey && !model && (
+        <EmptyState title="No model is available to this account right now">
+          <p>
+            See <Link to="/models">Models</Link> for why.
+          </p>
+        </EmptyState>
+      )}
       {catalogue && selectedKey && model && (
         <div className="playground">
           <form className="card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="request-heading">

@@ -27,8 +27,8 @@ export class PlaygroundKeyGuard implements CanActivate {
     if (!session) throw new UnauthorizedError('Sign in to continue.');
     const keyId = (request.params as Record<string, string | undefined>).id ?? '';
     if (!UUID.test(keyId)) throw new NotFoundError('No such active key.');
-    const key = await this.keys.get(session.accountId, keyId).catch(() => null);
-    if (!key || key.revokedAt !== null) throw new NotFoundError('No such active key.');
+    const key = await this.keys.get(session.accountId, keyId); // 404 unless it is one of the account's keys
+    if (key.revokedAt !== null) throw new NotFoundError('No such active key.');
     request.principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
     await this.rateLimit.canActivate(context);
     if (!key.scopes.includes('generate')) throw new ForbiddenError(`This API key lacks the "generate" permission.`);
