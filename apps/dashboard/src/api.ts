@@ -168,6 +168,7 @@ export const dashboardApi = {
   },
   generation: (id: string) => api<GenerationDetail>('GET', `/generations/${encodeURIComponent(id)}`),
   redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
+  cancelGeneration: (id: string) => api<Generation>('POST', `/generations/${encodeURIComponent(id)}/cancel`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
   createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { ApiError, dashboardApi, GenerationDetail } from '../api';
 import { DeliveryItem } from '../components/delivery-item';
 import { Preview } from '../components/preview';
-import { CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
+import { ConfirmDialog, CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
 import { between, formatDate, formatDuration, shortId, TYPE_LABELS } from '../format';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
@@ -66,6 +66,55 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
   );
 }
 
+/** Cancel for a queued or running generation: asks first, then shows the refunded record. */
+function CancelGeneration({ id, onCanceled }: { id: string; onCanceled: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const cancel = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await dashboardApi.cancelGeneration(id);
+      setOpen(false);
+      onCanceled();
+    } catch (e) {
+      setOpen(false);
+      setError(e instanceof ApiError ? e.detail : 'The generation could not be canceled.');
+      onCanceled();
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <div className="actions section-actions">
+        <button type="button" className="button button-danger" onClick={() => setOpen(true)}>
+          Cancel generation
+        </button>
+        <span className="hint">Stops it and refunds its credits. Its webhook reports it as failed.</span>
+      </div>
+      {error && (
+        <p role="alert" className="form-error">
+          {error}
+        </p>
+      )}
+      <ConfirmDialog
+        open={open}
+        title="Cancel this generation?"
+        confirmLabel="Cancel generation"
+        dismissLabel="Keep it running"
+        danger
+        busy={busy}
+        onConfirm={() => void cancel()}
+        onCancel={() => setOpen(false)}
+      >
+        <p>It stops now, wherever it is, and its credits are refunded. If it finishes first, it stays completed and is charged.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
 export function GenerationPage({ id }: { id: string }) {
   const [state, reload] = useAsync(() => dashboardApi.generation(id), [id]);
   // Refresh by itself while the job or one of its deliveries is still under way.
@@ -116,6 +165,7 @@ export function GenerationPage({ id }: { id: string }) {
         </PageHeading>
         <StatusBadge status={g.status} />
       </div>
+      {(g.status === 'queued' || g.status === 'processing') && <CancelGeneration id={g.id} onCanceled={reload} />}
       <div className="detail-grid">
         <section aria-labelledby="output-heading">
           <h2 id="output-heading">Output</h2>
@@ -133,6 +183,11 @@ export function GenerationPage({ id }: { id: string }) {
             <dt>Status</dt>
             <dd>
               <StatusBadge status={g.status} />
+              {g.status === 'queued' && g.queue_position !== null && (
+                <span className="muted small"> · {g.queue_position === 0 ? 'next to start' : `${g.queue_position} ahead of it`}</span>
+              )}
+              {g.status === 'processing' && g.progress !== null && <span className="muted small"> · {Math.round(g.progress * 100)} %</span>}
+              {g.canceled_at && <span className="muted small"> · canceled {formatDate(g.canceled_at)}</span>}
             </dd>
             <dt>Type</dt>
             <dd className="mono small">{g.type}</dd>
@@ -160,6 +215,14 @@ export function GenerationPage({ id }: { id: string }) {
             </dd>
             <dt>Output URL</dt>
             <dd>{g.output_url ? <span className="mono small break">{g.output_url}</span> : '—'}</dd>
+            {g.output_expires_at && (
+              <>
+                <dt>Output kept until</dt>
+                <dd>
+                  {formatDate(g.output_expires_at)} <span className="muted small">(then deleted; its URL answers 410)</span>
+                </dd>
+              </>
+            )}
             {g.error && (
               <>
                 <dt>Error</dt>
