@@ -70,7 +70,7 @@ function httpExceptionMessage(exception: HttpException, code: ErrorCode): string
 export function mapHttpError(error: unknown): HttpErrorResponse {
   if (error instanceof DomainError) {
     return {
-      status: error.status,
+      status: ERROR_STATUS[error.code],
       code: error.code,
       message: error.message,
       retryAfterSeconds: error.retryAfterSeconds,
