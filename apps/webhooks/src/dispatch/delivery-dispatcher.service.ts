@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import type { WebhookSecretReply } from '@gen/contracts';
 import { AttemptResult, ClaimedAttempt, DeliveriesRepository, ExhaustedDelivery, NewDelivery } from '../deliveries/deliveries.repository';
-import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
+import { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { DeliveryMetrics, DispatcherStats } from '../metrics/delivery-metrics';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
 import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
@@ -96,7 +96,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   constructor(
     private readonly repository: DeliveriesRepository,
     private readonly sender: WebhookSender,
-    private readonly keys: KeyWebhookSettingsService,
+    private readonly keys: WebhookSecretsService,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,
     @Optional() private readonly metrics?: DeliveryMetrics,
   ) {}
@@ -246,7 +246,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private async claimNewBatch(batch: NewDelivery[]): Promise<void> {
     let claimed: ClaimedAttempt[];
     try {
-      claimed = await this.repository.claimFresh(batch, Date.now(), this.settings.leaseMs);
+      claimed = await this.repository.claim(batch.map((d) => d.id), Date.now(), this.settings.leaseMs);
     } catch (error) {
       this.logger.error({ err: error, deliveries: batch.length }, 'Could not claim new webhook deliveries; retrying');
       const retryAt = Date.now() + NOT_STARTED_RETRY_MS;
@@ -308,9 +308,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private async insertBatch(batch: Admission[], claimCount: number): Promise<void> {
     const deliveries = batch.map((a) => a.delivery);
     this.claiming += claimCount;
-    let written: Awaited<ReturnType<DeliveriesRepository['insertMany']>>;
+    let written: Awaited<ReturnType<DeliveriesRepository['insert']>>;
     try {
-      written = await this.repository.insertMany(deliveries, claimCount, Date.now(), this.settings.leaseMs);
+      written = await this.repository.insert(deliveries, { count: claimCount, at: Date.now(), leaseMs: this.settings.leaseMs });
     } catch (error) {
       for (const a of batch) a.reject(error);
       return;
