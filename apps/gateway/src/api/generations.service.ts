@@ -193,7 +193,7 @@ export class GenerationsService {
     });
   }
 
-  /** A new delivery (new delivery id) of the generation's event to its current destination. */
+  /** A new delivery (new delivery id) of the generation's event, to the generation's destination. */
   async redeliver(principal: Principal, jobId: string): Promise<RedeliverWebhookReply> {
     const record = await this.get(principal, jobId);
     if (record.status !== 'completed' && record.status !== 'failed') {
