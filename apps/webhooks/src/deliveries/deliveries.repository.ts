@@ -83,6 +83,11 @@ interface ClaimRow {
 /**
  * Every query of the webhooks schema. Times are the dispatcher's clock (epoch ms, passed in), so
  * that timers and the due/lease comparisons in SQL agree to the millisecond.
+ *
+ * An attempt starts in one of two ways, each counted and leased before anything is sent: `insert`
+ * (attempt 1, claimed with the delivery itself) and `claim` (any due attempt). `recordAttempts`
+ * ends it, `releaseClaim` gives back one that could not start, `failExhausted` ends a delivery
+ * whose last attempt was interrupted.
  */
 @Injectable()
 export class DeliveriesRepository {
