@@ -20,7 +20,7 @@ class KeyStore {
   constructor(private readonly keys: ReadonlyMap<string, string>) {}
 
   get(apiKeyId: string): Promise<WebhookSecretReply> {
-    return Promise.resolve({ secret: this.keys.get(apiKeyId) ?? null, defaultWebhookUrl: null });
+    return Promise.resolve({ secret: this.keys.get(apiKeyId) ?? null });
   }
 }
 

@@ -121,7 +121,25 @@ const BROKEN_MODEL: ModelDefinitionInput = {
   params: {},
 };
 
+/** Finishes only when the test opens its gate: time to change a key between submit and the event. */
+const GATED_MODEL: ModelDefinitionInput = {
+  id: 'gated-1',
+  name: 'Gated 1 (finishes when the test says)',
+  type: 'TEXT_TO_IMAGE',
+  credits: 1,
+  minimumCredits: 1,
+  synchronous: false,
+  minPlan: 'free',
+  engine: 'gated',
+  params: {},
+};
+
 describe('webhooks (standalone): one signed POST per finished generation', () => {
+  const gate: { open: () => void; opened: Promise<void> } = (() => {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    return { open, opened };
+  })();
   let h: StandaloneHarness;
   const receiver = new Receiver();
   const logger = new CapturingLogger();
@@ -134,8 +152,15 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
       {},
       {
         logger,
-        models: [...CATALOGUE, INSTANT_MODEL, BROKEN_MODEL],
+        models: [...CATALOGUE, INSTANT_MODEL, BROKEN_MODEL, GATED_MODEL],
         engines: {
+          gated: {
+            name: 'gated',
+            generate: async () => {
+              await gate.opened;
+              return { data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' };
+            },
+          },
           instant: {
             name: 'instant',
             generate: async () => ({ data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' }),
@@ -289,6 +314,45 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
     expectSpecHeaders(r!, 'generation.completed', k.secret);
     await sleep(200);
     expect(receiver.at('/default')).toHaveLength(0);
+  });
+
+  it("goes where the key's default URL pointed at submit: a default changed later redirects neither the webhook nor a redelivery", async () => {
+    const k = await keyWith(receiver.on('/at-submit', (_n, _q, res) => res.writeHead(200).end()));
+    const submitted = await http(h.url, 'POST', '/api/v1/generate', {
+      key: k.key,
+      body: { model: GATED_MODEL.id, prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' },
+    });
+    expect(submitted.status).toBe(202);
+    const jobId = submitted.body.id as string;
+    // The dashboard changes the key's default while the generation runs.
+    await setKeyWebhook(k.keyId, receiver.on('/changed-later', (_n, _q, res) => res.writeHead(200).end()), k.secret);
+    gate.open();
+    const [r] = await receiver.waitFor('/at-submit', 1);
+    expect(JSON.parse(r!.raw.toString('utf8')).id).toBe(jobId);
+    expectSpecHeaders(r!, 'generation.completed', k.secret);
+    await waitForStatus(jobId, 'succeeded');
+
+    // A redelivery resends the generation's event to the generation's destination.
+    const again = await http(h.url, 'POST', `/api/v1/generations/${jobId}/redeliver`, { key: k.key });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ url: `${receiver.base}/at-submit` });
+    const [, second] = await receiver.waitFor('/at-submit', 2);
+    expect(second!.raw.equals(r!.raw)).toBe(true);
+    await sleep(200);
+    expect(receiver.at('/changed-later')).toHaveLength(0);
+  });
+
+  it('422 at submit when the key has a default webhook URL but no signing secret (every delivery is signed), nothing charged', async () => {
+    const k = await keyWith(receiver.on('/unsigned', (_n, _q, res) => res.writeHead(200).end()), null);
+    const res = await http(h.url, 'POST', '/api/v1/generate', {
+      key: k.key,
+      body: { model: 'pixel-flux-1', prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'validation_error' });
+    expect(res.body.error.message).toMatch(/default webhook URL but no webhook signing secret.*Generate one in the dashboard/);
+    expect((await http(h.url, 'GET', '/api/v1/credits', { key: k.key })).body).toMatchObject({ available: 1000, held: 0 });
+    expect(receiver.at('/unsigned')).toHaveLength(0);
   });
 
   it('generation.failed: status failed, 0 credits, the sanitised error, no output_url', async () => {

@@ -266,23 +266,13 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
   const limit = parseInteger('limit', str('limit'), 500);
   if (limit < 1 || limit > 10_000) throw new ValidationError('--limit must be between 1 and 10000');
   const webhooks = await openWebhooksDatabase(url, 2, 'verify');
-  const auth = await openAuthDatabase(url, 2, 'verify').catch(async (error: unknown) => {
-    await webhooks.destroy();
-    throw error;
-  });
-  const bus = new InProcessBus();
-  @Module({
-    imports: [TransportModule.forRoot({ kind: 'in-process', bus }), GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS })],
-  })
-  class KeysModule {}
-  const keysApp = await NestFactory.createApplicationContext(KeysModule, { logger: false });
   try {
-    const keys = keysApp.get(ApiKeysService);
-    const outcomes = await new DeliveriesAdminService(webhooks).retryFailedSince(
-      since,
-      { accountId: str('account'), limit, dryRun: o['dry-run'] === true },
-      (apiKeyId) => keys.defaultWebhookUrl(apiKeyId),
-    );
+    // To the generation's own destination, as a customer's redeliver: nothing to ask the keys.
+    const outcomes = await new DeliveriesAdminService(webhooks).retryFailedSince(since, {
+      accountId: str('account'),
+      limit,
+      dryRun: o['dry-run'] === true,
+    });
     const count = (status: string) => outcomes.filter((r) => r.status === status).length;
     const lines = outcomes.map((r) => `${r.job_id}  ${r.status.padEnd(11)} ${r.destination}${r.reason ? `  (${r.reason})` : ''}`);
     lines.push(
@@ -292,8 +282,7 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
     );
     out(lines.join('\n'), { since: since.toISOString(), deliveries: outcomes });
   } finally {
-    await keysApp.close();
-    await Promise.allSettled([webhooks.destroy(), auth.destroy()]);
+    await webhooks.destroy();
   }
 }
 

@@ -7,7 +7,7 @@ import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { DeliveriesService } from './deliveries/deliveries.service';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
 import { WebhookSender } from './dispatch/webhook-sender';
-import { KeyWebhookSettingsService } from './keys/key-webhook-settings.service';
+import { WebhookSecretsService } from './keys/webhook-secrets.service';
 import { parseAllowList } from '@gen/webhook-policy';
 import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
@@ -37,7 +37,7 @@ export class WebhooksModule {
           useFactory: (s: ResolvedWebhooksSettings) => new WebhookSender(destinationPolicy(s), { connectionsPerOrigin: s.connectionsPerOrigin }),
         },
         DeliveriesRepository,
-        KeyWebhookSettingsService,
+        WebhookSecretsService,
         DeliveryDispatcher,
         DeliveriesService,
         TestEventsService,

@@ -142,6 +142,11 @@ export interface SubmitGenerationRequest {
   model: string;
   prompt: string;
   type: GenerationType;
+  /**
+   * Where the generation's webhook goes, decided by the gateway at submit: the request's
+   * `webhook_url`, else the key's default webhook URL as it was then; null for none. The job stores
+   * it and its finished event carries it, so a default changed later does not redirect it.
+   */
   webhookUrl: string | null;
   plan: PlanName;
   /** Credits billing holds for the job (the model's price when the gateway checked it); charged on success. */
@@ -200,14 +205,18 @@ export interface GetModelRequest {
   modelId: string;
 }
 
-// ---- auth ----
+// ---- auth (answered by the gateway) ----
+/**
+ * `auth.webhook-secret.get`: the webhooks service's one dependency on the gateway. Asked before
+ * attempts (never cached), so a renewed secret signs the very next attempt. The destination is not
+ * asked: the gateway resolved it at submit, and it comes with the event (`webhookUrl`).
+ */
 export interface WebhookSecretRequest {
   apiKeyId: string;
 }
 export interface WebhookSecretReply {
-  /** Null when the key has no secret (deliveries cannot be signed). */
+  /** The key's current signing secret, in clear; null when it has none (then nothing is sent: every delivery is signed). */
   secret: string | null;
-  defaultWebhookUrl: string | null;
 }
 
 // ---- broadcasts ----
@@ -223,6 +232,7 @@ export interface GenerationFinishedEvent {
   event: EventName;
   accountId: string;
   apiKeyId: string;
+  /** The destination resolved at submit (SubmitGenerationRequest.webhookUrl); null: no webhook. */
   webhookUrl: string | null;
   record: GenerationRecord;
 }

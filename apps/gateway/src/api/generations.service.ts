@@ -110,11 +110,15 @@ export class GenerationsService {
 
   /** Validates against the catalogue and the plan, holds the credits and queues the job under `jobId`. */
   private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string, cancelAfterSeconds: number | null): Promise<SubmitGenerationReply> {
-    const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
+    const [catalogue, plan, key] = await Promise.all([
+      this.catalogue(),
+      this.plans.get(principal.accountId),
+      this.keys.webhookDestination(principal.apiKeyId),
+    ]);
     const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = catalogue.get(body.model) as ModelInfo;
-    const webhookUrl = body.webhook_url === undefined ? null : await this.checkWebhookUrl(principal, body.webhook_url);
+    const webhookUrl = this.webhookDestination(body.webhook_url, key);
     await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
@@ -189,7 +193,7 @@ export class GenerationsService {
     });
   }
 
-  /** A new delivery (new delivery id) of the generation's event to its current destination. */
+  /** A new delivery (new delivery id) of the generation's event, to the generation's destination. */
   async redeliver(principal: Principal, jobId: string): Promise<RedeliverWebhookReply> {
     const record = await this.get(principal, jobId);
     if (record.status !== 'completed' && record.status !== 'failed') {
@@ -201,18 +205,32 @@ export class GenerationsService {
     });
   }
 
-  /** Every delivery is signed, so a destination needs an allowed URL and a key with a signing secret. */
-  private async checkWebhookUrl(principal: Principal, url: string): Promise<string> {
-    const checked = validateWebhookUrl(url, this.settings.webhookPolicy);
-    if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
-    const { secret } = await this.keys.webhookSettings(principal.apiKeyId);
-    if (!secret) {
+  /**
+   * Where this generation's webhook goes, decided here, once: the request's `webhook_url` (checked
+   * against the deployment's policy), else the key's default URL as it is now, else nowhere (null).
+   * The job stores it and its event carries it, so a default changed after submit does not redirect
+   * this generation's webhook, and the webhooks service never asks the gateway for it.
+   * Every delivery is signed: a destination on a key without a signing secret is refused (422).
+   * A key's default was checked against the same policy when it was set; the sender checks every
+   * URL again before each attempt (a policy tightened since then refuses it there).
+   */
+  private webhookDestination(requested: string | undefined, key: { defaultWebhookUrl: string | null; hasSecret: boolean }): string | null {
+    const generateOne = 'Generate one in the dashboard (Settings, API Keys) and retry.';
+    if (requested !== undefined) {
+      const checked = validateWebhookUrl(requested, this.settings.webhookPolicy);
+      if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
+      if (!key.hasSecret) {
+        throw new ValidationError(`webhook_url: this API key has no webhook signing secret, so its events cannot be signed. ${generateOne}`);
+      }
+      return checked.url.href;
+    }
+    if (key.defaultWebhookUrl === null) return null;
+    if (!key.hasSecret) {
       throw new ValidationError(
-        'webhook_url: this API key has no webhook signing secret, so its events cannot be signed. ' +
-          'Generate one in the dashboard (Settings, API Keys) and retry.',
+        `This API key has a default webhook URL but no webhook signing secret, so this generation's event could not be signed. ${generateOne}`,
       );
     }
-    return checked.url.href;
+    return key.defaultWebhookUrl;
   }
 
   /**

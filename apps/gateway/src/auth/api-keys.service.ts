@@ -82,12 +82,22 @@ export class ApiKeysService {
     return this.repository.listKeys(accountId);
   }
 
-  /** The dispatcher's view of a key: its current signing secret (in clear) and default destination. */
-  /** A key's default webhook URL, without touching its secret (operator tools). */
-  async defaultWebhookUrl(keyId: string): Promise<string | null> {
-    return (await this.repository.findKeyById(keyId))?.webhookUrl ?? null;
+  /**
+   * What submit needs to decide a generation's destination: the key's default webhook URL, and
+   * whether it can sign (the secret itself is not decrypted).
+   */
+  async webhookDestination(keyId: string): Promise<{ defaultWebhookUrl: string | null; hasSecret: boolean }> {
+    const key = await this.repository.findKeyById(keyId);
+    return { defaultWebhookUrl: key?.webhookUrl ?? null, hasSecret: !!key?.webhookSecret };
   }
 
+  /** A key's current signing secret, in clear (the webhooks service's `auth.webhook-secret.get`). */
+  async webhookSecret(keyId: string): Promise<string | null> {
+    const key = await this.repository.findKeyById(keyId);
+    return key?.webhookSecret ? this.cipher.decrypt(key.webhookSecret, key.id) : null;
+  }
+
+  /** A key's signing secret (in clear) and default webhook URL together (test events). */
   async webhookSettings(keyId: string): Promise<{ secret: string | null; defaultWebhookUrl: string | null }> {
     const key = await this.repository.findKeyById(keyId);
     const secret = key?.webhookSecret ? this.cipher.decrypt(key.webhookSecret, key.id) : null;

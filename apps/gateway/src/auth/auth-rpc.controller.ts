@@ -11,8 +11,9 @@ import { ApiKeysService } from './api-keys.service';
 export class AuthRpcController {
   constructor(private readonly keys: ApiKeysService) {}
 
+  /** The webhooks service's one question to the gateway: a key's current signing secret. */
   @MessagePattern(Subjects.authWebhookSecretGet)
-  webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
-    return this.keys.webhookSettings(request.apiKeyId);
+  async webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
+    return { secret: await this.keys.webhookSecret(request.apiKeyId) };
   }
 }

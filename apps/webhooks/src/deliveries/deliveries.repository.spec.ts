@@ -37,6 +37,8 @@ describe('DeliveriesRepository', () => {
     firstAttemptAt: T,
     ...overrides,
   });
+  /** Stores one delivery unclaimed (as the CLI does, or a process with no free slot); true if stored. */
+  const store = async (d: NewDelivery) => (await repo.insert([d])).inserted.has(d.id);
   const row = async (id: string) =>
     (await db.query(`SELECT status, attempts_made, next_attempt_at, lease_token, finished_at FROM deliveries WHERE id = $1`, [id]))[0];
   const attempts = (id: string) =>
@@ -47,15 +49,14 @@ describe('DeliveriesRepository', () => {
 
   it('an event seen twice makes one delivery', async () => {
     const d = delivery();
-    expect(await repo.insert(d)).toBe(true);
-    expect(await repo.insert({ ...d, id: newDeliveryId() })).toBe(false);
-    expect(await repo.existsForEvent(d.eventId!)).toBe(true);
+    expect(await store(d)).toBe(true);
+    expect(await store({ ...d, id: newDeliveryId() })).toBe(false);
     expect((await db.query(`SELECT count(*)::int AS n FROM deliveries WHERE event_id = $1`, [d.eventId]))[0].n).toBe(1);
   });
 
   it('two replicas claiming the same due delivery at once make one attempt', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     const claims = await Promise.all(Array.from({ length: 6 }, () => repo.claim([d.id], T, LEASE)));
     const winners = claims.flat();
     expect(winners).toHaveLength(1);
@@ -66,14 +67,14 @@ describe('DeliveriesRepository', () => {
 
   it('does not claim before the due time', async () => {
     const d = delivery({ firstAttemptAt: T + 1_000 });
-    await repo.insert(d);
+    await store(d);
     expect(await repo.claim([d.id], T + 900, LEASE)).toEqual([]);
     expect(await repo.claim([d.id], T + 1_000, LEASE)).toHaveLength(1);
   });
 
   it('records failures with the next due time, then success ends the delivery', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     const [a1] = await repo.claim([d.id], T, LEASE);
     expect(await repo.recordAttempt(a1!, failed(T, T + 2_012))).toBe(true);
     expect(await row(d.id)).toMatchObject({ status: 'pending', attempts_made: 1, next_attempt_at: new Date(T + 2_012), lease_token: null });
@@ -90,7 +91,7 @@ describe('DeliveriesRepository', () => {
 
   it('never makes a fourth attempt', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     let at = T;
     for (let n = 1; n <= 3; n++) {
       const [a] = await repo.claim([d.id], at, LEASE);
@@ -104,7 +105,7 @@ describe('DeliveriesRepository', () => {
 
   it('an attempt whose process died resumes after the lease, counted and marked interrupted', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     const [a1] = await repo.claim([d.id], T, LEASE);
     expect(await repo.claim([d.id], T + LEASE - 1, LEASE)).toEqual([]);
     expect(await repo.dueBy(T + LEASE - 1, T + LEASE + 5_000, 100)).not.toContainEqual(expect.objectContaining({ id: d.id }));
@@ -119,7 +120,7 @@ describe('DeliveriesRepository', () => {
 
   it('a delivery whose third attempt was interrupted is failed, not sent again', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     let at = T;
     for (let n = 1; n <= 3; n++) {
       expect((await repo.claim([d.id], at, LEASE))[0]!.number).toBe(n);
@@ -134,7 +135,7 @@ describe('DeliveriesRepository', () => {
 
   it('a claim given back (nothing sent) does not count', async () => {
     const d = delivery();
-    await repo.insert(d);
+    await store(d);
     const [a1] = await repo.claim([d.id], T, LEASE);
     expect(await repo.releaseClaim(a1!, T + 1_000)).toBe(true);
     expect(await row(d.id)).toMatchObject({ attempts_made: 0, next_attempt_at: new Date(T + 1_000), lease_token: null });
@@ -144,20 +145,20 @@ describe('DeliveriesRepository', () => {
 
   it('one pending redelivery per generation', async () => {
     const original = delivery();
-    await repo.insert(original);
+    await store(original);
     const redelivery = () =>
       delivery({ eventId: null, redeliveryOf: original.id, jobId: original.jobId, accountId: original.accountId });
-    expect(await repo.insert(redelivery())).toBe(true);
-    expect(await repo.insert(redelivery())).toBe(false);
+    expect(await store(redelivery())).toBe(true);
+    expect(await store(redelivery())).toBe(false);
   });
 
-  describe('insertMany and recordAttempts (the dispatcher\'s grouped writes)', () => {
+  describe('insert and recordAttempts (the dispatcher\'s grouped writes)', () => {
     it('inserts a batch in one statement, the first ones already claimed for attempt 1, and skips events seen before', async () => {
       const seen = delivery();
-      await repo.insert(seen);
+      await store(seen);
       const batch = [delivery(), delivery(), { ...seen, id: newDeliveryId() }, delivery()];
       // Claim three: the third is the duplicate, so two end up claimed.
-      const { inserted, claimed } = await repo.insertMany(batch, 3, T, LEASE);
+      const { inserted, claimed } = await repo.insert(batch, { count: 3, at: T, leaseMs: LEASE });
       expect([...inserted].sort()).toEqual([batch[0]!.id, batch[1]!.id, batch[3]!.id].sort());
       expect(claimed.map((c) => [c.deliveryId, c.number, c.dueAt])).toEqual([
         [batch[0]!.id, 1, T],
@@ -177,35 +178,35 @@ describe('DeliveriesRepository', () => {
       expect(stored.body.equals(batch[1]!.body)).toBe(true);
     });
 
-    it('claimFresh claims attempt 1 of new deliveries from memory, never one another process claimed first', async () => {
+    it('a delivery stored unclaimed starts with a claim of its own, once, whoever claims it first', async () => {
       const batch = [delivery(), delivery(), delivery()];
-      await repo.insertMany(batch, 0, T, LEASE);
+      await repo.insert(batch);
       // Another replica's poll found the second one first.
       const [theirs] = await repo.claim([batch[1]!.id], T, LEASE);
       expect(theirs!.number).toBe(1);
-      const mine = await repo.claimFresh(batch, T + 5, LEASE);
-      expect(mine.map((c) => c.deliveryId)).toEqual([batch[0]!.id, batch[2]!.id]);
-      expect(mine[0]).toMatchObject({ number: 1, dueAt: T, url: batch[0]!.url, apiKeyId: batch[0]!.apiKeyId });
-      expect(mine[0]!.body.equals(batch[0]!.body)).toBe(true);
-      expect(await row(batch[0]!.id)).toMatchObject({ attempts_made: 1, lease_token: mine[0]!.leaseToken });
+      const mine = await repo.claim(batch.map((d) => d.id), T + 5, LEASE);
+      expect(mine.map((c) => c.deliveryId).sort()).toEqual([batch[0]!.id, batch[2]!.id].sort());
+      const first = mine.find((c) => c.deliveryId === batch[0]!.id)!;
+      expect(first).toMatchObject({ number: 1, dueAt: T, url: batch[0]!.url, apiKeyId: batch[0]!.apiKeyId });
+      expect(first.body.equals(batch[0]!.body)).toBe(true);
+      expect(await row(batch[0]!.id)).toMatchObject({ attempts_made: 1, lease_token: first.leaseToken });
       expect(await row(batch[1]!.id)).toMatchObject({ attempts_made: 1, lease_token: theirs!.leaseToken });
       expect(await attempts(batch[2]!.id)).toMatchObject([{ number: 1, duration_ms: null }]);
-      // Claimed once: neither path takes it again.
-      expect(await repo.claimFresh(batch, T + 10, LEASE)).toEqual([]);
-      expect(await repo.claim([batch[0]!.id], T + 10, LEASE)).toEqual([]);
+      // Claimed once: not taken again.
+      expect(await repo.claim(batch.map((d) => d.id), T + 10, LEASE)).toEqual([]);
     });
 
     it('keeps two redeliveries of one job in one batch to one', async () => {
       const original = delivery();
-      await repo.insert(original);
+      await store(original);
       const redelivery = () => delivery({ eventId: null, redeliveryOf: original.id, jobId: original.jobId, accountId: original.accountId });
-      const { inserted } = await repo.insertMany([redelivery(), redelivery()], 2, T, LEASE);
+      const { inserted } = await repo.insert([redelivery(), redelivery()], { count: 2, at: T, leaseMs: LEASE });
       expect(inserted.size).toBe(1);
     });
 
     it('records many outcomes in one statement, each only under its own lease', async () => {
       const batch = [delivery(), delivery(), delivery()];
-      const { claimed } = await repo.insertMany(batch, 3, T, LEASE);
+      const { claimed } = await repo.insert(batch, { count: 3, at: T, leaseMs: LEASE });
       const [ok, retry, stolen] = claimed as [(typeof claimed)[0], (typeof claimed)[0], (typeof claimed)[0]];
       // The third lost its lease (its process was presumed dead) and was claimed again.
       const [again] = await repo.claim([stolen.deliveryId], T + LEASE, LEASE);
@@ -226,7 +227,7 @@ describe('DeliveriesRepository', () => {
     });
 
     it('commits outcomes without waiting for the WAL flush, and leaves the session as it was', async () => {
-      const { claimed } = await repo.insertMany([delivery()], 1, T, LEASE);
+      const { claimed } = await repo.insert([delivery()], { count: 1, at: T, leaseMs: LEASE });
       await db.transaction(async (tx) => {
         const local = new DeliveriesRepository(tx as unknown as DataSource);
         await local.recordAttempts([{ claim: claimed[0]!, result: failed(T, T + 2_000) }]);
@@ -239,7 +240,7 @@ describe('DeliveriesRepository', () => {
   it('lists a job only for its own account', async () => {
     const d = delivery();
     const jobId = d.jobId as string;
-    await repo.insert(d);
+    await store(d);
     expect((await repo.listForJob(d.accountId, jobId)).map((x) => x.id)).toEqual([d.id]);
     expect(await repo.listForJob(randomUUID(), jobId)).toEqual([]);
     expect(await repo.attemptsOf(randomUUID(), [d.id])).toEqual([]);
@@ -253,14 +254,14 @@ describe('DeliveriesRepository', () => {
       const apiKeyId = randomUUID();
       const accountId = randomUUID();
       const first = testEvent({ apiKeyId, accountId });
-      const { claimed } = await repo.insertMany([first], 1, T, LEASE);
+      const { claimed } = await repo.insert([first], { count: 1, at: T, leaseMs: LEASE });
       expect(claimed).toEqual([expect.objectContaining({ deliveryId: first.id, test: true, jobId: null, number: 1 })]);
       // A second test of the same key while the first is pending is refused; another key's is not.
-      expect(await repo.insert(testEvent({ apiKeyId, accountId }))).toBe(false);
-      expect(await repo.insert(testEvent({ accountId }))).toBe(true);
+      expect(await store(testEvent({ apiKeyId, accountId }))).toBe(false);
+      expect(await store(testEvent({ accountId }))).toBe(true);
       expect(await repo.recordAttempt(claimed[0]!, { ...failed(T, null), statusCode: 200, errorClass: null, error: null, succeeded: true })).toBe(true);
       const second = testEvent({ apiKeyId, accountId, firstAttemptAt: T + 1_000 });
-      expect(await repo.insert(second)).toBe(true);
+      expect(await store(second)).toBe(true);
       const [retry] = await repo.claim([second.id], T + 1_000, LEASE);
       expect(retry).toMatchObject({ test: true, jobId: null });
 
@@ -268,13 +269,13 @@ describe('DeliveriesRepository', () => {
       expect((await repo.listTestsForKey(accountId, apiKeyId, 1)).map((d) => d.id)).toEqual([second.id]);
       expect(await repo.listTestsForKey(randomUUID(), apiKeyId, 10)).toEqual([]);
       // Generation deliveries of the key are not tests.
-      await repo.insert(delivery({ apiKeyId, accountId }));
+      await store(delivery({ apiKeyId, accountId }));
       expect(await repo.listTestsForKey(accountId, apiKeyId, 10)).toHaveLength(2);
     });
 
     it('a test has no generation, and a generation delivery has one', async () => {
-      await expect(repo.insert(testEvent({ jobId: randomUUID() }))).rejects.toThrow(/deliveries_test_has_no_job/);
-      await expect(repo.insert(delivery({ jobId: null }))).rejects.toThrow(/deliveries_test_has_no_job/);
+      await expect(store(testEvent({ jobId: randomUUID() }))).rejects.toThrow(/deliveries_test_has_no_job/);
+      await expect(store(delivery({ jobId: null }))).rejects.toThrow(/deliveries_test_has_no_job/);
     });
   });
 });

@@ -83,57 +83,32 @@ interface ClaimRow {
 /**
  * Every query of the webhooks schema. Times are the dispatcher's clock (epoch ms, passed in), so
  * that timers and the due/lease comparisons in SQL agree to the millisecond.
+ *
+ * An attempt starts in one of two ways, each counted and leased before anything is sent: `insert`
+ * (attempt 1, claimed with the delivery itself) and `claim` (any due attempt). `recordAttempts`
+ * ends it, `releaseClaim` gives back one that could not start, `failExhausted` ends a delivery
+ * whose last attempt was interrupted.
  */
 @Injectable()
 export class DeliveriesRepository {
   constructor(@Inject(WEBHOOKS_DB) private readonly db: DataSource) {}
 
-  async existsForEvent(eventId: string): Promise<boolean> {
-    const rows = await sqlRows<unknown>(this.db, `SELECT 1 FROM deliveries WHERE event_id = $1`, [eventId]);
-    return rows.length > 0;
-  }
-
   /**
-   * Inserts a delivery due at once. For an event delivery, a second insert of the same event is a
-   * no-op (returns false); a redelivery while another redelivery of the job is pending also returns false.
+   * Stores new deliveries, each due at its `firstAttemptAt`, in one statement (one commit, flushed:
+   * the event that caused a delivery is acknowledged only after this). With `claim`, the first
+   * `claim.count` of them are stored already claimed for attempt 1 (counted, recorded as in
+   * flight, leased to the caller), so attempt 1 needs no claim of its own; the others are left
+   * for `claim`. Rows that conflict (an event seen again, a second pending redelivery of a job, a
+   * second pending test of a key) are skipped: `inserted` lacks them.
+   *
+   * One of the two ways a delivery starts. Why claimed here: in the common case (a free attempt
+   * slot) a new delivery costs one commit before its first request, not two. Why unclaimed too: a
+   * process with no free slot must still store the delivery (so that its event can be
+   * acknowledged), and the CLI (which sends nothing itself) leaves its rows to the service's poll.
    */
-  async insert(d: NewDelivery): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(
-      this.db,
-      `INSERT INTO deliveries (id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
-                               status, attempts_made, next_attempt_at, test)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', 0, $11, $12)
-       ON CONFLICT DO NOTHING RETURNING id`,
-      [
-        d.id,
-        d.eventId,
-        d.redeliveryOf,
-        d.jobId,
-        d.accountId,
-        d.apiKeyId,
-        d.event,
-        d.url,
-        d.urlSource,
-        d.body,
-        new Date(d.firstAttemptAt),
-        d.test ?? false,
-      ],
-    );
-    return rows.length > 0;
-  }
-
-  /**
-   * Inserts deliveries, each due at its `firstAttemptAt`, in one statement (one commit, flushed: the
-   * event that caused a delivery is acknowledged only after this). The first `claimCount` of them
-   * are inserted already claimed for attempt 1 (counted, recorded as in flight, leased to the
-   * caller), so attempt 1 needs no claim of its own; the others wait for a claim as usual.
-   * Rows that conflict (an event seen again, a second pending redelivery of a job) are skipped.
-   */
-  async insertMany(
+  async insert(
     deliveries: readonly NewDelivery[],
-    claimCount: number,
-    at: number,
-    leaseMs: number,
+    claim: { count: number; at: number; leaseMs: number } = { count: 0, at: 0, leaseMs: 0 },
   ): Promise<{ inserted: Set<string>; claimed: ClaimedAttempt[] }> {
     if (deliveries.length === 0) return { inserted: new Set(), claimed: [] };
     const token = randomUUID();
@@ -169,10 +144,10 @@ export class DeliveriesRepository {
         column('urlSource'),
         column('body'),
         deliveries.map((d) => new Date(d.firstAttemptAt)),
-        deliveries.map((_, i) => i < claimCount),
+        deliveries.map((_, i) => i < claim.count),
         token,
-        new Date(at + leaseMs),
-        new Date(at),
+        new Date(claim.at + claim.leaseMs),
+        new Date(claim.at),
         deliveries.map((d) => d.test ?? false),
       ],
     );
@@ -185,35 +160,16 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Claims attempt 1 of deliveries this process inserted and still holds (what `claim` does, for
-   * the common case made cheap: no earlier attempt to mark interrupted, nothing to read back). A
-   * delivery that another replica claimed meanwhile is not claimed again.
-   */
-  async claimFresh(deliveries: readonly NewDelivery[], at: number, leaseMs: number): Promise<ClaimedAttempt[]> {
-    if (deliveries.length === 0) return [];
-    const token = randomUUID();
-    const rows = await sqlRows<{ delivery_id: string }>(
-      this.db,
-      `WITH claimed AS (
-         UPDATE deliveries SET attempts_made = 1, lease_token = $2, lease_until = $3
-         WHERE id = ANY($1::text[]) AND status = 'pending' AND attempts_made = 0 AND lease_until IS NULL
-         RETURNING id
-       )
-       INSERT INTO attempts (delivery_id, number, started_at) SELECT id, 1, $4::timestamptz FROM claimed RETURNING delivery_id`,
-      [deliveries.map((d) => d.id), token, new Date(at + leaseMs), new Date(at)],
-    );
-    const claimed = new Set(rows.map((r) => r.delivery_id));
-    return deliveries
-      .filter((d) => claimed.has(d.id))
-      .map((d) => firstAttempt(d, token));
-  }
-
-  /**
    * Claims the given deliveries for their next attempt if they are due (`at` with a few ms of
    * tolerance for timer rounding), not leased by anyone and have an attempt left. The attempt is
    * counted and recorded as in flight in the same statement, before anything is sent: a crash
    * after this point can never lead to a fourth send. An earlier attempt left in flight by a process
    * that died (its lease expired) is marked interrupted.
+   *
+   * The other way a delivery's attempt starts, and the only one that is safe for any delivery
+   * whatever happened before: attempts 2 and 3, attempt 1 of a delivery stored unclaimed, and
+   * whatever a restarted process or another replica finds due. Two replicas (or a timer and the
+   * poll) racing for one delivery make one attempt (`FOR UPDATE SKIP LOCKED`).
    */
   async claim(ids: string[], at: number, leaseMs: number): Promise<ClaimedAttempt[]> {
     if (ids.length === 0) return [];

@@ -3,10 +3,9 @@ import type { GenerationFinishedEvent, ListWebhookDeliveriesReply, WebhookDelive
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
 import { newDeliveryId } from '@gen/webhook-signature';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
-import { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
 import { DeliveriesRepository } from './deliveries.repository';
-import type { DestinationSource } from './delivery.entity';
 import { toDeliveryView } from './delivery-view';
+import { redeliveryOf } from './redelivery';
 import { isFinishedEventName, serialiseWebhookBody, webhookBody } from './webhook-body';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,31 +17,22 @@ export class DeliveriesService {
 
   constructor(
     private readonly repository: DeliveriesRepository,
-    private readonly keys: KeyWebhookSettingsService,
     private readonly dispatcher: DeliveryDispatcher,
   ) {}
 
   /**
-   * generation.completed / generation.failed: one delivery to the request's `webhook_url`, else to
-   * the key's default URL, else none. The body is built and stored here, once. Idempotent: an event
-   * seen again changes nothing. A failure (the gateway cannot say what the key's URL is) throws, so
-   * the event is redelivered.
+   * generation.completed / generation.failed: one delivery to the destination the event carries
+   * (resolved by the gateway at submit: the request's `webhook_url`, else the key's default URL
+   * then), else none. The body is built and stored here, once. Idempotent: an event seen again
+   * changes nothing (the insert skips it). Resolves once the delivery is stored, so that the
+   * event is acknowledged only then; a failure throws, and the event comes again.
    */
   async onFinished(event: GenerationFinishedEvent): Promise<void> {
     if (!isWellFormed(event)) {
       this.logger.error({ eventId: (event as { eventId?: unknown } | null)?.eventId }, 'Ignoring a malformed generation event');
       return;
     }
-    let url = event.webhookUrl;
-    let urlSource: DestinationSource = 'request';
-    if (!url) {
-      // An event seen again asks the gateway nothing (with a URL on the event, the insert below is
-      // a no-op for it, which is cheaper than a read first).
-      if (await this.repository.existsForEvent(event.eventId)) return;
-      url = (await this.keys.get(event.apiKeyId)).defaultWebhookUrl;
-      urlSource = 'key';
-    }
-    if (!url) return; // no destination: no delivery (polling is the client's way to learn the outcome)
+    if (!event.webhookUrl) return; // no destination: no delivery (polling is the client's way to learn the outcome)
     const now = Date.now();
     await this.dispatcher.submit({
       id: newDeliveryId(),
@@ -52,8 +42,8 @@ export class DeliveriesService {
       accountId: event.accountId,
       apiKeyId: event.apiKeyId,
       event: event.event,
-      url,
-      urlSource,
+      url: event.webhookUrl,
+      urlSource: 'job',
       body: serialiseWebhookBody(webhookBody(event, new Date(now))),
       firstAttemptAt: now,
     });
@@ -68,8 +58,7 @@ export class DeliveriesService {
 
   /**
    * Sends the generation's event again as a new delivery (new delivery id, three new attempts) with
-   * the same body bytes, to the current destination: the request's `webhook_url` if the generation
-   * had one, else the key's default URL as it is now.
+   * the same body bytes, to the generation's destination (see `redeliveryOf`).
    */
   async redeliver(accountId: string, jobId: string): Promise<WebhookDeliveryView> {
     checkIds(accountId, jobId);
@@ -84,33 +73,12 @@ export class DeliveriesService {
     if (pending) {
       throw new ConflictError(`A delivery of this generation is still in progress (${pending.id}); wait until it has finished.`);
     }
-    let url: string | null = latest.url;
-    if (latest.urlSource === 'key') url = (await this.keys.get(latest.apiKeyId)).defaultWebhookUrl;
-    if (!url) {
-      throw new ConflictError(
-        'The API key of this generation has no default webhook URL any more; set one in the dashboard (Settings, API Keys).',
-      );
-    }
-    const now = Date.now();
-    const id = newDeliveryId();
-    const inserted = await this.dispatcher.submit({
-      id,
-      eventId: null,
-      redeliveryOf: latest.id,
-      jobId,
-      accountId,
-      apiKeyId: latest.apiKeyId,
-      event: latest.event,
-      url,
-      urlSource: latest.urlSource,
-      body: latest.body,
-      firstAttemptAt: now,
-    });
-    if (!inserted) throw new ConflictError('A redelivery of this generation is already in progress.');
-    const created = await this.repository.findForAccount(accountId, id);
+    const redelivery = redeliveryOf({ ...latest, jobId }, Date.now());
+    if (!(await this.dispatcher.submit(redelivery))) throw new ConflictError('A redelivery of this generation is already in progress.');
+    const created = await this.repository.findForAccount(accountId, redelivery.id);
     if (!created) throw new NotFoundError('No such delivery.');
     // Attempt 1 usually started with the insert: show it (in flight, or already done).
-    return toDeliveryView(created, await this.repository.attemptsOf(accountId, [id]));
+    return toDeliveryView(created, await this.repository.attemptsOf(accountId, [redelivery.id]));
   }
 }
 

@@ -3,12 +3,21 @@ import type { EventName, WebhookDeliveryStatus } from '@gen/contracts';
 
 export type DeliveryStatus = WebhookDeliveryStatus;
 
-/** Where a delivery's URL came from: the request's `webhook_url`, or the key's default URL. */
-export type DestinationSource = 'request' | 'key';
+/**
+ * Where a delivery's URL came from.
+ * - `job`: the destination the generation carried, resolved by the gateway at submit (the
+ *   request's `webhook_url`, else the key's default URL then). Every generation delivery since
+ *   migration 1764600000000.
+ * - `request`: a test event's URL (given, or the key's default when it was sent); before that
+ *   migration, also a generation's `webhook_url`.
+ * - `key`: before that migration only: the key's default URL, read when the event arrived.
+ * A redelivery keeps its original's. Nothing decides on it: it tells the story of a row.
+ */
+export type DestinationSource = 'job' | 'request' | 'key';
 
 /**
  * One webhook delivery: a body built once, sent up to three times under one delivery id.
- * Mirrors migrations 1763800000000 and 1764500000000 (names of constraints and indexes included).
+ * Mirrors migrations 1763800000000, 1764500000000 and 1764600000000 (names of constraints and indexes included).
  */
 @Entity({ name: 'deliveries' })
 @Unique('deliveries_event_id_unique', ['eventId'])
@@ -19,7 +28,7 @@ export type DestinationSource = 'request' | 'key';
 @Index('deliveries_one_pending_test', ['apiKeyId'], { unique: true, where: `"status" = 'pending' AND "test"` })
 @Check('deliveries_id_format', `"id" ~ '^wh_[0-9A-Za-z]{20,}$'`)
 @Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed')`)
-@Check('deliveries_url_source', `"url_source" IN ('request', 'key')`)
+@Check('deliveries_url_source', `"url_source" IN ('job', 'request', 'key')`)
 @Check('deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Check('deliveries_attempts_made', `"attempts_made" BETWEEN 0 AND 3`)
 @Check('deliveries_pending_is_scheduled', `("status" = 'pending') = ("next_attempt_at" IS NOT NULL)`)

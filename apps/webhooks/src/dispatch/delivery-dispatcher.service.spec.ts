@@ -6,7 +6,7 @@ import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { newDeliveryId, verify } from '@gen/webhook-signature';
 import type { DataSource } from 'typeorm';
 import { DeliveriesRepository, NewDelivery } from '../deliveries/deliveries.repository';
-import type { KeyWebhookSettingsService } from '../keys/key-webhook-settings.service';
+import type { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { openWebhooksDatabase } from '../webhooks.database';
 import { resolveWebhooksSettings } from '../webhooks.settings';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
@@ -37,14 +37,14 @@ describe('DeliveryDispatcher', () => {
   });
 
   function dispatcher(
-    keys: Pick<KeyWebhookSettingsService, 'get'> = { get: async () => ({ secret: SECRET, defaultWebhookUrl: null }) },
+    keys: Pick<WebhookSecretsService, 'get'> = { get: async () => ({ secret: SECRET }) },
     overrides: Partial<typeof settings> = {},
     metrics?: DeliveryMetrics,
   ) {
     const d = new DeliveryDispatcher(
       repo,
       new WebhookSender({ allowHttp: true, allowPrivate: true, allowList: [] }),
-      keys as KeyWebhookSettingsService,
+      keys as WebhookSecretsService,
       { ...settings, ...overrides },
       metrics,
     );
@@ -111,7 +111,7 @@ describe('DeliveryDispatcher', () => {
     const d = dispatcher(undefined, { pollIntervalMs: 60_000 });
     d.onApplicationBootstrap();
     const nd = delivery();
-    await repo.insert(nd);
+    await repo.insert([nd]);
     const t0 = Date.now();
     d.schedule(nd.id, nd.firstAttemptAt);
     await until(async () => received.length === 1);
@@ -128,7 +128,7 @@ describe('DeliveryDispatcher', () => {
       {
         get: async () => {
           lookups++;
-          return { secret: SECRET, defaultWebhookUrl: null };
+          return { secret: SECRET };
         },
       },
       { maxInFlight: 4, pollIntervalMs: 60_000 },
@@ -156,7 +156,7 @@ describe('DeliveryDispatcher', () => {
     // One slot for new deliveries (maxInFlight 2, 90 % of it for new ones, at least 1).
     const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000 });
     d.onApplicationBootstrap();
-    const claimFresh = jest.spyOn(repo, 'claimFresh');
+    const claim = jest.spyOn(repo, 'claim');
     try {
       // A slot held for 1 s: the next delivery cannot have it within the 250 ms it may wait, so it
       // is stored unclaimed at about 250 ms (its event can then be acknowledged) and sent once the slot frees.
@@ -170,10 +170,10 @@ describe('DeliveryDispatcher', () => {
       expect(storedAfter).toBeLessThan(900);
       expect(await statusOf(waiting.id)).toEqual({ status: 'pending', attempts_made: 0 });
       await until(async () => (await statusOf(waiting.id)).status === 'succeeded');
-      expect(claimFresh).toHaveBeenCalledTimes(1);
+      expect(claim).toHaveBeenCalledTimes(1);
 
       // A slot held for 100 ms: the next delivery waits for it and is stored already claimed.
-      claimFresh.mockClear();
+      claim.mockClear();
       const brief = delivery({ url: `${url}?delay=100` });
       expect(await d.submit(brief)).toBe(true);
       const next = delivery();
@@ -181,11 +181,11 @@ describe('DeliveryDispatcher', () => {
       expect(await d.submit(next)).toBe(true);
       expect(Date.now() - t1).toBeGreaterThanOrEqual(60);
       await until(async () => (await statusOf(next.id)).status === 'succeeded');
-      expect(claimFresh).not.toHaveBeenCalled();
+      expect(claim).not.toHaveBeenCalled();
       const sent = received.map((r) => r.headers['x-service-delivery-id']);
       expect(sent.sort()).toEqual([slow.id, waiting.id, brief.id, next.id].sort());
     } finally {
-      claimFresh.mockRestore();
+      claim.mockRestore();
     }
   });
 
@@ -224,7 +224,7 @@ describe('DeliveryDispatcher', () => {
   it('two replicas over the same deliveries send each one exactly once', async () => {
     const [a, b] = [dispatcher(), dispatcher()];
     const batch = Array.from({ length: 60 }, () => delivery());
-    for (const nd of batch) await repo.insert(nd);
+    for (const nd of batch) await repo.insert([nd]);
     // Both learn about every delivery (as after a restart, through their polls) and race for them.
     for (const nd of batch) {
       a.schedule(nd.id, nd.firstAttemptAt);
@@ -244,7 +244,7 @@ describe('DeliveryDispatcher', () => {
 
   it('after a restart, an attempt interrupted by a crash is counted and the next one goes once the lease expires', async () => {
     const nd = delivery();
-    await repo.insert(nd);
+    await repo.insert([nd]);
     // A process claimed attempt 1 (it may have sent it) and died: its lease runs for 600 ms.
     const [dead] = await repo.claim([nd.id], Date.now(), 600);
     expect(dead!.number).toBe(1);
@@ -264,7 +264,7 @@ describe('DeliveryDispatcher', () => {
   it('a delivery due later, known only from the database, is sent on time (not at the next poll)', async () => {
     const due = Date.now() + 1_500;
     const nd = delivery({ firstAttemptAt: due });
-    await repo.insert(nd);
+    await repo.insert([nd]);
     const d = dispatcher();
     d.onApplicationBootstrap();
     await until(async () => received.length === 1, 5_000);
@@ -277,12 +277,12 @@ describe('DeliveryDispatcher', () => {
     const d = dispatcher({
       get: async () => {
         if (++calls === 1) throw new Error('gateway unavailable');
-        return { secret: SECRET, defaultWebhookUrl: null };
+        return { secret: SECRET };
       },
     });
     d.onApplicationBootstrap();
     const nd = delivery();
-    await repo.insert(nd);
+    await repo.insert([nd]);
     d.schedule(nd.id, nd.firstAttemptAt);
     await until(async () => (await statusOf(nd.id)).status === 'succeeded', 5_000);
     expect(await statusOf(nd.id)).toEqual({ status: 'succeeded', attempts_made: 1 });
@@ -290,10 +290,10 @@ describe('DeliveryDispatcher', () => {
   });
 
   it('does not send unsigned: a key without a secret fails the attempt without a request', async () => {
-    const d = dispatcher({ get: async () => ({ secret: null, defaultWebhookUrl: null }) });
+    const d = dispatcher({ get: async () => ({ secret: null }) });
     d.onApplicationBootstrap();
     const nd = delivery();
-    await repo.insert(nd);
+    await repo.insert([nd]);
     d.schedule(nd.id, nd.firstAttemptAt);
     // attempts_made counts the claim; the outcome is recorded just after it (wait for both: under load they are apart).
     const recorded = async () => (await db.query(`SELECT error_class, error FROM attempts WHERE delivery_id = $1 AND duration_ms IS NOT NULL`, [nd.id]))[0];

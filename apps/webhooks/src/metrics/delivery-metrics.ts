@@ -27,9 +27,9 @@ export interface DispatcherStats {
  * `gen_webhook_oldest_overdue_seconds`), and the dispatcher's own `stats()` (attempts in flight,
  * waiting, started, late starts).
  *
- * Per-attempt outcomes and latency come from the dispatcher (DeliveryDispatcher calls
+ * Per-attempt outcomes and latency come from the dispatcher (its AttemptRunner calls
  * `attemptFinished` after each attempt, and `deliveryFinished` when a delivery succeeds or fails
- * for good).
+ * for good; the poll reports the deliveries it fails).
  */
 export abstract class DeliveryMetrics {
   abstract attemptFinished(attempt: { outcome: AttemptOutcomeLabel; durationMs: number; attemptNumber: number }): void;

@@ -102,7 +102,7 @@ export class DashboardGenerationsService {
     }
   }
 
-  /** Sends a finished generation's event again, as a new delivery, to its current destination. */
+  /** Sends a finished generation's event again, as a new delivery, to the generation's destination. */
   async redeliver(accountId: string, jobId: string): Promise<RedeliverWebhookReply> {
     const generation = await this.generation(accountId, jobId);
     if (generation.status !== 'completed' && generation.status !== 'failed') {

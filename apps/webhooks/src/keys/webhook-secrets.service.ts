@@ -5,12 +5,13 @@ import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
 
 /**
- * A key's webhook settings, owned by the gateway (auth schema): its default URL and its current
- * signing secret. Asked afresh for every attempt, never cached, so a renewed secret signs the very
- * next attempt. The secret is held only for the attempt and never logged.
+ * A key's current signing secret, from the gateway (which owns keys): the webhooks service's one
+ * dependency on it (`auth.webhook-secret.get`). Asked afresh for the attempts that start together,
+ * never cached, so a renewed secret signs the very next attempt. The secret is held only for those
+ * attempts and never logged. (The destination is not asked: it comes with the event.)
  */
 @Injectable()
-export class KeyWebhookSettingsService {
+export class WebhookSecretsService {
   constructor(
     private readonly rpc: RpcClient,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,
