@@ -1,6 +1,6 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { HttpLimits } from '@gen/config';
-import { DomainError, HttpErrorFilter, ValidationError } from '@gen/errors';
+import { DomainError, domainErrorFromFastify, HttpErrorFilter, ValidationError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { checkJsonBody, refuseNulCharacters } from './json-body';
 import { requestIdFor } from './request-id';
@@ -17,8 +17,22 @@ const BEARER_CHALLENGE = 'Bearer realm="Generation Service API"';
 /** Limits every public HTTP server keeps to, whatever its configuration. */
 const ROUTER_LIMITS = { maxParamLength: 100 };
 
+/**
+ * Fastify's adapter, with Fastify's own errors (a body that is not JSON, too large, of another media
+ * type) handed to Nest as the domain errors they stand for. Nest would otherwise wrap them in an
+ * HttpException that keeps Fastify's wording and loses its error code, the only thing the envelope's
+ * messages can be chosen by.
+ */
+class EnvelopeFastifyAdapter extends FastifyAdapter {
+  override setErrorHandler(handler: Parameters<FastifyAdapter['setErrorHandler']>[0]) {
+    return super.setErrorHandler(function (this: unknown, error, request, reply) {
+      return handler.call(this as never, domainErrorFromFastify(error) ?? error, request, reply);
+    });
+  }
+}
+
 export function createFastifyAdapter(limits: HttpLimits, trustProxy: boolean | number | string = false): FastifyAdapter {
-  return new FastifyAdapter({
+  return new EnvelopeFastifyAdapter({
     bodyLimit: limits.bodyLimitBytes,
     genReqId: requestIdFor,
     requestIdHeader: false,
