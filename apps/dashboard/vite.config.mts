@@ -19,6 +19,8 @@ export default defineConfig({
     sourcemap: true,
     target: 'es2022',
     assetsInlineLimit: 0,
+    // The 3D preview's chunk (three.js, ~640 kB) is loaded only on a 3D output's page.
+    chunkSizeWarningLimit: 700,
   },
   server: {
     // `npm run dev:dashboard`: pages with hot reload, the API from a running standalone on :3000.

@@ -259,6 +259,10 @@ describe('dashboard in a browser', () => {
     const glb = page.getByRole('link', { name: 'Download the 3D model (.glb)' });
     await glb.waitFor({ timeout: 30_000 });
     expect(await glb.getAttribute('href')).toMatch(/\.glb$/);
+    // The interactive preview (three.js) loads the file and draws its mesh in a WebGL canvas.
+    await page.locator('.model-preview[data-state="ready"]').waitFor({ timeout: 30_000 });
+    expect(Number(await page.locator('.model-preview').getAttribute('data-meshes'))).toBeGreaterThan(0);
+    await expect(page.getByRole('img', { name: /^Output of “a TEXT_TO_3D test”/ }).evaluate((c) => (c as unknown as { width: number }).width)).resolves.toBeGreaterThan(0);
     await screenshots(page, '13-generation-3d');
   });
 
@@ -278,6 +282,9 @@ describe('dashboard in a browser', () => {
     await secretInput.waitFor();
     secret = await secretInput.inputValue();
     expect(secret).toMatch(/^whsec_[0-9A-Za-z]{32}$/);
+    // The key's first secret: nothing earlier to stop verifying.
+    await page.getByText('Your receiver verifies each webhook of this key with it.').waitFor();
+    expect(await page.content()).not.toContain('no longer verify');
     await page.getByText(`${side.url}/hook`).waitFor();
     await screenshots(page, '15-webhook-secret-generated');
     // What the webhooks dispatcher receives over auth.webhook-secret.get is exactly this secret.
@@ -327,6 +334,7 @@ describe('dashboard in a browser', () => {
     await secretInput.waitFor();
     const renewed = await secretInput.inputValue();
     expect(renewed).toMatch(/^whsec_/);
+    await page.getByText('Signatures made with the previous secret of this key no longer verify.').waitFor();
     expect(renewed).not.toBe(secret);
     await expect(dispatcherSecret()).resolves.toBe(renewed);
     await screenshots(page, '18-secret-renewed');
@@ -337,6 +345,8 @@ describe('dashboard in a browser', () => {
     const delivery = await nextDelivery();
     expect(verify(delivery.body, delivery.headers, renewed)).toMatchObject({ event: 'generation.completed' });
     expect(() => verify(delivery.body, delivery.headers, secret)).toThrow(WebhookSignatureMismatchError);
+    // The new delivery is the last one listed, above the button; the message says so.
+    await page.getByText(/Sent again as a new delivery \(wh_\w+\): the last one in the list above\./).waitFor();
     const redelivery = page.locator('.delivery').nth(1);
     await redelivery.getByText('redelivery').waitFor();
     await redelivery.locator('.badge', { hasText: 'Delivered' }).waitFor();

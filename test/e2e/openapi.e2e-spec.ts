@@ -43,8 +43,8 @@ function refs(node: unknown, into = new Set<string>()): Set<string> {
   return into;
 }
 
-/** The same message, numbers aside (a count of seconds, of credits, a limit): digits are compared as one placeholder. */
-const normalize = (message: string) => message.replace(/\d+/g, '#');
+/** The same message, values aside (a count of seconds, of credits, a limit, a delivery id): each is compared as one placeholder. */
+const normalize = (message: string) => message.replace(/wh_[A-Za-z0-9]+/g, 'wh_…').replace(/\d+/g, '#');
 
 /** The OpenAPI document at /api/v1/openapi.json, checked against itself and against what the service answers. */
 describe('standalone: the OpenAPI document', () => {
@@ -82,6 +82,8 @@ describe('standalone: the OpenAPI document', () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining([
         '/api/v1/credits',
+        '/api/v1/credits/ledger',
+        '/api/v1/webhooks/test',
         '/api/v1/generate',
         '/api/v1/generations',
         '/api/v1/generations/{id}',
@@ -192,8 +194,15 @@ describe('standalone: the OpenAPI document', () => {
     const shared = (status: number, name: string) =>
       [400, 401, 413, 415, 500, 503].includes(status) || (status === 429 && name === 'rate_limit') || /^missing_\w+_scope$/.test(name);
 
-    let streams: SseClient[] = [];
-    afterAll(() => streams.forEach((s) => s.close()));
+    const streams: SseClient[] = [];
+    /** A webhook receiver that never answers (its requests are cut when the test ends). */
+    const silent: Server = createServer(() => undefined);
+    beforeAll(() => new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve)));
+    afterAll(async () => {
+      streams.forEach((s) => s.close());
+      silent.closeAllConnections();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
 
     /** How to make the service answer each documented example, live. */
     async function liveCases(): Promise<Record<string, () => Promise<HttpResult>>> {
@@ -240,6 +249,24 @@ describe('standalone: the OpenAPI document', () => {
           return http(h.url, 'POST', '/api/v1/generate', { key, headers, body: { model: 'pixel-flux-1', prompt: 'second', type: 'TEXT_TO_IMAGE' } });
         },
         'get /api/v1/generations 422 limit': () => http(h.url, 'GET', '/api/v1/generations?limit=0', { key }),
+        'get /api/v1/credits/ledger 422 limit': () => http(h.url, 'GET', '/api/v1/credits/ledger?limit=0', { key }),
+        'get /api/v1/credits/ledger 422 cursor': () => http(h.url, 'GET', '/api/v1/credits/ledger?cursor=nope', { key }),
+        'post /api/v1/webhooks/test 422 no_secret': async () =>
+          http(h.url, 'POST', '/api/v1/webhooks/test', { key: (await h.account('pro', 10)).key, body: { url: 'http://127.0.0.1:9/hook' } }),
+        'post /api/v1/webhooks/test 422 no_url': async () => {
+          const other = await h.account('pro', 10);
+          await h.running.app.get(ApiKeysService).setWebhookUrl(other.accountId, other.keyId, null, newWebhookSecret());
+          return http(h.url, 'POST', '/api/v1/webhooks/test', { key: other.key, body: {} });
+        },
+        'post /api/v1/webhooks/test 409 in_progress': async () => {
+          // A receiver that holds every request: the first test event stays in delivery.
+          const other = await h.account('pro', 10);
+          await h.running.app.get(ApiKeysService).setWebhookUrl(other.accountId, other.keyId, null, newWebhookSecret());
+          const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/hook`;
+          const first = await http(h.url, 'POST', '/api/v1/webhooks/test', { key: other.key, body: { url } });
+          expect(first.status).toBe(202);
+          return http(h.url, 'POST', '/api/v1/webhooks/test', { key: other.key, body: { url } });
+        },
         'get /api/v1/generations/{id}/events 429 streams': async () => {
           streams.push(await openSse(`${h.url}/api/v1/generations/${held.body.id}/events`, key));
           expect(streams[0].status).toBe(200);

@@ -5,8 +5,9 @@ import { Browser, chromium, Page } from 'playwright-core';
 /** Debian's Chromium (no browser download): CHROMIUM_PATH or /usr/bin/chromium. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Where screenshots go (gitignored): test-artifacts/dashboard/. */
-export const ARTIFACTS_DIR = join(__dirname, '..', '..', 'test-artifacts', 'dashboard');
+/** Where screenshots go (gitignored): test-artifacts/<folder>/, one folder per browser spec. */
+export const ARTIFACTS_ROOT = join(__dirname, '..', '..', 'test-artifacts');
+export const ARTIFACTS_DIR = join(ARTIFACTS_ROOT, 'dashboard');
 
 export const LAPTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
@@ -36,8 +37,9 @@ export async function launchChromium(): Promise<Browser> {
  * Screenshots of the current page at laptop and phone width (full page unless told otherwise: a modal
  * dialog's backdrop covers only the viewport); returns their paths.
  */
-export async function screenshots(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string[]> {
-  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+export async function screenshots(page: Page, name: string, options: { fullPage?: boolean; dir?: string } = {}): Promise<string[]> {
+  const dir = options.dir ?? ARTIFACTS_DIR;
+  mkdirSync(dir, { recursive: true });
   const original = page.viewportSize() ?? LAPTOP;
   const paths: string[] = [];
   for (const [label, size] of [
@@ -46,7 +48,19 @@ export async function screenshots(page: Page, name: string, options: { fullPage?
   ] as const) {
     await page.setViewportSize(size);
     await page.waitForTimeout(150); // layout settles
-    const path = join(ARTIFACTS_DIR, `${name}-${label}.png`);
+    // Nothing may make the page wider than the screen (a sideways scroll on a phone).
+    const overflow = await page.evaluate<string[]>(`(() => {
+      const width = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth <= width) return [];
+      return [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > width + 0.5 && el.getClientRects().length > 0)
+        // Inside a scrolling or clipping box (the menu) is not the page's overflow.
+        .filter((el) => { for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) if (getComputedStyle(a).overflowX !== 'visible') return false; return true; })
+        .slice(-5)
+        .map((el) => el.tagName.toLowerCase() + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right) + 'px');
+    })()`);
+    if (overflow.length > 0) throw new Error(`${name} at ${label} width (${size.width}px) is wider than the screen: ${overflow.join(', ')}`);
+    const path = join(dir, `${name}-${label}.png`);
     await page.screenshot({ path, fullPage: options.fullPage ?? true });
     paths.push(path);
   }

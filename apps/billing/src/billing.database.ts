@@ -4,6 +4,7 @@ import { BillingAccountEntity } from './accounts/billing-account.entity';
 import { HoldEntity } from './holds/hold.entity';
 import { LedgerEntryEntity } from './holds/ledger-entry.entity';
 import { BillingInit1763700000000 } from './migrations/1763700000000-billing-init';
+import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-billing-ledger-models';
 
 export const BILLING_SCHEMA = 'billing';
 
@@ -12,7 +13,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
     url,
     schema: BILLING_SCHEMA,
     entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity],
-    migrations: [BillingInit1763700000000],
+    migrations: [BillingInit1763700000000, BillingLedgerModels1764500000000],
     poolSize,
   };
 }

@@ -7,6 +7,8 @@ import { BillingRepository } from './holds/billing.repository';
 import { BillingService } from './holds/billing.service';
 import { CreditMetrics } from './metrics/credit-metrics';
 import { HoldStatsRepository } from './metrics/hold-stats.repository';
+import { LedgerController } from './ledger/ledger.controller';
+import { LedgerService } from './ledger/ledger.service';
 
 @Module({})
 export class BillingModule {
@@ -14,11 +16,12 @@ export class BillingModule {
   static register(dataSource: DataSource): DynamicModule {
     return {
       module: BillingModule,
-      controllers: [BillingController],
+      controllers: [BillingController, LedgerController],
       providers: [
         { provide: BILLING_DB, useValue: dataSource },
         BillingRepository,
         BillingService,
+        LedgerService,
         HoldStatsRepository,
         {
           provide: CreditMetrics,

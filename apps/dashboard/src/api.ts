@@ -1,9 +1,9 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
-import type { GenerationRecord } from '@gen/contracts';
+import type { GenerationRecord, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
 
 // Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
-export type { GenerationType, JobStatus } from '@gen/contracts';
+export type { GenerationType, JobStatus, LedgerKind, ModelInfo, PlanName, UsageDay, UsageReply } from '@gen/contracts';
 export type Scope = 'generate' | 'read';
 
 export interface Session {
@@ -31,30 +31,30 @@ export interface GenerationPage {
   next_cursor: string | null;
 }
 
-/** One attempt of a delivery (the webhooks service's delivery log). */
-export interface DeliveryAttempt {
-  number: number;
-  started_at: string;
-  duration_ms: number | null;
-  outcome: 'in_flight' | 'succeeded' | 'failed';
-  status_code: number | null;
-  error_class: string | null;
-  error: string | null;
+/** One attempt of a delivery. */
+export type { WebhookAttemptView as DeliveryAttempt } from '@gen/contracts';
+
+/** A webhook delivery with its attempts (the webhooks service's delivery log). */
+export type Delivery = WebhookDeliveryView;
+
+/** The catalogue as the account sees it, with its plan and credits. */
+export interface ModelsPage {
+  plan: PlanName;
+  credits: { available: number; held: number };
+  data: ModelInfo[];
 }
 
-export interface Delivery {
-  /** The X-Service-Delivery-Id of every attempt. */
+export type LedgerEntry = LedgerEntryView;
+export type LedgerPage = LedgerReply;
+
+export interface SessionView {
   id: string;
-  event: string;
-  url: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts_made: number;
-  max_attempts: number;
-  next_attempt_at: string | null;
+  current: boolean;
   created_at: string;
-  finished_at: string | null;
-  redelivery_of: string | null;
-  attempts: DeliveryAttempt[];
+  last_seen_at: string;
+  expires_at: string;
+  ip: string | null;
+  user_agent: string | null;
 }
 
 export interface GenerationDetail {
@@ -116,8 +116,13 @@ export function onUnauthorized(handler: () => void): void {
   onSignedOut = handler;
 }
 
-export async function api<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let response: Response;
@@ -163,9 +168,26 @@ export const dashboardApi = {
   },
   generation: (id: string) => api<GenerationDetail>('GET', `/generations/${encodeURIComponent(id)}`),
   redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
+  cancelGeneration: (id: string) => api<Generation>('POST', `/generations/${encodeURIComponent(id)}/cancel`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
   createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
   renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
   revokeKey: (id: string) => api<void>('DELETE', `/keys/${id}`),
+  models: () => api<ModelsPage>('GET', '/models'),
+  /** The playground: POST /api/v1/generate with one of the account's keys; `attempt` makes a retry safe (Idempotency-Key). */
+  generate: (keyId: string, input: { model: string; prompt: string; type: string }, attempt: string) =>
+    api<Generation>('POST', `/keys/${keyId}/generate`, input, { 'idempotency-key': attempt }),
+  ledger: (cursor?: string) => api<LedgerPage>('GET', `/usage/ledger?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  usage: (days = 30) => api<UsageReply>('GET', `/usage/summary?days=${days}`),
+  sendTestEvent: (keyId: string, url: string | null) => api<Delivery>('POST', `/keys/${keyId}/test-events`, url ? { url } : {}),
+  testEvents: (keyId: string) => api<{ data: Delivery[] }>('GET', `/keys/${keyId}/test-events`),
+  sessions: () => api<{ data: SessionView[] }>('GET', '/account/sessions'),
+  endSession: (id: string) => api<void>('DELETE', `/account/sessions/${id}`),
+  endOtherSessions: () => api<{ ended_sessions: number }>('DELETE', '/account/sessions'),
+  changePassword: (currentPassword: string, newPassword: string) =>
+    api<{ ended_sessions: number }>('POST', '/account/password', { current_password: currentPassword, new_password: newPassword }),
 };
+
+/** Where the CSV export of the ledger downloads from (a plain link: the browser sends the session cookie). */
+export const LEDGER_CSV_URL = '/dashboard/api/usage/ledger.csv';

@@ -1,15 +1,22 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, dashboardApi, onUnauthorized, Session, setCsrfToken } from './api';
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
+import { AccountPage } from './pages/account-page';
 import { ApiKeysPage } from './pages/api-keys-page';
 import { SignInPage, SignUpPage } from './pages/auth-pages';
 import { GenerationPage } from './pages/generation-page';
 import { GenerationsPage } from './pages/generations-page';
+import { ModelsPage } from './pages/models-page';
 import { OverviewPage } from './pages/overview-page';
+import { PlaygroundPage } from './pages/playground-page';
+import { UsagePage } from './pages/usage-page';
 import { Link, navigate, useLocation } from './router';
 
 const NAV = [
   { to: '/', label: 'Overview', match: (path: string) => path === '/' },
+  { to: '/playground', label: 'Playground', match: (path: string) => path === '/playground' },
+  { to: '/models', label: 'Models', match: (path: string) => path === '/models' },
+  { to: '/usage', label: 'Usage', match: (path: string) => path === '/usage' },
   { to: '/generations', label: 'Generations', match: (path: string) => path.startsWith('/generations') },
   { to: '/settings/keys', label: 'Settings', match: (path: string) => path.startsWith('/settings') },
 ];
@@ -27,8 +34,16 @@ function NotFound() {
   );
 }
 
-function Page({ path }: { path: string }) {
+/** The API's reference (Swagger UI over the OpenAPI document), served by the gateway. */
+const API_REFERENCE = '/api/v1/docs';
+
+function Page({ path, session }: { path: string; session: Session }) {
   if (path === '/') return <OverviewPage />;
+  if (path === '/playground') return <PlaygroundPage />;
+  if (path === '/models') return <ModelsPage />;
+  if (path === '/usage') return <UsagePage />;
+  if (path === '/settings') return <ApiKeysPage />;
+  if (path === '/settings/account') return <AccountPage session={session} />;
   if (path === '/generations') return <GenerationsPage />;
   const generation = /^\/generations\/([^/]+)$/.exec(path);
   if (generation) return <GenerationPage id={decodeURIComponent(generation[1])} />;
@@ -53,6 +68,10 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
                 {item.label}
               </Link>
             ))}
+            <a className="api-reference" href={API_REFERENCE} target="_blank" rel="noreferrer">
+              API reference <span aria-hidden="true">↗</span>
+              <span className="visually-hidden"> (opens in a new tab)</span>
+            </a>
           </nav>
           <div className="account">
             <span className="account-email" title={session.user?.email}>
@@ -65,7 +84,7 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
         </div>
       </header>
       <div className="container">
-        <Page path={path} />
+        <Page path={path} session={session} />
       </div>
     </>
   );

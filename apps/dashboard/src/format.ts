@@ -1,6 +1,8 @@
 import type { GenerationType, JobStatus } from './api';
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// Seconds matter here: a job's stages and a delivery's attempts are seconds apart.
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const day = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
 const number = new Intl.NumberFormat();
 
@@ -11,6 +13,31 @@ export function formatDate(iso: string | null | undefined): string {
 /** Time of day with seconds: attempts of one delivery are seconds apart. */
 export function formatTime(iso: string | null | undefined): string {
   return iso ? time.format(new Date(iso)) : '—';
+}
+
+/** A UTC calendar day (`YYYY-MM-DD`) as "Nov 3". */
+export function formatDay(date: string): string {
+  return day.format(new Date(`${date}T00:00:00Z`));
+}
+
+/** A duration for people: "340 ms", "4.2 s", "2 min 5 s", "3 h 10 min". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/** Milliseconds between two ISO timestamps, or null when either is missing. */
+export function between(from: string | null | undefined, to: string | null | undefined): number | null {
+  return from && to ? new Date(to).getTime() - new Date(from).getTime() : null;
+}
+
+/** A signed number of credits: "+100", "−4", "0". */
+export function signed(value: number): string {
+  return value > 0 ? `+${number.format(value)}` : value < 0 ? `−${number.format(-value)}` : '0';
 }
 
 export function formatNumber(value: number): string {

@@ -4,6 +4,10 @@ import { AccountController } from './api/account.controller';
 import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
+import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
+import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
+import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
+import { WebhookTestsService } from './api/webhook-tests/webhook-tests.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AuthRepository } from './auth/auth.repository';
@@ -34,7 +38,15 @@ export class GatewayModule {
     const dashboard = options.dashboard ? dashboardParts(options.dashboard) : { controllers: [], providers: [] };
     return {
       module: GatewayModule,
-      controllers: [GenerationsController, AccountController, OutputsController, AuthRpcController, ...dashboard.controllers],
+      controllers: [
+        GenerationsController,
+        AccountController,
+        CreditsLedgerController,
+        WebhookTestsController,
+        OutputsController,
+        AuthRpcController,
+        ...dashboard.controllers,
+      ],
       providers: [
         { provide: WebhookSecretCipher, useValue: new WebhookSecretCipher(options.secretKeys ?? null) },
         UsersRepository,
@@ -47,6 +59,8 @@ export class GatewayModule {
         AccountPlanService,
         GenerationsService,
         GenerationStreams,
+        CreditsLedgerService,
+        WebhookTestsService,
         ProvisioningService,
         ...RATE_LIMIT_PROVIDERS,
         IdempotencyRepository,

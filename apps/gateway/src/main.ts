@@ -77,6 +77,8 @@ runMain('gateway', async () => {
   configureObservedHttp(app);
   configureHttpApp(app, httpLimits);
   app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
+  // Every module's init hooks run before NATS delivers a message.
+  await app.init();
   await app.startAllMicroservices();
   await app.listen(ops.http.port, ops.http.host);
   return {

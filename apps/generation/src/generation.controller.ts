@@ -56,12 +56,14 @@ export class GenerationController {
   }
 
   @MessagePattern(Subjects.modelsList)
-  models(): ListModelsReply {
+  async models(): Promise<ListModelsReply> {
+    await this.catalogue.ready();
     return { data: this.catalogue.list() };
   }
 
   @MessagePattern(Subjects.modelsGet)
-  model(@Payload() request: GetModelRequest): ModelInfo {
+  async model(@Payload() request: GetModelRequest): Promise<ModelInfo> {
+    await this.catalogue.ready();
     return this.catalogue.get(request.modelId);
   }
 }

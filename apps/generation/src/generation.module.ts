@@ -18,7 +18,7 @@ import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
 import type { ProviderContext } from './providers';
-import { LocalDirectoryStorage, OutputStorage } from './storage/output-storage';
+import { LocalDirectoryStorage, OutputStorage } from '@gen/storage';
 
 export interface GenerationModuleOptions {
   dataSource: DataSource;

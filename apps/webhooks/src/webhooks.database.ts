@@ -4,6 +4,7 @@ import { AttemptEntity } from './deliveries/attempt.entity';
 import { DeliveryEntity } from './deliveries/delivery.entity';
 import { WebhooksInit1763700000000 } from './migrations/1763700000000-webhooks-init';
 import { WebhooksDeliveries1763800000000 } from './migrations/1763800000000-webhooks-deliveries';
+import { WebhooksTestEvents1764500000000 } from './migrations/1764500000000-webhooks-test-events';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
@@ -12,7 +13,7 @@ export function webhooksDatabaseOptions(url: string, poolSize?: number): Service
     url,
     schema: WEBHOOKS_SCHEMA,
     entities: [DeliveryEntity, AttemptEntity],
-    migrations: [WebhooksInit1763700000000, WebhooksDeliveries1763800000000],
+    migrations: [WebhooksInit1763700000000, WebhooksDeliveries1763800000000, WebhooksTestEvents1764500000000],
     poolSize,
   };
 }

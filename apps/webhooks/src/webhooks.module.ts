@@ -13,6 +13,8 @@ import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, W
 import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
 import { DeliveryMetrics, PrometheusDeliveryMetrics } from './metrics/delivery-metrics';
 import { DeliveryStatsRepository } from './metrics/delivery-stats.repository';
+import { TestEventsController } from './test-events/test-events.controller';
+import { TestEventsService } from './test-events/test-events.service';
 
 export type { WebhooksSettings } from './webhooks.settings';
 
@@ -25,7 +27,7 @@ export class WebhooksModule {
     parseAllowList(settings.allowList);
     return {
       module: WebhooksModule,
-      controllers: [DeliveriesController],
+      controllers: [DeliveriesController, TestEventsController],
       providers: [
         { provide: WEBHOOKS_DB, useValue: options.dataSource },
         { provide: WEBHOOKS_SETTINGS, useValue: settings },
@@ -38,6 +40,7 @@ export class WebhooksModule {
         KeyWebhookSettingsService,
         DeliveryDispatcher,
         DeliveriesService,
+        TestEventsService,
         DeliveryStatsRepository,
         {
           provide: DeliveryMetrics,

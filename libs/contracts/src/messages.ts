@@ -9,6 +9,8 @@ export const Subjects = {
   billingRelease: 'billing.release',
   billingBalance: 'billing.balance',
   billingAccountOpen: 'billing.account.open',
+  billingLedger: 'billing.ledger',
+  billingUsage: 'billing.usage',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',
@@ -19,6 +21,8 @@ export const Subjects = {
   authWebhookSecretGet: 'auth.webhook-secret.get',
   webhooksDeliveriesList: 'webhooks.deliveries.list',
   webhooksRedeliver: 'webhooks.redeliver',
+  webhooksTestSend: 'webhooks.test.send',
+  webhooksTestList: 'webhooks.test.list',
 } as const;
 
 /**
@@ -68,6 +72,66 @@ export interface OpenBillingAccountRequest {
   accountId: string;
   plan: PlanName;
   initialCredits: number;
+}
+
+/** Kinds of ledger rows, as billing stores them. */
+export const LEDGER_KINDS = ['grant', 'adjustment', 'hold', 'capture', 'release'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** A page of the account's credit ledger, newest first (`GET /api/v1/credits/ledger`). */
+export interface LedgerRequest {
+  accountId: string;
+  limit: number;
+  /** `next_cursor` of the previous page. */
+  cursor?: string;
+}
+/** One ledger row as API clients see it (snake_case: it goes to them as is). */
+export interface LedgerEntryView {
+  id: string;
+  kind: LedgerKind;
+  /** Signed change to the available credits (a hold is negative, a release positive, a capture 0). */
+  amount: number;
+  /** Signed change to the held credits (a hold is positive, a capture or release negative). */
+  held_change: number;
+  /** Available credits right after this entry. */
+  balance_after: number;
+  /** The generation it belongs to (holds, captures, releases); null for grants and adjustments. */
+  generation_id: string | null;
+  /** The model of that generation, when billing knows it (entries made before it was recorded: null). */
+  model: string | null;
+  created_at: string;
+  note: string | null;
+}
+export interface LedgerReply {
+  data: LedgerEntryView[];
+  next_cursor: string | null;
+}
+/** Spending (captured credits) per day and per model over the last `days` days, in UTC. */
+export interface UsageRequest {
+  accountId: string;
+  days: number;
+}
+export interface UsageDay {
+  /** `YYYY-MM-DD` (UTC). */
+  date: string;
+  credits: number;
+  generations: number;
+  /** Credits per model that day (models with none are left out; `unknown` for entries without a model). */
+  by_model: Record<string, number>;
+}
+export interface UsageModel {
+  model: string;
+  credits: number;
+  generations: number;
+}
+export interface UsageReply {
+  /** First and last day covered (UTC), `days` days in all, oldest first in `days`. */
+  from: string;
+  to: string;
+  days: UsageDay[];
+  /** Most credits first. */
+  models: UsageModel[];
+  total: { credits: number; generations: number; refunds: number };
 }
 
 // ---- generation ----
@@ -179,6 +243,26 @@ export interface RedeliverWebhookRequest {
   jobId: string;
 }
 export type RedeliverWebhookReply = WebhookDeliveryView;
+/**
+ * Sends a test event (`POST /api/v1/webhooks/test`): a `generation.completed`-shaped body with a
+ * `test_` id, signed with the key's current secret, through the dispatcher like any delivery. The
+ * gateway has checked the key (the account's, active, with a secret) and the URL.
+ */
+export interface SendTestWebhookRequest {
+  accountId: string;
+  apiKeyId: string;
+  url: string;
+}
+export type SendTestWebhookReply = WebhookDeliveryView;
+/** The latest test events of one key of one account, newest first. */
+export interface ListTestWebhooksRequest {
+  accountId: string;
+  apiKeyId: string;
+  limit: number;
+}
+export interface ListTestWebhooksReply {
+  data: WebhookDeliveryView[];
+}
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 export type WebhookAttemptErrorClass =
@@ -204,6 +288,8 @@ export interface WebhookDeliveryView {
   finished_at: string | null;
   /** For a redelivery, the id of the delivery whose body it resends. */
   redelivery_of: string | null;
+  /** A test event (`POST /api/v1/webhooks/test`), sent with `X-Service-Test: true`. */
+  test: boolean;
   attempts: WebhookAttemptView[];
 }
 export interface WebhookAttemptView {

@@ -7,6 +7,14 @@ export const EVENT_HEADER = 'X-Service-Event';
 export const TIMESTAMP_HEADER = 'X-Service-Timestamp';
 export const SIGNATURE_HEADER = 'X-Service-Signature';
 export const DELIVERY_ID_HEADER = 'X-Service-Delivery-Id';
+/**
+ * `true` on a test event (sent on request, from the dashboard or `POST /api/v1/webhooks/test`);
+ * absent otherwise. Not covered by the signature: the body's `id` (which starts with `test_` on a
+ * test event) is.
+ */
+export const TEST_HEADER = 'X-Service-Test';
+/** The `id` of a test event's body starts with this (it is no generation's id). */
+export const TEST_EVENT_ID_PREFIX = 'test_';
 
 /** The `User-Agent` every webhook request carries. */
 export const WEBHOOK_USER_AGENT = 'Service-Webhook/1.0';

@@ -15,6 +15,31 @@ export type ReserveOutcome =
 
 export type SettleOutcome = { kind: 'settled'; amount: number } | { kind: 'nothing-to-settle' };
 
+/** A ledger row with the available balance right after it. */
+export interface LedgerRow {
+  id: string;
+  kind: LedgerKind;
+  availableDelta: number;
+  heldDelta: number;
+  jobId: string | null;
+  modelId: string | null;
+  note: string | null;
+  createdAt: Date;
+  balanceAfter: number;
+}
+
+/**
+ * One group of settled credits: a day and a model, a day (model null), a model (day null), or the
+ * whole period (both null).
+ */
+export interface UsageRow {
+  day: string | null;
+  model: string | null;
+  credits: number;
+  generations: number;
+  refunds: number;
+}
+
 class NotEnoughCredits extends Error {
   constructor(readonly available: number) {
     super('not enough credits');
@@ -48,16 +73,16 @@ export class BillingRepository {
    * Reserves `amount` for a job if at least `minimum` (and `amount`) is available. One statement
    * decides, under the account row's lock, so concurrent reserves can never overdraw.
    */
-  async reserve(accountId: string, jobId: string, amount: number, minimum: number): Promise<ReserveOutcome> {
+  async reserve(accountId: string, jobId: string, amount: number, minimum: number, modelId: string | null = null): Promise<ReserveOutcome> {
     try {
       return await this.db.transaction(async (tx) => {
         // The hold goes in first: a concurrent reserve of the same job waits on its unique key here.
         const hold = await sqlRows<{ id: string }>(
           tx,
-          `INSERT INTO holds (account_id, job_id, amount, status)
-           SELECT $1, $2, $3, 'held' WHERE EXISTS (SELECT 1 FROM accounts WHERE account_id = $1)
+          `INSERT INTO holds (account_id, job_id, amount, status, model_id)
+           SELECT $1, $2, $3, 'held', $4 WHERE EXISTS (SELECT 1 FROM accounts WHERE account_id = $1)
            ON CONFLICT (job_id) DO NOTHING RETURNING id`,
-          [accountId, jobId, amount],
+          [accountId, jobId, amount, modelId],
         );
         if (hold.length === 0) {
           const existing = await tx.getRepository(HoldEntity).findOneBy({ jobId });
@@ -76,7 +101,7 @@ export class BillingRepository {
           const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
           throw new NotEnoughCredits(account?.available ?? 0); // rolls the hold back
         }
-        await this.appendLedger(tx, accountId, 'hold', -amount, amount, jobId, null);
+        await this.appendLedger(tx, accountId, 'hold', -amount, amount, jobId, null, modelId);
         return { kind: 'reserved', holdId: hold[0].id, available: Number(updated[0].available) } as const;
       });
     } catch (error) {
@@ -88,19 +113,19 @@ export class BillingRepository {
   /** Captures (success) or releases (failure, the refund) a job's hold, once; later calls change nothing. */
   async settle(jobId: string, outcome: 'capture' | 'release', note: string | null): Promise<SettleOutcome> {
     return this.db.transaction(async (tx) => {
-      const rows = await sqlRows<{ account_id: string; amount: number }>(tx, 
+      const rows = await sqlRows<{ account_id: string; amount: number; model_id: string | null }>(tx, 
         `UPDATE holds SET status = $2, settled_at = now() WHERE job_id = $1 AND status = 'held'
-         RETURNING account_id, amount`,
+         RETURNING account_id, amount, model_id`,
         [jobId, outcome === 'capture' ? 'captured' : 'released'],
       );
       if (rows.length === 0) return { kind: 'nothing-to-settle' };
-      const { account_id: accountId, amount } = rows[0];
+      const { account_id: accountId, amount, model_id: modelId } = rows[0];
       const availableDelta = outcome === 'capture' ? 0 : amount;
       await tx.query(
         `UPDATE accounts SET available = available + $2, held = held - $3, updated_at = now() WHERE account_id = $1`,
         [accountId, availableDelta, amount],
       );
-      await this.appendLedger(tx, accountId, outcome, availableDelta, -amount, jobId, note);
+      await this.appendLedger(tx, accountId, outcome, availableDelta, -amount, jobId, note, modelId);
       return { kind: 'settled', amount };
     });
   }
@@ -130,6 +155,111 @@ export class BillingRepository {
     return this.db.getRepository(HoldEntity).findOneBy({ jobId });
   }
 
+  /**
+   * A page of one account's ledger, newest first: rows with an id below `beforeId` (all when null),
+   * `limit` of them, each with the available balance right after it.
+   *
+   * Every ledger row of an account is inserted while its transaction holds the account row's lock
+   * (after the `UPDATE accounts`, or with the account's own INSERT), so one account's ids increase in
+   * commit order, and the account's `available` always equals the sum of its rows' `available_delta`.
+   * In one statement (one snapshot), the balance after row r is therefore `available` minus what the
+   * rows after r moved: the rows newer than the page (none for the first page, so a recent page
+   * costs its own rows) and the page's rows before r.
+   */
+  async ledgerPage(accountId: string, limit: number, beforeId: string | null): Promise<LedgerRow[]> {
+    const rows = await sqlRows<{
+      id: string;
+      kind: LedgerKind;
+      available_delta: number;
+      held_delta: number;
+      job_id: string | null;
+      model_id: string | null;
+      note: string | null;
+      created_at: Date;
+      balance_after: string;
+    }>(
+      this.db,
+      `WITH page AS (
+         SELECT id, kind, available_delta, held_delta, job_id, model_id, note, created_at
+         FROM ledger WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
+         ORDER BY id DESC LIMIT $3
+       ), newer AS (
+         SELECT coalesce(sum(available_delta), 0) AS delta FROM ledger
+         WHERE account_id = $1 AND id > (SELECT max(id) FROM page)
+       )
+       SELECT p.*, a.available - n.delta
+                   - coalesce(sum(p.available_delta) OVER (ORDER BY p.id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+                   AS balance_after
+       FROM page p CROSS JOIN newer n JOIN accounts a ON a.account_id = $1
+       ORDER BY p.id DESC`,
+      [accountId, beforeId, limit],
+    );
+    return rows.map((r) => ({
+      id: String(r.id),
+      kind: r.kind,
+      availableDelta: Number(r.available_delta),
+      heldDelta: Number(r.held_delta),
+      jobId: r.job_id,
+      modelId: r.model_id,
+      note: r.note,
+      createdAt: r.created_at,
+      balanceAfter: Number(r.balance_after),
+    }));
+  }
+
+  /**
+   * Credits captured (spent) and generations charged per UTC day and model over the last `days`
+   * days (today included), with the totals per day, per model and overall (GROUPING SETS), and the
+   * refunds (releases) of the period. Days without spending have no row. A generation counts on the
+   * day its credits were captured (UTC).
+   */
+  async usage(accountId: string, days: number): Promise<{ from: string; to: string; rows: UsageRow[] }> {
+    const rows = await sqlRows<{
+      day: string | null;
+      model: string | null;
+      credits: string;
+      generations: number;
+      refunds: number;
+      by_day: number;
+      by_model: number;
+      from_day: string;
+      to_day: string;
+    }>(
+      this.db,
+      `WITH period AS (
+         SELECT (now() AT TIME ZONE 'UTC')::date - ($2::int - 1) AS first_day, (now() AT TIME ZONE 'UTC')::date AS last_day
+       ), settled AS (
+         SELECT to_char((l.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD') AS day, coalesce(l.model_id, 'unknown') AS model,
+                l.kind, -l.held_delta AS amount
+         FROM ledger l, period
+         WHERE l.account_id = $1 AND l.kind IN ('capture', 'release')
+           AND l.created_at >= period.first_day::timestamp AT TIME ZONE 'UTC'
+       )
+       SELECT s.day, s.model,
+              coalesce(sum(s.amount) FILTER (WHERE s.kind = 'capture'), 0)::bigint AS credits,
+              count(*) FILTER (WHERE s.kind = 'capture')::int AS generations,
+              count(*) FILTER (WHERE s.kind = 'release')::int AS refunds,
+              GROUPING(s.day)::int AS by_model, GROUPING(s.model)::int AS by_day,
+              to_char((SELECT first_day FROM period), 'YYYY-MM-DD') AS from_day,
+              to_char((SELECT last_day FROM period), 'YYYY-MM-DD') AS to_day
+       FROM settled s
+       GROUP BY GROUPING SETS ((s.day, s.model), (s.day), (s.model), ())`,
+      [accountId, days],
+    );
+    // The empty grouping set always yields one row (the period's totals), even with no spending.
+    return {
+      from: rows[0].from_day,
+      to: rows[0].to_day,
+      rows: rows.map((r) => ({
+        day: r.by_model === 1 ? null : r.day,
+        model: r.by_day === 1 ? null : r.model,
+        credits: Number(r.credits),
+        generations: Number(r.generations),
+        refunds: Number(r.refunds),
+      })),
+    };
+  }
+
   /** Sums of the ledger, to check against the balance columns. */
   async ledgerTotals(accountId: string): Promise<{ available: number; held: number }> {
     const rows = await sqlRows<{ available: string | null; held: string | null }>(this.db, 
@@ -147,7 +277,8 @@ export class BillingRepository {
     heldDelta: number,
     jobId: string | null,
     note: string | null,
+    modelId: string | null = null,
   ): Promise<void> {
-    await tx.getRepository(LedgerEntryEntity).insert({ accountId, kind, availableDelta, heldDelta, jobId, note });
+    await tx.getRepository(LedgerEntryEntity).insert({ accountId, kind, availableDelta, heldDelta, jobId, note, modelId });
   }
 }

@@ -37,7 +37,7 @@ export class BillingService {
   }
 
   async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
-    const outcome = await this.repository.reserve(request.accountId, request.jobId, request.amount, request.minimum);
+    const outcome = await this.repository.reserve(request.accountId, request.jobId, request.amount, request.minimum, request.modelId ?? null);
     switch (outcome.kind) {
       case 'reserved':
         this.metrics.hold('reserved', request.amount);

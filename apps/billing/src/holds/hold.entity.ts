@@ -17,6 +17,10 @@ export class HoldEntity {
   @Column('integer')
   amount!: number;
 
+  /** The model the job was submitted for (null for holds made before it was recorded). */
+  @Column('text', { name: 'model_id', nullable: true })
+  modelId!: string | null;
+
   @Column('text')
   status!: HoldStatus;
 

@@ -1,6 +1,7 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { LedgerKind } from '@gen/contracts';
 
-export type LedgerKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release';
+export type { LedgerKind } from '@gen/contracts';
 
 /**
  * Append-only. Each row moves credits between "available" and "held" (or in/out of the account):
@@ -25,6 +26,10 @@ export class LedgerEntryEntity {
 
   @Column('uuid', { name: 'job_id', nullable: true })
   jobId!: string | null;
+
+  /** The model of the job (holds, captures, releases), when known; null for grants and older rows. */
+  @Column('text', { name: 'model_id', nullable: true })
+  modelId!: string | null;
 
   @Column('text', { nullable: true })
   note!: string | null;

@@ -34,8 +34,9 @@ export function GenerationsTable({ generations, caption }: { generations: Genera
                 <StatusBadge status={g.status} />
               </td>
               <td data-label="Type">{TYPE_LABELS[g.type]}</td>
-              <td data-label="Model" className="mono small">
-                {g.model}
+              <td data-label="Model">
+                {/* The value is code; the label (shown before it on narrow screens) is not. */}
+                <span className="mono small">{g.model}</span>
               </td>
               <td data-label="Credits" className="num">
                 {g.credits_charged}

@@ -154,6 +154,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  dismissLabel = 'Cancel',
   danger,
   busy,
   onConfirm,
@@ -163,6 +164,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** The button that closes the dialog doing nothing (when "Cancel" would be ambiguous). */
+  dismissLabel?: string;
   danger?: boolean;
   busy?: boolean;
   onConfirm: () => void;
@@ -182,7 +185,7 @@ export function ConfirmDialog({
       <div className="dialog-body">{children}</div>
       <div className="actions">
         <button type="button" className="button button-secondary" onClick={onCancel} autoFocus>
-          Cancel
+          {dismissLabel}
         </button>
         <button type="button" className={`button ${danger ? 'button-danger' : 'button-primary'}`} onClick={onConfirm} disabled={busy}>
           {busy ? 'Working…' : confirmLabel}

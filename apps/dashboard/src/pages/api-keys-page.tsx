@@ -1,24 +1,15 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api';
+import { DeliveryItem } from '../components/delivery-item';
+import { SettingsNav } from '../components/settings-nav';
 import { ConfirmDialog, EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
 import { formatDate } from '../format';
-import { Link } from '../router';
 import { useAsync } from '../use-async';
 
 const SCOPES: Array<{ scope: Scope; label: string; hint: string }> = [
   { scope: 'generate', label: 'Generate', hint: 'Submit generations (POST /api/v1/generate).' },
   { scope: 'read', label: 'Read', hint: 'Read generations, models and credits.' },
 ];
-
-function SettingsNav() {
-  return (
-    <nav className="subnav" aria-label="Settings">
-      <Link to="/settings/keys" aria-current="page">
-        API keys
-      </Link>
-    </nav>
-  );
-}
 
 const WEBHOOK_HINT = 'Where we POST a signed event when a generation finishes. Optional; a request can name another URL.';
 
@@ -208,8 +199,85 @@ function WebhookEditor({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key:
   );
 }
 
+const TEST_POLL_MS = 1500;
+
+/**
+ * "Send a test event": a signed generation.completed-shaped delivery marked as a test, to the key's
+ * URL or one typed in; the key's latest tests are listed with their attempts, refreshed while one is
+ * under way.
+ */
+function TestEvents({ apiKey }: { apiKey: ApiKey }) {
+  const [state, reload, setList] = useAsync(() => dashboardApi.testEvents(apiKey.id), [apiKey.id]);
+  const [url, setUrl] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const pending = state.status === 'ready' && state.data.data.some((d) => d.status === 'pending');
+  useEffect(() => {
+    if (!pending) return;
+    const timer = window.setTimeout(reload, TEST_POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [pending, state, reload]);
+
+  const send = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const delivery = await dashboardApi.sendTestEvent(apiKey.id, url.trim() || null);
+      setList({ data: [delivery, ...(state.status === 'ready' ? state.data.data : [])].slice(0, 5) });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The test event could not be sent.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const inputId = `test-url-${apiKey.id}`;
+  const canSend = apiKey.has_webhook_secret;
+  return (
+    <div className="test-events">
+      <form className="inline-form" onSubmit={(e) => void send(e)} noValidate aria-label={`Send a test event for ${apiKey.name}`}>
+        <Field
+          id={inputId}
+          label={apiKey.webhook_url ? 'Send a test event to (optional)' : 'Send a test event to'}
+          hint={
+            canSend
+              ? `A signed generation.completed event marked as a test (X-Service-Test: true, an id starting with test_), ${
+                  apiKey.webhook_url ? 'to the default URL unless you type another' : 'to the URL you type'
+                }. Nothing is charged.`
+              : 'Generate a signing secret first: every event is signed.'
+          }
+          type="url"
+          inputMode="url"
+          placeholder={apiKey.webhook_url ?? 'https://example.com/webhooks/generation'}
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          error={error}
+          disabled={!canSend}
+        />
+        <button type="submit" className="button button-secondary" disabled={busy || pending || !canSend} aria-label={`Send a test event for ${apiKey.name}`}>
+          {busy ? 'Sending…' : 'Send a test event'}
+        </button>
+        {pending && <span className="hint"> The last test is still being delivered.</span>}
+      </form>
+      {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
+      {state.status === 'ready' && state.data.data.length > 0 && (
+        <details className="test-log" open>
+          <summary className="small">Latest test events ({state.data.data.length})</summary>
+          <ol className="deliveries">
+            {state.data.data.map((d) => (
+              <DeliveryItem key={d.id} delivery={d} />
+            ))}
+          </ol>
+        </details>
+      )}
+    </div>
+  );
+}
+
 function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: (key: ApiKey) => void; onRevoked: (key: ApiKey) => void }) {
-  const [secret, setSecret] = useState<string | null>(null);
+  /** A secret just generated, shown once: the key's first, or a renewal (which makes the old one stop verifying). */
+  const [secret, setSecret] = useState<{ value: string; renewed: boolean } | null>(null);
   const [dialog, setDialog] = useState<'renew' | 'revoke' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -217,9 +285,10 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
   const renew = async () => {
     setBusy(true);
     setError(null);
+    const renewed = apiKey.has_webhook_secret;
     try {
       const change = await dashboardApi.renewSecret(apiKey.id);
-      setSecret(change.webhook_secret);
+      setSecret(change.webhook_secret ? { value: change.webhook_secret, renewed } : null);
       onChanged(change.key);
     } catch (err) {
       setError(err instanceof ApiError ? err.detail : 'The secret could not be generated.');
@@ -266,7 +335,8 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
       <WebhookEditor
         apiKey={apiKey}
         onChanged={(key, newSecret) => {
-          if (newSecret) setSecret(newSecret);
+          // The server generates a secret with a URL only when the key had none: its first.
+          if (newSecret) setSecret({ value: newSecret, renewed: false });
           onChanged(key);
         }}
       />
@@ -286,9 +356,13 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
       {secret && (
         <div className="reveal-inline">
           <Notice tone="warning" title="Copy the signing secret now: it is shown only once.">
-            <p>Signatures made with any earlier secret of this key no longer verify.</p>
+            <p>
+              {secret.renewed
+                ? 'Signatures made with the previous secret of this key no longer verify.'
+                : 'Your receiver verifies each webhook of this key with it.'}
+            </p>
           </Notice>
-          <SecretReveal label={`Webhook signing secret of “${apiKey.name}”`} value={secret} />
+          <SecretReveal label={`Webhook signing secret of “${apiKey.name}”`} value={secret.value} />
           <button type="button" className="button button-secondary" onClick={() => setSecret(null)}>
             Hide secret
           </button>
@@ -299,6 +373,7 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
           {error}
         </p>
       )}
+      <TestEvents apiKey={apiKey} />
       <div className="actions end">
         <button type="button" className="button button-danger-outline" onClick={() => setDialog('revoke')} aria-label={`Revoke ${apiKey.name}`}>
           Revoke

@@ -1,78 +1,15 @@
 import { useEffect, useState } from 'react';
-import { ApiError, dashboardApi, Delivery, DeliveryAttempt, Generation, GenerationDetail } from '../api';
-import { CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
-import { formatDate, formatTime, shortId, TYPE_LABELS } from '../format';
+import { ApiError, dashboardApi, GenerationDetail } from '../api';
+import { DeliveryItem } from '../components/delivery-item';
+import { Preview } from '../components/preview';
+import { ConfirmDialog, CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
+import { between, formatDate, formatDuration, shortId, TYPE_LABELS } from '../format';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
 
 const POLL_MS = 2000;
 
-function Preview({ generation }: { generation: Generation }) {
-  if (generation.status === 'failed') {
-    return (
-      <Notice tone="warning" title="This generation failed">
-        <p>{generation.error ?? 'No reason was given.'} No credits were charged.</p>
-      </Notice>
-    );
-  }
-  if (generation.status !== 'completed' || !generation.output_url) {
-    return (
-      <Notice title={generation.status === 'queued' ? 'Waiting for a free slot' : 'Being generated'}>
-        <p role="status">This page updates by itself when the output is ready.</p>
-      </Notice>
-    );
-  }
-  const url = generation.output_url;
-  const alt = `Output of “${generation.prompt}”`;
-  switch (generation.type) {
-    case 'TEXT_TO_IMAGE':
-      return (
-        <figure className="preview">
-          <img src={url} alt={alt} />
-          <figcaption>
-            <a href={url} target="_blank" rel="noreferrer">
-              Open the image in a new tab
-            </a>
-          </figcaption>
-        </figure>
-      );
-    case 'TEXT_TO_VIDEO':
-      return (
-        <figure className="preview">
-          <video src={url} controls loop muted playsInline aria-label={alt} />
-          <figcaption>
-            <a href={url} download>
-              Download the video (MP4)
-            </a>
-          </figcaption>
-        </figure>
-      );
-    case 'TEXT_TO_AUDIO':
-      return (
-        <figure className="preview preview-audio">
-          <audio src={url} controls aria-label={alt} />
-          <figcaption>
-            <a href={url} download>
-              Download the audio (WAV)
-            </a>
-          </figcaption>
-        </figure>
-      );
-    case 'TEXT_TO_3D':
-      return (
-        <div className="preview preview-file">
-          <p>3D model in binary glTF (.glb): open it in any glTF viewer or 3D tool.</p>
-          <a className="button button-primary" href={url} download>
-            Download the 3D model (.glb)
-          </a>
-        </div>
-      );
-  }
-}
-
-const DELIVERY_STATUS: Record<Delivery['status'], string> = { pending: 'In progress', succeeded: 'Delivered', failed: 'Failed' };
-
-function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedeliver: () => Promise<void> }) {
+function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedeliver: () => Promise<string> }) {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const deliveries = detail.deliveries;
@@ -83,8 +20,8 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
     setBusy(true);
     setMessage(null);
     try {
-      await onRedeliver();
-      setMessage({ tone: 'ok', text: 'Sent again as a new delivery; it appears below.' });
+      const id = await onRedeliver();
+      setMessage({ tone: 'ok', text: `Sent again as a new delivery (${id}): the last one in the list above.` });
     } catch (error) {
       setMessage({ tone: 'error', text: error instanceof ApiError ? error.detail : 'The event could not be sent again.' });
     } finally {
@@ -129,55 +66,52 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
   );
 }
 
-function attemptResult(attempt: DeliveryAttempt): string {
-  if (attempt.outcome === 'in_flight') return 'Sending…';
-  const parts = [attempt.outcome === 'succeeded' ? 'Delivered' : 'Failed'];
-  if (attempt.status_code) parts.push(`HTTP ${attempt.status_code}`);
-  if (attempt.error) parts.push(attempt.error);
-  return parts.join(' · ');
-}
-
-function DeliveryItem({ delivery }: { delivery: Delivery }) {
+/** Cancel for a queued or running generation: asks first, then shows the refunded record. */
+function CancelGeneration({ id, onCanceled }: { id: string; onCanceled: () => void }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const cancel = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await dashboardApi.cancelGeneration(id);
+      setOpen(false);
+      onCanceled();
+    } catch (e) {
+      setOpen(false);
+      setError(e instanceof ApiError ? e.detail : 'The generation could not be canceled.');
+      onCanceled();
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
-    <li className="card delivery">
-      <div className="delivery-head">
-        <span>
-          <span className="mono small">{delivery.id}</span>
-          {delivery.redelivery_of && <span className="muted small"> · redelivery</span>}
-        </span>
-        <span className={`badge badge-${delivery.status}`}>{DELIVERY_STATUS[delivery.status]}</span>
+    <>
+      <div className="actions section-actions">
+        <button type="button" className="button button-danger" onClick={() => setOpen(true)}>
+          Cancel generation
+        </button>
+        <span className="hint">Stops it and refunds its credits. Its webhook reports it as failed.</span>
       </div>
-      <p className="small muted delivery-meta">
-        <span className="mono break">{delivery.url}</span> · {delivery.event} · {formatDate(delivery.created_at)} · attempt {delivery.attempts_made} of{' '}
-        {delivery.max_attempts}
-        {delivery.next_attempt_at && delivery.status === 'pending' ? ` · next ${formatDate(delivery.next_attempt_at)}` : ''}
-      </p>
-      {delivery.attempts.length > 0 && (
-        <table className="table compact">
-          <caption className="visually-hidden">Attempts of delivery {delivery.id}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Attempt</th>
-              <th scope="col">When</th>
-              <th scope="col">Result</th>
-              <th scope="col" className="num">
-                Time
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {delivery.attempts.map((a) => (
-              <tr key={a.number}>
-                <td>{a.number}</td>
-                <td>{formatTime(a.started_at)}</td>
-                <td className={a.outcome === 'failed' ? 'text-danger' : undefined}>{attemptResult(a)}</td>
-                <td className="num">{a.duration_ms != null ? `${a.duration_ms} ms` : '—'}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {error && (
+        <p role="alert" className="form-error">
+          {error}
+        </p>
       )}
-    </li>
+      <ConfirmDialog
+        open={open}
+        title="Cancel this generation?"
+        confirmLabel="Cancel generation"
+        dismissLabel="Keep it running"
+        danger
+        busy={busy}
+        onConfirm={() => void cancel()}
+        onCancel={() => setOpen(false)}
+      >
+        <p>It stops now, wherever it is, and its credits are refunded. If it finishes first, it stays completed and is charged.</p>
+      </ConfirmDialog>
+    </>
   );
 }
 
@@ -231,6 +165,7 @@ export function GenerationPage({ id }: { id: string }) {
         </PageHeading>
         <StatusBadge status={g.status} />
       </div>
+      {(g.status === 'queued' || g.status === 'processing') && <CancelGeneration id={g.id} onCanceled={reload} />}
       <div className="detail-grid">
         <section aria-labelledby="output-heading">
           <h2 id="output-heading">Output</h2>
@@ -248,6 +183,11 @@ export function GenerationPage({ id }: { id: string }) {
             <dt>Status</dt>
             <dd>
               <StatusBadge status={g.status} />
+              {g.status === 'queued' && g.queue_position !== null && (
+                <span className="muted small"> · {g.queue_position === 0 ? 'next to start' : `${g.queue_position} ahead of it`}</span>
+              )}
+              {g.status === 'processing' && g.progress !== null && <span className="muted small"> · {Math.round(g.progress * 100)} %</span>}
+              {g.canceled_at && <span className="muted small"> · canceled {formatDate(g.canceled_at)}</span>}
             </dd>
             <dt>Type</dt>
             <dd className="mono small">{g.type}</dd>
@@ -258,11 +198,31 @@ export function GenerationPage({ id }: { id: string }) {
             <dt>Created</dt>
             <dd>{formatDate(g.created_at)}</dd>
             <dt>Started</dt>
-            <dd>{formatDate(g.started_at)}</dd>
-            <dt>Completed</dt>
-            <dd>{formatDate(g.completed_at)}</dd>
+            <dd>
+              {formatDate(g.started_at)}
+              {g.started_at && <span className="muted small"> · waited {formatDuration(between(g.created_at, g.started_at))}</span>}
+            </dd>
+            <dt>{g.status === 'failed' ? 'Finished' : 'Completed'}</dt>
+            <dd>
+              {formatDate(g.completed_at)}
+              {g.completed_at && (
+                <span className="muted small">
+                  {' '}
+                  · ran {formatDuration(between(g.started_at ?? g.created_at, g.completed_at))}, {formatDuration(between(g.created_at, g.completed_at))}{' '}
+                  in all
+                </span>
+              )}
+            </dd>
             <dt>Output URL</dt>
             <dd>{g.output_url ? <span className="mono small break">{g.output_url}</span> : '—'}</dd>
+            {g.output_expires_at && (
+              <>
+                <dt>Output kept until</dt>
+                <dd>
+                  {formatDate(g.output_expires_at)} <span className="muted small">(then deleted; its URL answers 410)</span>
+                </dd>
+              </>
+            )}
             {g.error && (
               <>
                 <dt>Error</dt>
@@ -277,8 +237,9 @@ export function GenerationPage({ id }: { id: string }) {
         <Deliveries
           detail={state.data}
           onRedeliver={async () => {
-            await dashboardApi.redeliver(g.id);
+            const delivery = await dashboardApi.redeliver(g.id);
             reload();
+            return delivery.id;
           }}
         />
       </section>

@@ -57,7 +57,9 @@ export function OverviewPage() {
                     <Link to="/settings/keys">Create an API key</Link>, then send your first request:
                   </p>
                 ) : (
-                  <p>Send your first request with one of your API keys:</p>
+                  <p>
+                    Try a model in the <Link to="/playground">playground</Link>, or send your first request with one of your API keys:
+                  </p>
                 )}
                 <pre className="code" tabIndex={0}>
                   {`curl ${window.location.origin}/api/v1/generate \\

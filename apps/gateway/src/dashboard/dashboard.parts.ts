@@ -1,15 +1,21 @@
 import type { Provider, Type } from '@nestjs/common';
+import { DashboardAccountController } from './account/dashboard-account.controller';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
 import { DashboardKeysService } from './keys/dashboard-keys.service';
+import { DashboardTestEventsController } from './keys/dashboard-test-events.controller';
+import { DashboardModelsController } from './models/dashboard-models.controller';
+import { DashboardPlaygroundController } from './playground/dashboard-playground.controller';
+import { PlaygroundKeyGuard } from './playground/playground-key.guard';
 import { SessionCookies } from './sessions/session-cookies';
 import { SessionController } from './sessions/session.controller';
 import { AnonymousCsrfGuard, DashboardSessionGuard } from './sessions/session.guard';
 import { SessionsService } from './sessions/sessions.service';
 import { SignInThrottleRepository } from './sessions/sign-in-throttle.repository';
 import { DashboardStaticController } from './static/dashboard-static.controller';
+import { DashboardUsageController } from './usage/dashboard-usage.controller';
 
 /**
  * The dashboard's controllers and providers, added to the gateway module when it serves the
@@ -17,7 +23,18 @@ import { DashboardStaticController } from './static/dashboard-static.controller'
  */
 export function dashboardParts(settings: DashboardSettings): { controllers: Type[]; providers: Provider[] } {
   return {
-    controllers: [SessionController, DashboardKeysController, DashboardGenerationsController, DashboardStaticController],
+    controllers: [
+      SessionController,
+      DashboardKeysController,
+      DashboardTestEventsController,
+      DashboardGenerationsController,
+      DashboardModelsController,
+      DashboardPlaygroundController,
+      DashboardUsageController,
+      DashboardAccountController,
+      // Last: its catch-all route serves the app's pages.
+      DashboardStaticController,
+    ],
     providers: [
       { provide: DASHBOARD_SETTINGS, useValue: settings },
       SignInThrottleRepository,
@@ -27,6 +44,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       AnonymousCsrfGuard,
       DashboardKeysService,
       DashboardGenerationsService,
+      PlaygroundKeyGuard,
     ],
   };
 }

@@ -24,6 +24,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
   private byId = new Map<string, ModelDefinition>();
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
+  private loaded?: Promise<void>;
 
   constructor(
     private readonly models: ModelsRepository,
@@ -37,7 +38,19 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       const model: ModelDefinition = { ...input, status: input.status ?? 'active' };
       if (!(await this.models.insert(model))) await this.models.replace(model);
     }
-    await this.refresh();
+    await this.ready();
+  }
+
+  /**
+   * Resolves once the catalogue has been read: message handlers await it, so a message that arrives
+   * while the service starts is never answered from an empty catalogue ("unknown model").
+   */
+  ready(): Promise<void> {
+    this.loaded ??= this.refresh().catch((error: unknown) => {
+      this.loaded = undefined;
+      throw error;
+    });
+    return this.loaded;
   }
 
   onApplicationBootstrap(): void {

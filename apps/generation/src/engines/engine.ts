@@ -1,11 +1,12 @@
+import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
 
 /** What an engine produced: the asset's bytes and how to serve them. */
 export interface EngineOutput {
   data: Buffer;
   contentType: string;
-  /** File extension without the dot (`png`, `mp4`, `wav`, `glb`). */
-  extension: string;
+  /** File extension without the dot (`png`, `mp4`, `wav`, `glb`): one the storage knows. */
+  extension: OutputExtension;
 }
 
 export interface EngineRequest {

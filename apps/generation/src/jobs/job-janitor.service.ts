@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@gen/errors';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { OutputStorage } from '../storage/output-storage';
+import { OutputStorage } from '@gen/storage';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 

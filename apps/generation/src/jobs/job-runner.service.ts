@@ -6,7 +6,7 @@ import { CatalogueService } from '../catalogue/catalogue.service';
 import { Engine, EngineError, EngineOutput } from '../engines/engine';
 import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
-import { OutputStorage } from '../storage/output-storage';
+import { OutputStorage } from '@gen/storage';
 import { finishedEvent } from './job-events';
 import { toGenerationRecord } from './job-record';
 import type { JobEntity } from './job.entity';
@@ -229,7 +229,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     try {
       if (job.canceledAt) throw CANCELED;
       const output = await this.runEngine(run);
-      const outputKey = await this.storage.put(output.data, output.extension, output.contentType);
+      const outputKey = await this.storage.put(output.data, output.extension);
       outcome = { status: 'completed', outputKey, contentType: output.contentType, keepSeconds: this.settings.outputRetentionSeconds ?? DEFAULT_RETENTION_SECONDS };
     } catch (error) {
       // Lease lost: another worker has the job now, it is not ours to finish.

@@ -39,6 +39,7 @@ export class JobsService {
    */
   async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
     // The same rules the gateway applied, against this replica's catalogue (it may have changed since).
+    await this.catalogue.ready();
     const refusal = refuseModelUse(this.catalogue.describe(request.model), request);
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = this.catalogue.find(request.model) as ModelDefinition;

@@ -238,9 +238,43 @@ describe('DeliveriesRepository', () => {
 
   it('lists a job only for its own account', async () => {
     const d = delivery();
+    const jobId = d.jobId as string;
     await repo.insert(d);
-    expect((await repo.listForJob(d.accountId, d.jobId)).map((x) => x.id)).toEqual([d.id]);
-    expect(await repo.listForJob(randomUUID(), d.jobId)).toEqual([]);
+    expect((await repo.listForJob(d.accountId, jobId)).map((x) => x.id)).toEqual([d.id]);
+    expect(await repo.listForJob(randomUUID(), jobId)).toEqual([]);
     expect(await repo.attemptsOf(randomUUID(), [d.id])).toEqual([]);
+  });
+
+  describe('test events', () => {
+    const testEvent = (overrides: Partial<NewDelivery> = {}) =>
+      delivery({ eventId: `test_${randomUUID().replace(/-/g, '')}`, jobId: null, test: true, ...overrides });
+
+    it('are claimed with their test flag, one in progress per key, and listed per key of the account, newest first', async () => {
+      const apiKeyId = randomUUID();
+      const accountId = randomUUID();
+      const first = testEvent({ apiKeyId, accountId });
+      const { claimed } = await repo.insertMany([first], 1, T, LEASE);
+      expect(claimed).toEqual([expect.objectContaining({ deliveryId: first.id, test: true, jobId: null, number: 1 })]);
+      // A second test of the same key while the first is pending is refused; another key's is not.
+      expect(await repo.insert(testEvent({ apiKeyId, accountId }))).toBe(false);
+      expect(await repo.insert(testEvent({ accountId }))).toBe(true);
+      expect(await repo.recordAttempt(claimed[0]!, { ...failed(T, null), statusCode: 200, errorClass: null, error: null, succeeded: true })).toBe(true);
+      const second = testEvent({ apiKeyId, accountId, firstAttemptAt: T + 1_000 });
+      expect(await repo.insert(second)).toBe(true);
+      const [retry] = await repo.claim([second.id], T + 1_000, LEASE);
+      expect(retry).toMatchObject({ test: true, jobId: null });
+
+      expect((await repo.listTestsForKey(accountId, apiKeyId, 10)).map((d) => d.id)).toEqual([second.id, first.id]);
+      expect((await repo.listTestsForKey(accountId, apiKeyId, 1)).map((d) => d.id)).toEqual([second.id]);
+      expect(await repo.listTestsForKey(randomUUID(), apiKeyId, 10)).toEqual([]);
+      // Generation deliveries of the key are not tests.
+      await repo.insert(delivery({ apiKeyId, accountId }));
+      expect(await repo.listTestsForKey(accountId, apiKeyId, 10)).toHaveLength(2);
+    });
+
+    it('a test has no generation, and a generation delivery has one', async () => {
+      await expect(repo.insert(testEvent({ jobId: randomUUID() }))).rejects.toThrow(/deliveries_test_has_no_job/);
+      await expect(repo.insert(delivery({ jobId: null }))).rejects.toThrow(/deliveries_test_has_no_job/);
+    });
   });
 });

@@ -12,7 +12,8 @@ export interface NewDelivery {
   /** Null for a redelivery (then `redeliveryOf` is set). */
   eventId: string | null;
   redeliveryOf: string | null;
-  jobId: string;
+  /** Null for a test event. */
+  jobId: string | null;
   accountId: string;
   apiKeyId: string;
   event: EventName;
@@ -21,12 +22,15 @@ export interface NewDelivery {
   body: Buffer;
   /** Epoch ms of attempt 1 (now). */
   firstAttemptAt: number;
+  /** A test event (POST /api/v1/webhooks/test): no generation, sent with `X-Service-Test: true`. Default false. */
+  test?: boolean;
 }
 
 /** A delivery claimed for one attempt: what the attempt needs, and the token that proves the claim. */
 export interface ClaimedAttempt {
   deliveryId: string;
-  jobId: string;
+  /** Null for a test event. */
+  jobId: string | null;
   accountId: string;
   apiKeyId: string;
   event: EventName;
@@ -34,6 +38,8 @@ export interface ClaimedAttempt {
   body: Buffer;
   /** 1, 2 or 3: the attempt being made. */
   number: number;
+  /** A test event: the request carries `X-Service-Test: true`. */
+  test: boolean;
   /** Epoch ms the attempt was due (for measuring schedule error). */
   dueAt: number;
   leaseToken: string;
@@ -52,7 +58,7 @@ export interface AttemptResult {
 
 export interface ExhaustedDelivery {
   id: string;
-  jobId: string;
+  jobId: string | null;
   accountId: string;
   event: EventName;
   url: string;
@@ -63,7 +69,8 @@ export const INTERRUPTED_MESSAGE =
 
 interface ClaimRow {
   id: string;
-  job_id: string;
+  job_id: string | null;
+  test: boolean;
   account_id: string;
   api_key_id: string;
   event: EventName;
@@ -94,10 +101,23 @@ export class DeliveriesRepository {
     const rows = await sqlRows<{ id: string }>(
       this.db,
       `INSERT INTO deliveries (id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
-                               status, attempts_made, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', 0, $11)
+                               status, attempts_made, next_attempt_at, test)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'pending', 0, $11, $12)
        ON CONFLICT DO NOTHING RETURNING id`,
-      [d.id, d.eventId, d.redeliveryOf, d.jobId, d.accountId, d.apiKeyId, d.event, d.url, d.urlSource, d.body, new Date(d.firstAttemptAt)],
+      [
+        d.id,
+        d.eventId,
+        d.redeliveryOf,
+        d.jobId,
+        d.accountId,
+        d.apiKeyId,
+        d.event,
+        d.url,
+        d.urlSource,
+        d.body,
+        new Date(d.firstAttemptAt),
+        d.test ?? false,
+      ],
     );
     return rows.length > 0;
   }
@@ -122,14 +142,14 @@ export class DeliveriesRepository {
       this.db,
       `WITH input AS (
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::text[], $10::bytea[], $11::timestamptz[], $12::boolean[])
-           AS t(id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body, next_attempt_at, claimed)
+                              $9::text[], $10::bytea[], $11::timestamptz[], $12::boolean[], $16::boolean[])
+           AS t(id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body, next_attempt_at, claimed, test)
        ), inserted AS (
          INSERT INTO deliveries (id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
-                                 status, attempts_made, next_attempt_at, lease_token, lease_until)
+                                 status, attempts_made, next_attempt_at, lease_token, lease_until, test)
          SELECT id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
                 'pending', CASE WHEN claimed THEN 1 ELSE 0 END, next_attempt_at,
-                CASE WHEN claimed THEN $13::uuid END, CASE WHEN claimed THEN $14::timestamptz END
+                CASE WHEN claimed THEN $13::uuid END, CASE WHEN claimed THEN $14::timestamptz END, test
          FROM input
          ON CONFLICT DO NOTHING
          RETURNING id, attempts_made
@@ -153,6 +173,7 @@ export class DeliveriesRepository {
         token,
         new Date(at + leaseMs),
         new Date(at),
+        deliveries.map((d) => d.test ?? false),
       ],
     );
     const attemptsMade = new Map(rows.map((r) => [r.id, Number(r.attempts_made)]));
@@ -209,7 +230,7 @@ export class DeliveriesRepository {
        ), claimed AS (
          UPDATE deliveries d SET attempts_made = d.attempts_made + 1, lease_token = $3, lease_until = $4
          FROM candidates c WHERE d.id = c.id
-         RETURNING d.id, d.job_id, d.account_id, d.api_key_id, d.event, d.url, d.body, d.attempts_made, d.next_attempt_at
+         RETURNING d.id, d.job_id, d.account_id, d.api_key_id, d.event, d.url, d.body, d.attempts_made, d.next_attempt_at, d.test
        ), interrupted AS (
          UPDATE attempts a SET error_class = 'interrupted', error = $5
          FROM claimed c
@@ -229,6 +250,7 @@ export class DeliveriesRepository {
       url: r.url,
       body: r.body,
       number: Number(r.attempts_made),
+      test: r.test,
       dueAt: new Date(r.next_attempt_at).getTime(),
       leaseToken: token,
     }));
@@ -327,7 +349,7 @@ export class DeliveriesRepository {
    * attempt is left, so they are failed here, and the attempt marked interrupted.
    */
   async failExhausted(now: number, limit: number): Promise<ExhaustedDelivery[]> {
-    const rows = await sqlRows<{ id: string; job_id: string; account_id: string; event: EventName; url: string }>(
+    const rows = await sqlRows<{ id: string; job_id: string | null; account_id: string; event: EventName; url: string }>(
       this.db,
       `WITH exhausted AS (
          SELECT id FROM deliveries
@@ -365,6 +387,13 @@ export class DeliveriesRepository {
       .getMany();
   }
 
+  /** The latest test events of one key of one account, newest first. */
+  listTestsForKey(accountId: string, apiKeyId: string, limit: number): Promise<DeliveryEntity[]> {
+    return this.db
+      .getRepository(DeliveryEntity)
+      .find({ where: { accountId, apiKeyId, test: true }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
+  }
+
   findForAccount(accountId: string, deliveryId: string): Promise<DeliveryEntity | null> {
     return this.db.getRepository(DeliveryEntity).findOneBy({ accountId, id: deliveryId });
   }
@@ -381,6 +410,7 @@ function firstAttempt(d: NewDelivery, leaseToken: string): ClaimedAttempt {
     url: d.url,
     body: d.body,
     number: 1,
+    test: d.test ?? false,
     dueAt: d.firstAttemptAt,
     leaseToken,
   };

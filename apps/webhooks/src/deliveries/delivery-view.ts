@@ -18,6 +18,7 @@ export function toDeliveryView(delivery: DeliveryEntity, attempts: AttemptEntity
     created_at: iso(delivery.createdAt) as string,
     finished_at: iso(delivery.finishedAt),
     redelivery_of: delivery.redeliveryOf,
+    test: delivery.test,
     attempts: attempts
       .filter((a) => a.deliveryId === delivery.id)
       .sort((a, b) => a.number - b.number)

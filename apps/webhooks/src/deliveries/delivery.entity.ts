@@ -8,13 +8,15 @@ export type DestinationSource = 'request' | 'key';
 
 /**
  * One webhook delivery: a body built once, sent up to three times under one delivery id.
- * Mirrors migration 1763800000000 (names of constraints and indexes included).
+ * Mirrors migrations 1763800000000 and 1764500000000 (names of constraints and indexes included).
  */
 @Entity({ name: 'deliveries' })
 @Unique('deliveries_event_id_unique', ['eventId'])
 @Index('deliveries_due', ['nextAttemptAt'], { where: `"status" = 'pending'` })
 @Index('deliveries_by_job', ['accountId', 'jobId', 'createdAt'])
 @Index('deliveries_one_pending_redelivery', ['jobId'], { unique: true, where: `"status" = 'pending' AND "event_id" IS NULL` })
+@Index('deliveries_tests_by_key', ['accountId', 'apiKeyId', 'createdAt'], { where: `"test"` })
+@Index('deliveries_one_pending_test', ['apiKeyId'], { unique: true, where: `"status" = 'pending' AND "test"` })
 @Check('deliveries_id_format', `"id" ~ '^wh_[0-9A-Za-z]{20,}$'`)
 @Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed')`)
 @Check('deliveries_url_source', `"url_source" IN ('request', 'key')`)
@@ -22,12 +24,16 @@ export type DestinationSource = 'request' | 'key';
 @Check('deliveries_attempts_made', `"attempts_made" BETWEEN 0 AND 3`)
 @Check('deliveries_pending_is_scheduled', `("status" = 'pending') = ("next_attempt_at" IS NOT NULL)`)
 @Check('deliveries_origin', `("event_id" IS NULL) <> ("redelivery_of" IS NULL)`)
+@Check('deliveries_test_has_no_job', `"test" = ("job_id" IS NULL)`)
 export class DeliveryEntity {
   /** `X-Service-Delivery-Id`: `wh_` + 24 base62 characters, the same for every attempt. */
   @PrimaryColumn('text', { primaryKeyConstraintName: 'deliveries_pkey' })
   id!: string;
 
-  /** The event that caused it; null for a redelivery. Unique: an event seen twice makes one delivery. */
+  /**
+   * The event that caused it (for a test event, its `test_` id); null for a redelivery. Unique: an
+   * event seen twice makes one delivery.
+   */
   @Column('text', { name: 'event_id', nullable: true })
   eventId!: string | null;
 
@@ -39,8 +45,9 @@ export class DeliveryEntity {
   @JoinColumn({ name: 'redelivery_of', foreignKeyConstraintName: 'deliveries_redelivery_of_fk' })
   original?: DeliveryEntity | null;
 
-  @Column('uuid', { name: 'job_id' })
-  jobId!: string;
+  /** The generation; null for a test event (which has none). */
+  @Column('uuid', { name: 'job_id', nullable: true })
+  jobId!: string | null;
 
   @Column('uuid', { name: 'account_id' })
   accountId!: string;
@@ -56,6 +63,10 @@ export class DeliveryEntity {
 
   @Column('text', { name: 'url_source' })
   urlSource!: DestinationSource;
+
+  /** A test event: sent with `X-Service-Test: true`, listed with its key's tests, never with a generation. */
+  @Column('boolean', { default: false })
+  test!: boolean;
 
   /** The exact bytes sent (and signed) at every attempt. */
   @Column('bytea')

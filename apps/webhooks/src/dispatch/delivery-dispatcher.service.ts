@@ -378,7 +378,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     if (lateness > 100) this.counters.lateOver100ms++;
     this.counters.maxLatenessMs = Math.max(this.counters.maxLatenessMs, lateness);
     const outcome: AttemptOutcome = secret
-      ? await this.sender.send({ url: claim.url, deliveryId: claim.deliveryId, event: claim.event, body: claim.body, secret })
+      ? await this.sender.send({ url: claim.url, deliveryId: claim.deliveryId, event: claim.event, body: claim.body, secret, test: claim.test })
       : {
           ok: false,
           startedAt: Date.now(),

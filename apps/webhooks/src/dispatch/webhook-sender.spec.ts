@@ -70,6 +70,15 @@ describe('WebhookSender', () => {
     expect(custom.sort()).toEqual(['x-service-delivery-id', 'x-service-event', 'x-service-signature', 'x-service-timestamp']);
   });
 
+  it('marks a test event with X-Service-Test: true, and signs it like any other', async () => {
+    const outcome = await sender().send({
+      url: `${base}/ok`, deliveryId: 'wh_' + 'b'.repeat(24), event: 'generation.completed', body, secret: 'whsec_test', test: true,
+    });
+    expect(outcome).toMatchObject({ ok: true, statusCode: 200 });
+    expect(seen[0]!.headers['x-service-test']).toBe('true');
+    expect(verify(seen[0]!.body, seen[0]!.headers, 'whsec_test').deliveryId).toBe('wh_' + 'b'.repeat(24));
+  });
+
   it('a non-2xx status is a failure', async () => {
     expect(await send(sender(), '/fail')).toMatchObject({ ok: false, statusCode: 500, errorClass: 'http_status' });
   });

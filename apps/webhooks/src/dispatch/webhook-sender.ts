@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import type { EventName, WebhookAttemptErrorClass } from '@gen/contracts';
-import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
+import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, TEST_HEADER, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
 import { createSafeDispatcher, ForbiddenDestinationError, validateWebhookUrl, WebhookDestinationPolicy } from '@gen/webhook-policy';
 import { ATTEMPT_TIMEOUT_MS } from './retry-schedule';
 
@@ -14,6 +14,8 @@ export interface WebhookRequest {
   body: Buffer;
   /** The key's current signing secret. */
   secret: string;
+  /** A test event: adds `X-Service-Test: true`. */
+  test?: boolean;
 }
 
 export interface AttemptOutcome {
@@ -86,6 +88,7 @@ export class WebhookSender {
       ...signatureHeaders({ secret: input.secret, body: input.body, now: new Date(startedAt) }),
       [DELIVERY_ID_HEADER]: input.deliveryId,
     };
+    if (input.test) headers[TEST_HEADER] = 'true';
 
     const abort = new AbortController();
     let timedOut = false;

@@ -60,6 +60,8 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
 
     const app = await createServiceHttpApp(ServiceAppModule);
     app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
+    // Every module's init hooks (the catalogue's first read, for one) run before NATS delivers a message.
+    await app.init();
     await app.startAllMicroservices();
     await app.listen(ops.http.port, ops.http.host);
     return {

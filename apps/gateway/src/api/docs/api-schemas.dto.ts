@@ -207,7 +207,8 @@ export class WebhookAttemptDto {
   @ApiProperty({
     type: 'string',
     nullable: true,
-    enum: ['http_status', 'timeout', 'connection', 'forbidden_destination', 'no_secret', 'interrupted'],
+    // null included: JSON Schema validators read `enum` strictly, whatever `nullable` says.
+    enum: ['http_status', 'timeout', 'connection', 'forbidden_destination', 'no_secret', 'interrupted', null],
   })
   error_class!: string | null;
 
@@ -245,6 +246,9 @@ export class WebhookDeliveryDto {
 
   @ApiProperty({ type: 'string', nullable: true, description: 'For a redelivery, the id of the delivery whose body it resends.' })
   redelivery_of!: string | null;
+
+  @ApiProperty({ description: 'A test event (POST /api/v1/webhooks/test): sent with `X-Service-Test: true`, belongs to no generation.' })
+  test!: boolean;
 
   @ApiProperty({ type: [WebhookAttemptDto] })
   attempts!: WebhookAttemptDto[];

@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { ListGenerationsReply, RedeliverWebhookReply } from '@gen/contracts';
+import type { GenerationRecord, ListGenerationsReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import { ListGenerationsQueryDto } from '../../api/list-generations-query.dto';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -29,6 +29,12 @@ export class DashboardGenerationsController {
   @Get('generations/:id')
   detail(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationDetailReply> {
     return this.generations.detail(session.accountId, id);
+  }
+
+  @Post('generations/:id/cancel')
+  @HttpCode(200)
+  cancel(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationRecord> {
+    return this.generations.cancel(session.accountId, id);
   }
 
   @Post('generations/:id/redeliver')

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
+  CancelGenerationReply,
+  CancelGenerationRequest,
   GenerationRecord,
   GetGenerationRequest,
   ListGenerationsReply,
@@ -107,6 +109,12 @@ export class DashboardGenerationsService {
       throw new ConflictError('This generation has not finished; its webhook is sent when it does.');
     }
     return this.rpc.request<RedeliverWebhookReply, RedeliverWebhookRequest>(Subjects.webhooksRedeliver, { accountId, jobId });
+  }
+
+  /** Cancels a queued or running generation of the account (the same use case as the API's cancel). */
+  async cancel(accountId: string, jobId: string): Promise<GenerationRecord> {
+    const reply = await this.rpc.request<CancelGenerationReply, CancelGenerationRequest>(Subjects.generationCancel, { accountId, jobId });
+    return reply.record;
   }
 
   private generation(accountId: string, jobId: string): Promise<GenerationRecord> {

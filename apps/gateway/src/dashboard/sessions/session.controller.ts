@@ -26,7 +26,8 @@ function toReply(session: LiveSession): SessionReply {
   };
 }
 
-function client(request: FastifyRequest) {
+/** The client address and user agent recorded with a session. */
+export function client(request: FastifyRequest) {
   const agent = request.headers['user-agent'];
   return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null };
 }

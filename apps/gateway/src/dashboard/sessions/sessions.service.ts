@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
+import { ConflictError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from './password-hasher';
 import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
-import { LiveSession, UsersRepository } from './users.repository';
+import { LiveSession, SessionInfo, UsersRepository } from './users.repository';
 
 export const MIN_PASSWORD_LENGTH = 10;
 const MAX_EMAIL_LENGTH = 254;
@@ -124,6 +124,49 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
     return this.start({ userId: user.id, accountId: user.accountId }, client);
+  }
+
+  /**
+   * Changes the signed-in user's password: the current one must be right (counted by the same
+   * per-email and per-address throttle as sign-in, so a stolen session cannot guess it), the new
+   * one follows the sign-up rules, and every other session of the user ends. Returns how many ended.
+   */
+  async changePassword(session: LiveSession, input: { currentPassword: string; newPassword: string }, client: ClientInfo): Promise<number> {
+    const user = await this.users.findUserById(session.userId);
+    if (!user) throw new UnauthorizedError('You are not signed in, or your session has ended. Sign in to continue.');
+    const next = input.newPassword;
+    if (next.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`new_password: Use at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if (next.length > MAX_PASSWORD_LENGTH) throw new ValidationError(`new_password: Use at most ${MAX_PASSWORD_LENGTH} characters.`);
+    if (next.trim().toLowerCase() === user.emailKey) throw new ValidationError('new_password: Do not use your email address as your password.');
+
+    const keys = throttleKeys(user.emailKey, client.ip);
+    const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
+    await this.admit(policies);
+    const ok = await this.hasher.verify(input.currentPassword.slice(0, MAX_PASSWORD_LENGTH + 1), user.passwordHash);
+    await this.settle(policies, ok, keys.address);
+    if (!ok) throw new ValidationError('current_password: This is not your current password.');
+    if (next === input.currentPassword) throw new ValidationError('new_password: Choose a password different from the current one.');
+
+    const ended = await this.users.replacePassword(user.id, user.passwordHash, await this.hasher.hash(next), session.id);
+    if (ended === null) throw new ConflictError('Your password was changed meanwhile (in another session). Reload the page and try again.');
+    this.logger.log({ userId: user.id, endedSessions: ended }, 'password changed');
+    return ended;
+  }
+
+  /** The user's live sessions, most recently active first. */
+  listSessions(session: LiveSession): Promise<SessionInfo[]> {
+    return this.users.listLiveSessions(session.userId, this.settings.sessionIdleSeconds);
+  }
+
+  /** Ends one of the user's other sessions (the current one ends by signing out). */
+  async endSession(session: LiveSession, sessionId: string): Promise<void> {
+    if (sessionId === session.id) throw new ConflictError('This is the session you are using: sign out to end it.');
+    if (!(await this.users.deleteUserSession(session.userId, sessionId))) throw new NotFoundError('No such session.');
+  }
+
+  /** Ends every session of the user except the current one; returns how many. */
+  endOtherSessions(session: LiveSession): Promise<number> {
+    return this.users.deleteOtherSessions(session.userId, session.id);
   }
 
   async signOut(token: string | undefined): Promise<void> {

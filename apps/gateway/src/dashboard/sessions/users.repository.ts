@@ -9,6 +9,16 @@ import { UserEntity } from './user.entity';
 export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'>;
 export type NewSession = Pick<SessionEntity, 'id' | 'tokenHash' | 'userId' | 'accountId' | 'csrfToken' | 'expiresAt' | 'ip' | 'userAgent'>;
 
+/** A session as its user sees it in the list of their sessions. */
+export interface SessionInfo {
+  id: string;
+  createdAt: Date;
+  lastSeenAt: Date;
+  expiresAt: Date;
+  ip: string | null;
+  userAgent: string | null;
+}
+
 export interface LiveSession {
   id: string;
   userId: string;
@@ -92,6 +102,59 @@ export class UsersRepository {
       lastSeenAt: row.last_seen_at,
       expiresAt: row.expires_at,
     };
+  }
+
+  findUserById(userId: string): Promise<UserEntity | null> {
+    return this.db.getRepository(UserEntity).findOneBy({ id: userId });
+  }
+
+  /** The user's sessions that can still be used, most recently active first. */
+  async listLiveSessions(userId: string, idleSeconds: number): Promise<SessionInfo[]> {
+    const rows = await sqlRows<{ id: string; created_at: Date; last_seen_at: Date; expires_at: Date; ip: string | null; user_agent: string | null }>(
+      this.db,
+      `SELECT id, created_at, last_seen_at, expires_at, ip, user_agent FROM sessions
+        WHERE user_id = $1 AND expires_at > now() AND last_seen_at > now() - make_interval(secs => $2)
+        ORDER BY last_seen_at DESC, created_at DESC`,
+      [userId, idleSeconds],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      createdAt: r.created_at,
+      lastSeenAt: r.last_seen_at,
+      expiresAt: r.expires_at,
+      ip: r.ip,
+      userAgent: r.user_agent,
+    }));
+  }
+
+  /** Ends one of the user's sessions; false when it is not theirs (or already ended). */
+  async deleteUserSession(userId: string, sessionId: string): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(this.db, `DELETE FROM sessions WHERE id = $1 AND user_id = $2 RETURNING id`, [sessionId, userId]);
+    return rows.length > 0;
+  }
+
+  /** Ends every session of the user but `keepSessionId`; returns how many. */
+  async deleteOtherSessions(userId: string, keepSessionId: string): Promise<number> {
+    const rows = await sqlRows<{ id: string }>(this.db, `DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id`, [userId, keepSessionId]);
+    return rows.length;
+  }
+
+  /**
+   * Sets a new password hash if the stored one is still `expectedHash` (a concurrent change wins
+   * once), and ends every other session of the user, in one transaction. Null when the hash had
+   * changed meanwhile; otherwise the number of sessions ended.
+   */
+  async replacePassword(userId: string, expectedHash: string, newHash: string, keepSessionId: string): Promise<number | null> {
+    return this.db.transaction(async (tx) => {
+      const updated = await sqlRows<{ id: string }>(
+        tx,
+        `UPDATE users SET password_hash = $3 WHERE id = $1 AND password_hash = $2 RETURNING id`,
+        [userId, expectedHash, newHash],
+      );
+      if (updated.length === 0) return null;
+      const ended = await sqlRows<{ id: string }>(tx, `DELETE FROM sessions WHERE user_id = $1 AND id <> $2 RETURNING id`, [userId, keepSessionId]);
+      return ended.length;
+    });
   }
 
   async touchSession(sessionId: string): Promise<void> {

@@ -30,7 +30,9 @@ function decodePath(raw: string): string | null {
 
 /**
  * Content-Security-Policy of the dashboard's pages: only our own scripts and styles, outputs from
- * the content host, no framing (clickjacking), no plugins, no foreign form targets.
+ * the content host, no framing (clickjacking), no plugins, no foreign form targets. The 3D preview
+ * (three.js's GLTFLoader) fetches the .glb from the content host and turns embedded textures into
+ * blob: URLs, hence those in connect-src and img-src.
  */
 export function dashboardCsp(contentOrigins: string[]): string {
   const content = ["'self'", ...contentOrigins].join(' ');
@@ -38,9 +40,9 @@ export function dashboardCsp(contentOrigins: string[]): string {
     "default-src 'self'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src ${content} data:`,
+    `img-src ${content} data: blob:`,
     `media-src ${content}`,
-    "connect-src 'self'",
+    `connect-src ${content} blob:`,
     "font-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",

@@ -1,19 +1,9 @@
 import type { GenerationType } from '@gen/contracts';
+import { OUTPUT_FORMATS, OutputFormat } from '@gen/storage';
 
-/** A stored output format: what we serve it as, and its file extension. */
-export interface OutputFormat {
-  contentType: string;
-  extension: string;
-}
+export type { OutputFormat } from '@gen/storage';
 
-const PNG: OutputFormat = { contentType: 'image/png', extension: 'png' };
-const JPEG: OutputFormat = { contentType: 'image/jpeg', extension: 'jpg' };
-const WEBP: OutputFormat = { contentType: 'image/webp', extension: 'webp' };
-const MP4: OutputFormat = { contentType: 'video/mp4', extension: 'mp4' };
-const WEBM: OutputFormat = { contentType: 'video/webm', extension: 'webm' };
-const WAV: OutputFormat = { contentType: 'audio/wav', extension: 'wav' };
-const MP3: OutputFormat = { contentType: 'audio/mpeg', extension: 'mp3' };
-const GLB: OutputFormat = { contentType: 'model/gltf-binary', extension: 'glb' };
+const { png: PNG, jpg: JPEG, webp: WEBP, mp4: MP4, webm: WEBM, wav: WAV, mp3: MP3, glb: GLB } = OUTPUT_FORMATS;
 
 /** What each generation type may produce. Anything else from an upstream is refused. */
 export const FORMATS_BY_TYPE: Record<GenerationType, readonly OutputFormat[]> = {

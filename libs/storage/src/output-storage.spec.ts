@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalDirectoryStorage, newObjectKey } from './output-storage';
+import { isObjectKey, LocalDirectoryStorage, newObjectKey } from './output-storage';
 
 describe('LocalDirectoryStorage', () => {
   let root: string;
@@ -36,5 +36,20 @@ describe('LocalDirectoryStorage', () => {
     expect(existsSync(join(root, key))).toBe(false);
     await expect(storage.delete(key)).resolves.toBeUndefined();
     await expect(storage.delete('../../etc/passwd')).rejects.toThrow('not an object key');
+  });
+
+  it('finds an object with its size and the content type of its extension; nothing for a non-key, without touching the disk', async () => {
+    const storage = new LocalDirectoryStorage(root);
+    const key = await storage.put(Buffer.from('RIFF....WAVE'), 'wav');
+    const found = await storage.find(key);
+    expect(found).toMatchObject({ size: 12, contentType: 'audio/wav' });
+    const chunks: Buffer[] = [];
+    for await (const chunk of found!.open()) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString()).toBe('RIFF....WAVE');
+    expect(await storage.find(key.replace(/[0-9a-f]{32}/, 'f'.repeat(32)))).toBeNull();
+    for (const bad of ['../../etc/passwd', 'ab/../../x.png', `${key}.tmp`, key.replace('.wav', '.exe'), key.toUpperCase()]) {
+      expect(isObjectKey(bad)).toBe(false);
+      expect(await storage.find(bad)).toBeNull();
+    }
   });
 });

@@ -1,0 +1,122 @@
+import { useId, useState } from 'react';
+import { dashboardApi, GENERATION_TYPES, ModelInfo } from '../api';
+import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
+import { credits, formatNumber, planLabel, TYPE_LABELS } from '../format';
+import { Link } from '../router';
+import { useAsync } from '../use-async';
+
+function Availability({ model, available }: { model: ModelInfo; available: number }) {
+  if (!model.available) {
+    return (
+      <span className="availability">
+        <span className="badge badge-failed">Unavailable</span> <span className="small">{model.unavailable_reason}</span>
+      </span>
+    );
+  }
+  const needed = Math.max(model.credits, model.minimum_credits);
+  return (
+    <span className="availability">
+      <span className="badge badge-completed">Available</span>{' '}
+      {available < needed && <span className="small text-warning">You need {credits(needed)} available (you have {formatNumber(available)}).</span>}
+    </span>
+  );
+}
+
+/** The catalogue: what each model makes, costs and needs, and whether this account can use it (and why not). */
+export function ModelsPage() {
+  const [state, reload] = useAsync(() => dashboardApi.models(), []);
+  const [type, setType] = useState('');
+  const typeId = useId();
+  return (
+    <main id="main">
+      <PageHeading title="Models">Models</PageHeading>
+      {state.status === 'loading' && <Loading />}
+      {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
+      {state.status === 'ready' && (
+        <>
+          <p className="lead">
+            What you can generate and for how much. Your account is on the <strong>{planLabel(state.data.plan)}</strong> plan with{' '}
+            <strong>{credits(state.data.credits.available)}</strong> available. A model's price is charged when the generation completes; a failed one
+            costs nothing.
+          </p>
+          <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter models">
+            <div className="field">
+              <label htmlFor={typeId}>Type</label>
+              <select id={typeId} value={type} onChange={(e) => setType(e.target.value)}>
+                <option value="">Any type</option>
+                {GENERATION_TYPES.map((t) => (
+                  <option key={t} value={t}>
+                    {TYPE_LABELS[t]}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </form>
+          {state.data.data.filter((m) => !type || m.type === type).length === 0 ? (
+            <EmptyState title="No model of this type in the catalogue" />
+          ) : (
+            <div className="table-wrap">
+              <table className="table responsive models">
+                <caption className="visually-hidden">Models, with price and availability</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Model</th>
+                    <th scope="col">Type</th>
+                    <th scope="col" className="num">
+                      Price
+                    </th>
+                    <th scope="col" className="num">
+                      Minimum
+                    </th>
+                    <th scope="col">Plan</th>
+                    <th scope="col">Answer</th>
+                    <th scope="col">Availability</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {state.data.data
+                    .filter((m) => !type || m.type === type)
+                    .map((m) => (
+                      <tr key={m.id} data-model={m.id}>
+                        <td data-label="Model">
+                          <span className="model-name">
+                            <strong>{m.name}</strong>
+                            <span className="mono small muted">{m.id}</span>
+                          </span>
+                        </td>
+                        <td data-label="Type">{TYPE_LABELS[m.type]}</td>
+                        <td data-label="Price" className="num">
+                          {credits(m.credits)}
+                        </td>
+                        <td data-label="Minimum" className="num">
+                          {formatNumber(m.minimum_credits)}
+                        </td>
+                        <td data-label="Plan">{planLabel(m.min_plan)}+</td>
+                        <td data-label="Answer">{m.synchronous ? 'Sync' : 'Async'}</td>
+                        <td data-label="Availability">
+                          <Availability model={m} available={state.data.credits.available} />
+                          {m.available && (
+                            <>
+                              {' '}
+                              <Link to={`/playground?model=${encodeURIComponent(m.id)}`} className="small" aria-label={`Try ${m.name} in the playground`}>
+                                Try it
+                              </Link>
+                            </>
+                          )}
+                        </td>
+                      </tr>
+                    ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <p className="hint section">
+            <strong>Price</strong>: credits charged on success. <strong>Minimum</strong>: credits you must have available to submit.{' '}
+            <strong>Sync</strong>: <code>POST /api/v1/generate</code> answers with the finished result; <strong>Async</strong>: it answers at once and
+            the result arrives by polling or webhook. The same list: <code>GET /api/v1/models</code>.
+          </p>
+        </>
+      )}
+    </main>
+  );
+}

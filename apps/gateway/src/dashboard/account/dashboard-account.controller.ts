@@ -1,0 +1,70 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, UseGuards, UseInterceptors } from '@nestjs/common';
+import { NotFoundError } from '@gen/errors';
+import type { FastifyRequest } from 'fastify';
+import { NoStoreInterceptor } from '../no-store.interceptor';
+import { client } from '../sessions/session.controller';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import { SessionsService } from '../sessions/sessions.service';
+import type { LiveSession, SessionInfo } from '../sessions/users.repository';
+import { ChangePasswordDto } from './account.dto';
+
+export interface SessionView {
+  id: string;
+  current: boolean;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+function toSessionView(info: SessionInfo, currentId: string): SessionView {
+  return {
+    id: info.id,
+    current: info.id === currentId,
+    created_at: info.createdAt.toISOString(),
+    last_seen_at: info.lastSeenAt.toISOString(),
+    expires_at: info.expiresAt.toISOString(),
+    ip: info.ip,
+    user_agent: info.userAgent,
+  };
+}
+
+const sessionId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such session.') });
+
+/** Settings, then Account: the password and the signed-in sessions. */
+@Controller('dashboard/api/account')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardAccountController {
+  constructor(private readonly sessions: SessionsService) {}
+
+  @Get('sessions')
+  async list(@CurrentSession() session: LiveSession): Promise<{ data: SessionView[] }> {
+    return { data: (await this.sessions.listSessions(session)).map((s) => toSessionView(s, session.id)) };
+  }
+
+  /** Ends every session but this one. */
+  @Delete('sessions')
+  async endOthers(@CurrentSession() session: LiveSession): Promise<{ ended_sessions: number }> {
+    return { ended_sessions: await this.sessions.endOtherSessions(session) };
+  }
+
+  @Delete('sessions/:id')
+  @HttpCode(204)
+  end(@CurrentSession() session: LiveSession, @Param('id', sessionId()) id: string): Promise<void> {
+    return this.sessions.endSession(session, id);
+  }
+
+  /** The current password is required; every other session ends. */
+  @Post('password')
+  @HttpCode(200)
+  async changePassword(
+    @CurrentSession() session: LiveSession,
+    @Body() body: ChangePasswordDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ ended_sessions: number }> {
+    const ended = await this.sessions.changePassword(session, { currentPassword: body.current_password, newPassword: body.new_password }, client(request));
+    return { ended_sessions: ended };
+  }
+}

@@ -1,0 +1,37 @@
+import { Body, Controller, Headers, HttpCode, Post, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { GenerationRecord } from '@gen/contracts';
+import type { FastifyReply } from 'fastify';
+import type { Principal } from '../../auth/api-keys.service';
+import { CurrentPrincipal } from '../../auth/principal.decorator';
+import { GenerateRequestDto } from '../../api/generate-request.dto';
+import { GenerationsService } from '../../api/generations.service';
+import { NoStoreInterceptor } from '../no-store.interceptor';
+import { DashboardSessionGuard } from '../sessions/session.guard';
+import { PlaygroundKeyGuard } from './playground-key.guard';
+
+/**
+ * The playground's submit: POST /api/v1/generate on behalf of the signed-in account, with one of its
+ * keys (by id), through the same use case. Same body, same answers (200 finished / 202 accepted,
+ * Location, Idempotency-Key), same errors.
+ */
+@Controller('dashboard/api')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardPlaygroundController {
+  constructor(private readonly generations: GenerationsService) {}
+
+  @Post('keys/:id/generate')
+  @HttpCode(200)
+  @UseGuards(PlaygroundKeyGuard)
+  async generate(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: GenerateRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<GenerationRecord> {
+    const result = await this.generations.submit(principal, body, idempotencyKey);
+    void reply.status(result.status).header('Location', result.location);
+    if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
+    return result.record;
+  }
+}

@@ -1,0 +1,2 @@
+export * from './output-formats';
+export * from './output-storage';
