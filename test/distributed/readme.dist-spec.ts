@@ -163,4 +163,15 @@ describe('README: the distributed instructions, run as written', () => {
     expect(JSON.parse(received[0].body)).toMatchObject({ event: 'generation.completed', id: res.body.id, output_url: res.body.output_url });
     expect(() => verify(received[0].body, received[0].headers, webhook.json.webhook_secret as string)).not.toThrow();
   });
+
+  it("keys secret needs the gateway's WEBHOOK_SECRET_ENCRYPTION_KEY, and says so", () => {
+    const created = cli('accounts', 'create', '--name', 'Keyless', '--plan', 'free');
+    const result = spawnSync(
+      process.execPath,
+      [join(ROOT, 'tools', 'cli.js'), 'keys', 'secret', '--account', created.json.account_id, '--key', created.json.api_key.id],
+      { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('WEBHOOK_SECRET_ENCRYPTION_KEY is required');
+  });
 });
