@@ -1,8 +1,9 @@
-import { ERROR_STATUS, ErrorCode } from './error-codes';
+import type { ErrorCode } from './error-codes';
 
 /**
  * A failure the caller can act on. Carries a code from the spec and a user-facing message; no HTTP
- * or transport in it: each transport maps it to its own wire form.
+ * or transport in it: each transport maps it to its own wire form (the HTTP status of a code is in
+ * error-codes.ts, read by the HTTP mapper and the envelope).
  */
 export class DomainError extends Error {
   constructor(
@@ -13,10 +14,6 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 }
 

@@ -41,7 +41,8 @@ export function toRpcErrorPayload(error: unknown): RpcErrorPayload {
   if (error instanceof DomainError) {
     return {
       code: error.code,
-      status: error.status,
+      // The envelope's status field (the spec's shape); the table lives with the codes, not the error.
+      status: ERROR_STATUS[error.code],
       message: error.message,
       ...(error.retryAfterSeconds !== undefined ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
     };

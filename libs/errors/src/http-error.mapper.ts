@@ -80,7 +80,7 @@ export function domainErrorFromFastify(error: unknown): DomainError | undefined 
 export function mapHttpError(error: unknown): HttpErrorResponse {
   if (error instanceof DomainError) {
     return {
-      status: error.status,
+      status: ERROR_STATUS[error.code],
       code: error.code,
       message: error.message,
       retryAfterSeconds: error.retryAfterSeconds,

@@ -1,3 +1,4 @@
 export * from './test-database';
 export * from './http';
 export * from './factories';
+export * from './schema-drift';

@@ -1,10 +1,20 @@
-import { Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { PlanName } from '@gen/contracts';
 
-/** An account's plan, limits and balance. `available + held` is what the ledger sums to. */
+const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
+
+/**
+ * An account's plan, limits and balance. `available + held` is what the ledger sums to.
+ * Mirrors migration 1763700000000 (billing-init), constraint names included.
+ */
 @Entity({ name: 'accounts' })
+@Check('accounts_plan_check', `"plan" IN ('free','lite','pro','enterprise')`)
+@Check('accounts_requests_per_minute_check', `"requests_per_minute" > 0`)
+@Check('accounts_parallel_tasks_check', `"parallel_tasks" > 0`)
+@Check('accounts_available_check', `"available" >= 0`)
+@Check('accounts_held_check', `"held" >= 0`)
 export class BillingAccountEntity {
-  @PrimaryColumn('uuid', { name: 'account_id' })
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'accounts_pkey' })
   accountId!: string;
 
   @Column('text')
@@ -17,11 +27,11 @@ export class BillingAccountEntity {
   parallelTasks!: number;
 
   /** Credits free to spend. Never negative (CHECK constraint). */
-  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @Column('bigint', { default: 0, transformer: bigintAsNumber })
   available!: number;
 
   /** Credits reserved by running jobs. */
-  @Column('bigint', { transformer: { to: (v: number) => v, from: (v: string) => Number(v) } })
+  @Column('bigint', { default: 0, transformer: bigintAsNumber })
   held!: number;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })

@@ -1,11 +1,22 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 import type { GenerationType, PlanName } from '@gen/contracts';
 import type { ModelStatus } from './catalogue';
 
-/** A catalogue model (docs/engines.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`. */
+/**
+ * A catalogue model (docs/engines.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`.
+ * Mirrors migration 1764300000000 (generation-models), constraint names included.
+ */
 @Entity({ name: 'models' })
+@Check('models_id_check', `"id" ~ '^[a-z0-9][a-z0-9._-]{0,99}$'`)
+@Check('models_name_check', `length("name") BETWEEN 1 AND 200`)
+@Check('models_type_check', `"type" IN ('TEXT_TO_IMAGE','TEXT_TO_VIDEO','TEXT_TO_AUDIO','TEXT_TO_3D')`)
+@Check('models_credits_check', `"credits" >= 0`)
+@Check('models_minimum_credits_check', `"minimum_credits" >= 0`)
+@Check('models_min_plan_check', `"min_plan" IN ('free','lite','pro','enterprise')`)
+@Check('models_status_check', `"status" IN ('active','disabled')`)
+@Check('models_engine_check', `jsonb_typeof("engine") = 'object' AND jsonb_typeof("engine"->'engine') = 'string'`)
 export class ModelEntity {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'models_pkey' })
   id!: string;
 
   @Column('text')
@@ -32,9 +43,9 @@ export class ModelEntity {
   @Column('jsonb')
   engine!: { engine: string } & Record<string, unknown>;
 
-  @Column('timestamptz', { name: 'created_at' })
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
-  @Column('timestamptz', { name: 'updated_at' })
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt!: Date;
 }

@@ -1,16 +1,36 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, Unique } from 'typeorm';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 
 const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
-/** A generation job. Its status moves queued -> processing -> completed | failed, guarded in SQL. */
+/**
+ * A generation job. Its status moves queued -> processing -> completed | failed, guarded in SQL.
+ * Mirrors migrations 1763700000000 (generation-init), 1764300000000 (-models) and 1764400000000 (-job-control), names included.
+ */
 @Entity({ name: 'jobs' })
+@Unique('jobs_seq_key', ['seq'])
+// ("account_id", "seq" DESC) in the migration: TypeORM cannot declare a column's order, so it is told to leave this one alone.
+@Index('jobs_by_account', { synchronize: false })
+@Index('jobs_queued', ['accountId', 'seq'], { where: `"status" = 'queued'` })
+@Index('jobs_processing', ['accountId'], { where: `"status" = 'processing'` })
+@Index('jobs_lease', ['leaseExpiresAt'], { where: `"status" = 'processing'` })
+@Index('jobs_deadline', ['deadlineAt'], { where: `"status" IN ('queued', 'processing') AND "deadline_at" IS NOT NULL` })
+@Index('jobs_output_expiry', ['outputExpiresAt'], { where: `"status" = 'completed' AND "output_deleted_at" IS NULL` })
+@Index('jobs_output_key', ['outputKey'], { where: `"output_key" IS NOT NULL` })
+@Check('jobs_type_check', `"type" IN ('TEXT_TO_IMAGE','TEXT_TO_VIDEO','TEXT_TO_AUDIO','TEXT_TO_3D')`)
+@Check('jobs_status_check', `"status" IN ('queued','processing','completed','failed')`)
+@Check('jobs_credits_check', `"credits" >= 0`)
+@Check('jobs_parallel_limit_check', `"parallel_limit" > 0`)
+@Check('jobs_final_has_completed_at', `("status" IN ('completed','failed')) = ("completed_at" IS NOT NULL)`)
+@Check('jobs_completed_has_output', `"status" <> 'completed' OR "output_key" IS NOT NULL`)
+@Check('jobs_progress_check', `"progress" BETWEEN 0 AND 1`)
+@Check('jobs_canceled_is_failed', `"canceled_at" IS NULL OR "status" = 'failed'`)
 export class JobEntity {
-  @PrimaryColumn('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'jobs_pkey' })
   id!: string;
 
-  /** Submission order (ties on created_at are common under load). */
-  @Column({ type: 'bigint', insert: false, update: false, transformer: bigintAsNumber })
+  /** Submission order (ties on created_at are common under load). An identity: never written. */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'ALWAYS', insert: false, update: false, transformer: bigintAsNumber })
   seq!: number;
 
   @Column('uuid', { name: 'account_id' })
@@ -81,7 +101,7 @@ export class JobEntity {
   @Column('timestamptz', { name: 'output_deleted_at', nullable: true })
   outputDeletedAt!: Date | null;
 
-  @Column('timestamptz', { name: 'created_at' })
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
   @Column('timestamptz', { name: 'started_at', nullable: true })

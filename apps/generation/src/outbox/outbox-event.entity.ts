@@ -1,9 +1,13 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** An event written in the same transaction as the state it announces; the relay publishes it. */
+/**
+ * An event written in the same transaction as the state it announces; the relay publishes it.
+ * Mirrors migration 1763700000000 (generation-init), index names included.
+ */
 @Entity({ name: 'outbox' })
+@Index('outbox_pending', ['createdAt'], { where: `"published_at" IS NULL` })
 export class OutboxEventEntity {
-  @PrimaryColumn('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'outbox_pkey' })
   id!: string;
 
   @Column('text')
@@ -12,7 +16,7 @@ export class OutboxEventEntity {
   @Column('jsonb')
   payload!: unknown;
 
-  @Column('timestamptz', { name: 'created_at' })
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 
   @Column('timestamptz', { name: 'published_at', nullable: true })

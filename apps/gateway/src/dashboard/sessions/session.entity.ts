@@ -1,21 +1,30 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { UserEntity } from './user.entity';
 
 /**
  * A signed-in dashboard session. The cookie carries a random token; only its SHA-256 is stored, so
  * a copy of this table cannot be used to sign in. The CSRF token is bound to the session.
+ * Mirrors migration 1764100000000 (dashboard-users-sessions), constraint and index names included.
  */
 @Entity({ name: 'sessions' })
+@Unique('sessions_token_hash_key', ['tokenHash'])
+@Index('sessions_by_user', ['userId'])
+@Index('sessions_by_expiry', ['expiresAt'])
 export class SessionEntity {
-  @PrimaryColumn('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'sessions_pkey' })
   id!: string;
 
-  @Column('bytea', { name: 'token_hash', unique: true })
+  @Column('bytea', { name: 'token_hash' })
   tokenHash!: Buffer;
 
-  @Index('sessions_by_user')
   @Column('uuid', { name: 'user_id' })
   userId!: string;
 
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE', onUpdate: 'NO ACTION' })
+  @JoinColumn({ name: 'user_id', referencedColumnName: 'id', foreignKeyConstraintName: 'sessions_user_id_fkey' })
+  user?: UserEntity;
+
+  /** The user's account. No foreign key of its own: deleting the account deletes the user, whose deletion deletes this. */
   @Column('uuid', { name: 'account_id' })
   accountId!: string;
 
@@ -30,7 +39,6 @@ export class SessionEntity {
   lastSeenAt!: Date;
 
   /** Absolute end of the session, whatever its activity. */
-  @Index('sessions_by_expiry')
   @Column('timestamptz', { name: 'expires_at' })
   expiresAt!: Date;
 

@@ -1,21 +1,31 @@
-import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { AccountEntity } from '../../auth/account.entity';
 
-/** A person who signs in to the dashboard. Owns one account (the account's first and only user for now). */
+/**
+ * A person who signs in to the dashboard. Owns one account (the account's first and only user for now).
+ * Mirrors migration 1764100000000 (dashboard-users-sessions), constraint and index names included.
+ */
 @Entity({ name: 'users' })
+@Unique('users_email_key_key', ['emailKey'])
+@Index('users_by_account', ['accountId'])
+@Check('users_email_key_check', `"email_key" = lower("email_key")`)
 export class UserEntity {
-  @PrimaryColumn('uuid')
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'users_pkey' })
   id!: string;
 
-  @Index('users_by_account')
   @Column('uuid', { name: 'account_id' })
   accountId!: string;
+
+  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE', onUpdate: 'NO ACTION' })
+  @JoinColumn({ name: 'account_id', referencedColumnName: 'id', foreignKeyConstraintName: 'users_account_id_fkey' })
+  account?: AccountEntity;
 
   /** As the user typed it (trimmed), for display. */
   @Column('text')
   email!: string;
 
   /** Lower-case email: the unique, case-insensitive identity. */
-  @Column('text', { name: 'email_key', unique: true })
+  @Column('text', { name: 'email_key' })
   emailKey!: string;
 
   /** `scrypt$<log2 N>$<r>$<p>$<salt>$<hash>` (see password-hasher.ts). */
