@@ -1,7 +1,19 @@
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { publishBuild } from './publish-build.mts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Where the built dashboard goes: DASHBOARD_DIR (the folder the gateway serves, default
+ * dist/apps/dashboard). Vite writes into a staging folder beside it, then publishBuild moves the
+ * files in without ever emptying it: a running gateway keeps serving every page during a build.
+ */
+const target = resolve(root, process.env.DASHBOARD_DIR ?? 'dist/apps/dashboard');
+const staging = `${target}.build-${process.pid}`;
 
 /**
  * The dashboard: plain React, bundled by Vite (its built-in transform handles TSX; no plugin needed
@@ -14,7 +26,8 @@ export default defineConfig({
   resolve: { alias: { '@gen/contracts': fileURLToPath(new URL('../../libs/contracts/src/index.ts', import.meta.url)) } },
   logLevel: 'warn',
   build: {
-    outDir: fileURLToPath(new URL('../../dist/apps/dashboard', import.meta.url)),
+    outDir: staging,
+    // Only the staging folder (this process's own) is emptied, never the served one.
     emptyOutDir: true,
     sourcemap: true,
     target: 'es2022',
@@ -22,6 +35,20 @@ export default defineConfig({
     // The 3D preview's chunk (three.js, ~640 kB) is loaded only on a 3D output's page.
     chunkSizeWarningLimit: 700,
   },
+  plugins: [
+    {
+      name: 'publish-without-emptying',
+      apply: 'build',
+      closeBundle: {
+        sequential: true,
+        order: 'post',
+        handler(error?: Error) {
+          if (error) rmSync(staging, { recursive: true, force: true });
+          else publishBuild(staging, target);
+        },
+      },
+    },
+  ],
   server: {
     // `npm run dev:dashboard`: pages with hot reload, the API from a running standalone on :3000.
     proxy: { '/dashboard/api': 'http://127.0.0.1:3000', '/cdn': 'http://127.0.0.1:3000' },

@@ -109,7 +109,7 @@ describe('standalone on embedded PostgreSQL: kill -9, then start again on the sa
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: '' });
+    expect({ status: cli.status, stderr: cli.stderr }).toEqual({ status: 0, stderr: `Standalone data: ${dataDir} (DATA_DIR=${dataDir})\n` });
     expect(cli.stdout).toContain(ids[0]);
     expect(postmastersOf(join(dataDir, 'pg'))).toEqual([]);
 

@@ -144,7 +144,7 @@ describe('credit ledger and webhook test events (standalone)', () => {
       ['limit=101', /limit must be at most 100/],
       ['limit=ten', /limit must be an integer/],
       ['cursor=bm9wZQ', /cursor: not a cursor returned by this endpoint/],
-      ['status=completed', /status: property status should not exist/],
+      ['status=completed', /^status: unknown field$/],
     ])('refuses %s with 422 in the envelope', async (query, message) => {
       const a = await h.account('pro', 10);
       const res = await http(h.url, 'GET', `/api/v1/credits/ledger?${query}`, { key: a.key });
@@ -245,7 +245,7 @@ describe('credit ledger and webhook test events (standalone)', () => {
       ['credentials in the URL', { url: 'http://user:secret@127.0.0.1/x' }, /^url: /],
       ['a number', { url: 42 }, /url: must be text/],
       ['a URL over 2048 characters', { url: `https://example.com/${'x'.repeat(2050)}` }, /^url: use at most 2048 characters/],
-      ['an unknown field', { url: 'https://example.com/x', extra: true }, /extra: property extra should not exist/],
+      ['an unknown field', { url: 'https://example.com/x', extra: true }, /^extra: unknown field$/],
     ])('refuses %s with 422, naming the field', async (_label, body, message) => {
       const k = await signingKey();
       const res = await http(h.url, 'POST', '/api/v1/webhooks/test', { key: k.key, body });

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { DrainState } from '@gen/observability';
 import { http } from '@gen/testing';
-import { OpenApiDocument, ResponseValidator, validateOpenApiDocument } from '../support/openapi';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /** Every log line the standalone process writes, kept for assertions. */
@@ -39,7 +38,7 @@ function samples(text: string): Array<{ name: string; labels: Record<string, str
     });
 }
 
-/** Health, metrics, logs and the OpenAPI document of the standalone process, as an operator and a client see them. */
+/** Health, metrics and logs of the standalone process, as an operator sees them (the OpenAPI document: openapi.e2e-spec.ts). */
 describe('standalone: operability', () => {
   let h: StandaloneHarness;
   const logs = new LogCapture();
@@ -178,123 +177,6 @@ describe('standalone: operability', () => {
       expect(text).not.toMatch(/gsk_live_[A-Za-z0-9]{32}/);
       // Probes and scrapes are not logged one by one.
       expect(lines.some((l) => l.route === '/healthz' || l.route === '/metrics')).toBe(false);
-    });
-  });
-
-  describe('OpenAPI', () => {
-    let doc: OpenApiDocument;
-    let validator: ResponseValidator;
-
-    beforeAll(async () => {
-      const res = await http(h.url, 'GET', '/api/v1/openapi.json');
-      expect(res.status).toBe(200);
-      doc = res.body as OpenApiDocument;
-      validator = new ResponseValidator(doc);
-    });
-
-    it('is a valid OpenAPI 3 document (swagger-parser against the official schema)', () => {
-      expect(validateOpenApiDocument(doc)).toMatchObject({ ok: true });
-      expect(doc.openapi).toMatch(/^3\./);
-    });
-
-    it('describes every public endpoint, the error envelope and the headers, and nothing internal', () => {
-      expect(Object.keys(doc.paths)).toEqual(
-        expect.arrayContaining([
-          '/api/v1/credits',
-          '/api/v1/generate',
-          '/api/v1/generations',
-          '/api/v1/generations/{id}',
-          '/api/v1/generations/{id}/deliveries',
-          '/api/v1/generations/{id}/redeliver',
-          '/api/v1/models',
-        ]),
-      );
-      // The public API only: not the dashboard's JSON API, probes, metrics or the content host.
-      expect(Object.keys(doc.paths).every((path) => path.startsWith('/api/v1/'))).toBe(true);
-      for (const internal of ['/healthz', '/readyz', '/metrics', '/cdn/{shard}/{file}']) expect(doc.paths).not.toHaveProperty([internal]);
-      expect(doc.components.schemas.ErrorEnvelopeDto).toBeDefined();
-      expect(doc.components.securitySchemes).toHaveProperty('apiKey');
-      const generate = doc.paths['/api/v1/generate'].post;
-      expect(Object.keys(generate.responses)).toEqual(expect.arrayContaining(['200', '202', '401', '402', '403', '422', '429', '503']));
-      for (const status of ['200', '202']) {
-        expect(Object.keys(generate.responses[status].headers ?? {})).toEqual(
-          expect.arrayContaining(['Location', 'X-Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
-        );
-      }
-      expect(Object.keys(generate.responses['429'].headers ?? {})).toContain('Retry-After');
-      expect(generate.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(expect.arrayContaining(['header:Idempotency-Key', 'header:X-Request-Id']));
-      for (const [path, operations] of Object.entries(doc.paths)) {
-        for (const [method, operation] of Object.entries(operations)) {
-          for (const [status, response] of Object.entries(operation.responses)) {
-            expect(`${method} ${path} ${status}: ${Object.keys(response.headers ?? {}).join(',')}`).toContain('X-Request-Id');
-          }
-        }
-      }
-    });
-
-    it('serves a docs page', async () => {
-      const res = await fetch(`${h.url}/api/v1/docs`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toContain('text/html');
-      expect(await res.text()).toContain('swagger');
-    });
-
-    it('matches live responses, successes and errors alike', async () => {
-      const key = account.key;
-      const poor = await h.account('pro', 1);
-      const free = await h.account('free', 100);
-      const cases: Array<{ path: string; method: string; send: () => Promise<{ status: number; body: any; headers: Headers }> }> = [];
-      const add = (path: string, method: string, send: () => Promise<any>) => cases.push({ path, method, send });
-      const image = await http(h.url, 'POST', '/api/v1/generate', {
-        key,
-        body: { model: 'pixel-flux-1', prompt: 'a documented lighthouse', type: 'TEXT_TO_IMAGE' },
-      });
-      add('/api/v1/generate', 'post', async () => image);
-      add('/api/v1/generate', 'post', () =>
-        http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'tone-weaver-1', prompt: 'a documented bell', type: 'TEXT_TO_AUDIO' } }),
-      );
-      add('/api/v1/generate', 'post', () => http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'nope', prompt: 'x', type: 'TEXT_TO_IMAGE' } }));
-      add('/api/v1/generate', 'post', () =>
-        http(h.url, 'POST', '/api/v1/generate', { key: poor.key, body: { model: 'pixel-flux-1', prompt: 'x', type: 'TEXT_TO_IMAGE' } }),
-      );
-      add('/api/v1/generate', 'post', () =>
-        http(h.url, 'POST', '/api/v1/generate', { key: free.key, body: { model: 'pixel-flux-1-hd', prompt: 'x', type: 'TEXT_TO_IMAGE' } }),
-      );
-      add('/api/v1/generate', 'post', () =>
-        http(h.url, 'POST', '/api/v1/generate', { key, rawBody: '{"model":', headers: { 'content-type': 'application/json' } }),
-      );
-      add('/api/v1/generate', 'post', () => http(h.url, 'POST', '/api/v1/generate', { body: {} }));
-      add('/api/v1/generations/{id}', 'get', () => http(h.url, 'GET', `/api/v1/generations/${image.body.id}`, { key }));
-      add('/api/v1/generations/{id}', 'get', () => http(h.url, 'GET', '/api/v1/generations/00000000-0000-4000-8000-000000000000', { key }));
-      add('/api/v1/generations', 'get', () => http(h.url, 'GET', '/api/v1/generations?limit=1', { key }));
-      add('/api/v1/generations', 'get', () => http(h.url, 'GET', '/api/v1/generations?limit=0', { key }));
-      add('/api/v1/generations/{id}/deliveries', 'get', () => http(h.url, 'GET', `/api/v1/generations/${image.body.id}/deliveries`, { key }));
-      add('/api/v1/generations/{id}/redeliver', 'post', () => http(h.url, 'POST', `/api/v1/generations/${image.body.id}/redeliver`, { key }));
-      add('/api/v1/models', 'get', () => http(h.url, 'GET', '/api/v1/models', { key }));
-      add('/api/v1/credits', 'get', () => http(h.url, 'GET', '/api/v1/credits', { key }));
-
-      const seen = new Set<number>();
-      for (const c of cases) {
-        const res = await c.send();
-        seen.add(res.status);
-        const problems = validator.check(c.path, c.method, res.status, res.body);
-        expect({ request: `${c.method} ${c.path} -> ${res.status}`, problems }).toEqual({ request: expect.any(String), problems: [] });
-        expect(res.headers.get('x-request-id')).toBeTruthy();
-        // Rate-limit headers on every answer that got past authentication (not on input rejected
-        // before the route runs: unreadable body, 413, 415).
-        if (![400, 401, 413, 415].includes(res.status)) {
-          for (const header of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) {
-            expect({ request: `${c.method} ${c.path} -> ${res.status}`, [header]: res.headers.get(header) }).toEqual({
-              request: expect.any(String),
-              [header]: expect.stringMatching(/^\d+$/),
-            });
-          }
-        }
-        if (c.path === '/api/v1/generate' && res.status < 300) {
-          expect(res.headers.get('location')).toBe(`/api/v1/generations/${res.body.id}`);
-        }
-      }
-      expect([...seen].sort()).toEqual([200, 202, 400, 401, 402, 403, 404, 409, 422]);
     });
   });
 

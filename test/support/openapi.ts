@@ -3,16 +3,27 @@ import addFormats from 'ajv-formats';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
-export interface OpenApiDocument {
-  openapi: string;
-  paths: Record<string, Record<string, { responses: Record<string, OpenApiResponse>; parameters?: Array<{ name: string; in: string }> }>>;
-  components: { schemas: Record<string, unknown>; securitySchemes?: Record<string, unknown> };
+export interface OpenApiOperation {
+  operationId?: string;
+  description?: string;
+  responses: Record<string, OpenApiResponse>;
+  parameters?: Array<{ name: string; in: string; required?: boolean; description?: string; schema?: any }>;
+  requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+  security?: unknown[];
 }
 
-interface OpenApiResponse {
+export interface OpenApiDocument {
+  openapi: string;
+  info: { description?: string };
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  webhooks?: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, any>; securitySchemes?: Record<string, any> };
+}
+
+export interface OpenApiResponse {
   description?: string;
   headers?: Record<string, unknown>;
-  content?: Record<string, { schema: unknown }>;
+  content?: Record<string, { schema: unknown; example?: unknown; examples?: Record<string, { summary?: string; value: any }> }>;
 }
 
 /** Runs @apidevtools/swagger-parser's validation on the document (in a child process: the parser is ESM). */
@@ -40,6 +51,17 @@ export class ResponseValidator {
     const response = operation.responses[String(status)];
     if (!response) throw new Error(`${method} ${path} does not document status ${status}`);
     return response;
+  }
+
+  /** Schema violations of a value against a component schema (empty when it matches). */
+  checkSchema(name: string, value: unknown): string[] {
+    const key = `#schema ${name}`;
+    let validate = this.cache.get(key);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi.json#/components/schemas/${name}` });
+      this.cache.set(key, validate);
+    }
+    return validate(value) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
   }
 
   /** Returns the list of schema violations (empty when the body matches). */

@@ -1,9 +1,14 @@
 import { GENERATION_TYPES, PLANS, PlanName } from '@gen/contracts';
-import { ValidationError } from '@gen/errors';
+import { NotFoundError, ValidationError } from '@gen/errors';
 
 export interface CommandSpec {
   summary: string;
   options: Record<string, { description: string; required?: boolean; flag?: boolean }>;
+  /**
+   * Whether the command makes sense on an empty database, so that it may create the standalone data
+   * folder when there is none. Every other command refuses to create one (it would only find nothing).
+   */
+  mayCreateData?: true;
 }
 
 /** Exit codes (README, "Operator CLI"). */
@@ -32,7 +37,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
       plan: { description: `plan: ${PLANS.join(', ')} (default free)` },
       credits: { description: 'opening credits (default 0)' },
       'key-name': { description: 'name of the first key (default "default")' },
+      email: { description: 'also a dashboard sign-in for this email, with a generated password (printed once)' },
     },
+    mayCreateData: true,
   },
   'accounts list': { summary: 'List accounts with plan and balance.', options: {} },
   'keys create': {
@@ -43,7 +50,22 @@ export const COMMANDS: Record<string, CommandSpec> = {
       scopes: { description: 'comma-separated: generate,read (default both)' },
     },
   },
-  'keys list': { summary: "List an account's keys.", options: { account: { description: 'account id', required: true } } },
+  'keys list': {
+    summary: "List an account's keys, with each one's default webhook URL and whether it has a signing secret.",
+    options: { account: { description: 'account id', required: true } },
+  },
+  'keys secret': {
+    summary: "Generate a key's webhook signing secret, or renew it (printed once; signatures with the old one fail at once).",
+    options: { account: { description: 'account id', required: true }, key: { description: 'key id', required: true } },
+  },
+  'keys set-webhook-url': {
+    summary: "Set a key's default webhook URL (checked as the dashboard checks it; generates the signing secret if none), or remove it with --url ''.",
+    options: {
+      account: { description: 'account id', required: true },
+      key: { description: 'key id', required: true },
+      url: { description: "https URL (http and private addresses only where WEBHOOK_ALLOW_* allow them); '' removes it", required: true },
+    },
+  },
   'keys revoke': {
     summary: 'Revoke a key (it gets 401 at once).',
     options: { account: { description: 'account id', required: true }, key: { description: 'key id', required: true } },
@@ -58,7 +80,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   migrate: {
     summary: "Apply every service's pending database migrations (auth, billing, generation, webhooks) and exit.",
-    options: {},
+    options: {
+      'create-database': { description: 'first create the database DATABASE_URL names, if it does not exist', flag: true },
+    },
+    mayCreateData: true,
   },
   'jobs list': {
     summary: 'List jobs across accounts, oldest first (find stuck ones).',
@@ -85,6 +110,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'models add': {
     summary: 'Add a model to the catalogue (every gateway and generation replica serves it within seconds).',
     options: modelOptions(true),
+    mayCreateData: true,
   },
   'models update': {
     summary: "Change a model's fields; the others keep their values. A new price applies to new submits only.",
@@ -98,6 +124,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   'models sync': {
     summary: 'Make the catalogue equal a JSON file {"models": [...]} (declarative, idempotent); models not in it are disabled.',
     options: { file: { description: 'path of the catalogue file; refused whole if any entry is invalid', required: true } },
+    mayCreateData: true,
   },
   'deliveries retry': {
     summary: 'Send again every webhook whose latest delivery failed since a time (after an endpoint is fixed).',
@@ -138,9 +165,32 @@ export function usage(command?: string): string {
     '',
     'Options for every command: --json (machine-readable output on stdout), --help.',
     'Exit codes: 0 done, 1 refused (the message says why), 2 usage error, 3 failed (e.g. database unreachable).',
-    'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data).',
+    'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data), which only',
+    'accounts create, migrate, models add and models sync create when it does not exist yet.',
   );
   return lines.join('\n');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Options that name a record by id, and where the operator finds the ids. */
+const ID_OPTIONS: Record<string, { what: string; listedBy: string }> = {
+  account: { what: 'account', listedBy: 'accounts list' },
+  key: { what: 'key', listedBy: 'keys list --account <account-id>' },
+  job: { what: 'job', listedBy: 'jobs list' },
+};
+
+/**
+ * Ids are UUIDs: anything else names no record, and is refused here (exit 1, as for an unknown id)
+ * rather than sent to PostgreSQL, whose answer would be a type error.
+ */
+export function checkIds(options: Record<string, string | boolean | undefined>): void {
+  for (const [name, { what, listedBy }] of Object.entries(ID_OPTIONS)) {
+    const value = options[name];
+    if (typeof value === 'string' && !UUID.test(value)) {
+      throw new NotFoundError(`No ${what} "${value.slice(0, 60)}": ${what} ids are UUIDs such as 2ceb6409-d7cd-4eba-af2e-3b855a1d1387 (see ${listedBy}).`);
+    }
+  }
 }
 
 /** `--since`: an ISO 8601 time, or a duration before now (90s, 15m, 2h, 1d). */

@@ -4,8 +4,22 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
 import { JOB_STATUSES, JobStatus } from '@gen/contracts';
-import { DomainError, ValidationError } from '@gen/errors';
-import { ApiKeysService, authDatabaseOptions, GatewayModule, openAuthDatabase, ProvisioningService } from '@gen/gateway';
+import { ConfigError, EnvReader } from '@gen/config';
+import { ConflictError, DomainError, ValidationError } from '@gen/errors';
+import {
+  ApiKeysService,
+  authDatabaseOptions,
+  DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS,
+  GatewayModule,
+  GatewaySettings,
+  KeyWebhooksService,
+  openAuthDatabase,
+  ProvisioningService,
+  readWebhookPolicy,
+  readWebhookSecretKeys,
+  toKeyView,
+  WebhookSecretKeyRing,
+} from '@gen/gateway';
 import {
   CatalogueAdminModule,
   CatalogueAdminService,
@@ -16,12 +30,13 @@ import {
   ModelEntry,
   openGenerationDatabase,
 } from '@gen/generation';
-import { runPendingMigrations } from '@gen/persistence';
+import { createDatabaseIfMissing, pgErrorCode, runPendingMigrations } from '@gen/persistence';
+import { loadStandaloneConfig } from '@gen/standalone';
 import { InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
 import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
-import { resolveCliDatabase } from './cli-database';
+import { CliDatabase, redactedUrl, resolveCliDatabase } from './cli-database';
 import { readFileSync } from 'node:fs';
-import { COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
+import { checkIds, COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
 type Out = (human: string, data: unknown) => void;
@@ -70,27 +85,62 @@ async function main(argv: string[]): Promise<number> {
   const out: Out = (human, data) =>
     process.stdout.write((options.json ? JSON.stringify(data, null, 2) : human) + '\n');
 
+  const refuse = (code: string, message: string, exit: number) => {
+    process.stderr.write(`Error (${code}): ${message}\n`);
+    if (options.json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + '\n');
+    return exit;
+  };
   try {
-    const database = await resolveCliDatabase();
+    checkIds(options);
+    if (command === 'migrate' && options['create-database'] === true && process.env.DATABASE_URL) {
+      const created = await createDatabaseIfMissing(process.env.DATABASE_URL);
+      process.stderr.write(`${created ? 'Created' : 'Found'} the database of ${redactedUrl(process.env.DATABASE_URL)}.\n`);
+    }
+    const database = await resolveCliDatabase(process.env, { mayCreate: COMMANDS[command].mayCreateData === true });
+    // Which data the command works on, on stderr (stdout stays the command's output, --json included).
+    process.stderr.write(`${database.description}\n`);
     try {
       if (command === 'migrate') await migrate(database.url, out);
       else if (command.startsWith('jobs ')) await jobs(command, options, database.url, out);
       else if (command === 'deliveries retry') await retryDeliveries(options, database.url, out);
       else if (command.startsWith('models ')) await models(command, options, database.url, out);
-      else await services(command, options, database.url, out);
+      else await services(command, options, database, out);
       return EXIT.ok;
     } finally {
       if (database.embedded) await database.embedded.stop();
     }
   } catch (error) {
-    if (error instanceof DomainError) {
-      process.stderr.write(`Error (${error.code}): ${error.message}\n`);
-      if (options.json) process.stdout.write(JSON.stringify({ error: { code: error.code, message: error.message } }, null, 2) + '\n');
-      return error.code === 'validation_error' ? EXIT.usage : EXIT.refused;
+    if (error instanceof DomainError) return refuse(error.code, error.message, error.code === 'validation_error' ? EXIT.usage : EXIT.refused);
+    if (error instanceof ConfigError) return refuse('validation_error', error.message, EXIT.usage);
+    // PostgreSQL refused a value (a data exception or a constraint: SQLSTATE classes 22 and 23): the
+    // input is wrong, not the system; say so without PostgreSQL's own wording.
+    const sqlState = pgErrorCode(error);
+    if (sqlState && /^2[23]/.test(sqlState)) {
+      return refuse('validation_error', `The database refused a value of this command (SQLSTATE ${sqlState}); check the ids and values given.`, EXIT.refused);
     }
     process.stderr.write(`Failed: ${(error instanceof Error && error.message) || String(error ?? 'an unknown error (no details given)')}\n`);
     return EXIT.failed;
   }
+}
+
+/**
+ * A key's webhook URL and secret need the rules and the encryption keys of the gateway that serves
+ * this data: standalone's (its defaults, its key in DATA_DIR/secrets), or a distributed gateway's
+ * (WEBHOOK_ALLOW_*, WEBHOOK_SECRET_ENCRYPTION_KEY, read the same way the gateway reads them).
+ */
+function keyWebhookSettings(database: CliDatabase): { webhookPolicy: GatewaySettings['webhookPolicy']; secretKeys: WebhookSecretKeyRing } {
+  if (database.mode === 'standalone') {
+    const config = loadStandaloneConfig({ ...process.env, DATA_DIR: database.dataDir ?? undefined });
+    return {
+      webhookPolicy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivateNetworks, allowList: config.webhookAllowList },
+      secretKeys: config.webhookSecretKeys,
+    };
+  }
+  const env = new EnvReader(process.env);
+  const webhookPolicy = readWebhookPolicy(env, DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS);
+  const secretKeys = readWebhookSecretKeys(env);
+  env.done();
+  return { webhookPolicy, secretKeys };
 }
 
 /** The migration job: every schema's pending migrations, each under its advisory lock. */
@@ -287,13 +337,19 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
 }
 
 /** Accounts, keys, credits and plans: through the gateway's and billing's own services. */
-async function services(command: string, options: Options, url: string, out: Out): Promise<void> {
+async function services(command: string, options: Options, database: CliDatabase, out: Out): Promise<void> {
+  const webhooks = command === 'keys secret' || command === 'keys set-webhook-url' ? keyWebhookSettings(database) : null;
+  const url = database.url;
   const [auth, billing] = await Promise.all([openAuthDatabase(url, 2), openBillingDatabase(url, 2)]);
   const bus = new InProcessBus();
   @Module({
     imports: [
       TransportModule.forRoot({ kind: 'in-process', bus }),
-      GatewayModule.register({ dataSource: auth, settings: GATEWAY_CLI_SETTINGS }),
+      GatewayModule.register({
+        dataSource: auth,
+        settings: webhooks ? { ...GATEWAY_CLI_SETTINGS, webhookPolicy: webhooks.webhookPolicy } : GATEWAY_CLI_SETTINGS,
+        secretKeys: webhooks?.secretKeys,
+      }),
       BillingModule.register(billing),
     ],
   })
@@ -301,7 +357,7 @@ async function services(command: string, options: Options, url: string, out: Out
   const app = await NestFactory.createMicroservice(CliModule, { strategy: new InProcessServer(bus), logger: false });
   await app.listen();
   try {
-    await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(BillingService), out);
+    await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(KeyWebhooksService), app.get(BillingService), out);
   } finally {
     await app.close();
     await Promise.allSettled([auth.destroy(), billing.destroy()]);
@@ -313,27 +369,42 @@ async function run(
   o: Options,
   provisioning: ProvisioningService,
   keys: ApiKeysService,
+  keyWebhooks: KeyWebhooksService,
   billing: BillingService,
   out: Out,
 ): Promise<void> {
   const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
   switch (command) {
     case 'accounts create': {
-      const account = await provisioning.createAccount(str('name') as string, parsePlan(str('plan'), 'free'), parseInteger('credits', str('credits'), 0));
-      const key = await keys.create(account.accountId, str('key-name') ?? 'default');
+      const plan = parsePlan(str('plan'), 'free');
+      const credits = parseInteger('credits', str('credits'), 0);
+      const email = str('email');
+      let signIn: { email: string; password: string } | null = null;
+      let accountId: string;
+      if (email !== undefined) {
+        const created = await provisioning.createAccountWithSignIn(str('name') as string, email, plan, credits);
+        if (!created) throw new ConflictError(`${email.trim()} already has a dashboard account.`);
+        ({ accountId } = created);
+        signIn = { email: created.email, password: created.password };
+      } else {
+        ({ accountId } = await provisioning.createAccount(str('name') as string, plan, credits));
+      }
+      const balance = await billing.balance(accountId);
+      const key = await keys.create(accountId, str('key-name') ?? 'default');
       out(
         [
-          `Account ${account.accountId} (${account.name}): plan ${account.balance.plan}, ${account.balance.available} credits`,
+          `Account ${accountId} (${(str('name') as string).trim()}): plan ${balance.plan}, ${balance.available} credits`,
           `API key (shown only now): ${key.key}`,
+          ...(signIn ? [`Dashboard sign-in (password shown only now): ${signIn.email}  ${signIn.password}`] : []),
         ].join('\n'),
-        { account_id: account.accountId, name: account.name, balance: account.balance, api_key: key },
+        { account_id: accountId, name: (str('name') as string).trim(), balance: withoutAccountId(balance), api_key: key, dashboard: signIn },
       );
       return;
     }
     case 'accounts list': {
       const accounts = await provisioning.listAccounts();
       const rows = await Promise.all(
-        accounts.map(async (a) => ({ id: a.id, name: a.name, created_at: a.createdAt, ...(await billing.balance(a.id)) })),
+        accounts.map(async (a) => ({ id: a.id, name: a.name, created_at: a.createdAt, ...withoutAccountId(await billing.balance(a.id)) })),
       );
       out(rows.map((r) => `${r.id}  ${r.plan.padEnd(10)} available ${r.available}  held ${r.held}  ${r.name}`).join('\n') || '(no accounts)', rows);
       return;
@@ -345,17 +416,46 @@ async function run(
       return;
     }
     case 'keys list': {
-      const list = (await keys.list(str('account') as string)).map((k) => ({
-        id: k.id,
-        name: k.name,
-        prefix: `gsk_live_${k.lookupId}`,
-        last4: k.last4,
-        scopes: k.scopes,
-        created_at: k.createdAt,
-        last_used_at: k.lastUsedAt,
-        revoked_at: k.revokedAt,
-      }));
-      out(list.map((k) => `${k.id}  ${k.prefix}...${k.last4}  ${k.revoked_at ? 'revoked' : 'active'}  ${k.name}`).join('\n') || '(no keys)', list);
+      await provisioning.requireAccount(str('account') as string);
+      const list = (await keys.list(str('account') as string)).map(toKeyView);
+      out(
+        list
+          .map(
+            (k) =>
+              `${k.id}  ${k.prefix}...${k.last4}  ${k.status.padEnd(7)} ${k.name}` +
+              `\n    webhook: ${k.webhook_url ?? 'none'}; signing secret: ${k.has_webhook_secret ? 'yes' : 'none'}`,
+          )
+          .join('\n') || '(no keys)',
+        list,
+      );
+      return;
+    }
+    case 'keys secret': {
+      const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string);
+      const view = toKeyView(key);
+      out(
+        [
+          `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
+          webhookSecret as string,
+        ].join('\n'),
+        { key: view, webhook_secret: webhookSecret },
+      );
+      return;
+    }
+    case 'keys set-webhook-url': {
+      const { key, webhookSecret } = await keyWebhooks.setUrl(str('account') as string, str('key') as string, str('url') ?? null);
+      const view = toKeyView(key);
+      out(
+        [
+          view.webhook_url ? `Key ${view.id} (${view.name}): default webhook URL ${view.webhook_url}` : `Key ${view.id} (${view.name}): no default webhook URL`,
+          ...(webhookSecret
+            ? ['Its webhook signing secret was generated, shown only now:', webhookSecret]
+            : view.has_webhook_secret
+              ? ['It keeps its signing secret (keys secret renews it).']
+              : []),
+        ].join('\n'),
+        { key: view, webhook_secret: webhookSecret },
+      );
       return;
     }
     case 'keys revoke':
@@ -375,6 +475,12 @@ async function run(
       return;
     }
   }
+}
+
+/** Billing's balance as the CLI shows it: the account is already named by `id` (or `account_id`). */
+function withoutAccountId<T extends { accountId: string }>(balance: T): Omit<T, 'accountId'> {
+  const { accountId: _accountId, ...rest } = balance;
+  return rest;
 }
 
 main(process.argv.slice(2)).then(

@@ -12,6 +12,7 @@ import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AuthRepository } from './auth/auth.repository';
 import { AuthRpcController } from './auth/auth-rpc.controller';
+import { KeyWebhooksService } from './auth/key-webhooks.service';
 import { WebhookSecretCipher, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
 import { dashboardParts } from './dashboard/dashboard.parts';
 import type { DashboardSettings } from './dashboard/dashboard.settings';
@@ -55,6 +56,7 @@ export class GatewayModule {
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
         ApiKeysService,
+        KeyWebhooksService,
         ApiKeyGuard,
         AccountPlanService,
         GenerationsService,
@@ -67,7 +69,7 @@ export class GatewayModule {
         IdempotencyService,
         GatewayJanitorService,
       ],
-      exports: [ProvisioningService, ApiKeysService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
     };
   }
 }

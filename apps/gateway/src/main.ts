@@ -14,7 +14,7 @@ import {
   servicePingCheck,
 } from '@gen/observability';
 import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
-import { readDashboardSettings, readWebhookPolicy, readWebhookSecretKeys } from './dashboard/dashboard.settings';
+import { DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS, readDashboardSettings, readWebhookPolicy, readWebhookSecretKeys } from './dashboard/dashboard.settings';
 import { openAuthDatabase } from './gateway.database';
 import { GatewayModule } from './gateway.module';
 import { configureHttpApp, createFastifyAdapter } from './http/http-app';
@@ -34,7 +34,7 @@ runMain('gateway', async () => {
     bodyLimitBytes: httpLimits.bodyLimitBytes,
     outputsDir: env.optionalString('STORAGE_DIR') ?? null,
     rpcTimeoutMs: nats.requestTimeoutMs,
-    webhookPolicy: readWebhookPolicy(env, { allowHttp: false, allowPrivate: false }),
+    webhookPolicy: readWebhookPolicy(env, DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS),
     streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
     streamHeartbeatMs: env.int('SSE_HEARTBEAT_MS', 15_000, { min: 100, max: 300_000 }),
   };

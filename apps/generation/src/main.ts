@@ -15,7 +15,8 @@ runNatsService({
       storageDir: env.string('STORAGE_DIR', '.data/outputs'),
       espeakPath: catalogue.espeakPath,
       settings: {
-        cdnBaseUrl: env.url('CDN_BASE_URL', 'http://localhost:3000/cdn'),
+        // As the gateway's default: outputs under the public base URL, which the gateway serves from STORAGE_DIR.
+        cdnBaseUrl: env.url('CDN_BASE_URL', `${env.url('PUBLIC_BASE_URL', 'http://localhost:3000')}/cdn`),
         workerConcurrency: env.int('WORKER_CONCURRENCY', 8, { min: 1, max: 1000 }),
         leaseMs: env.int('JOB_LEASE_MS', 15_000, { min: 500, max: 600_000 }),
         maxAttempts: env.int('JOB_MAX_ATTEMPTS', 3, { min: 1, max: 20 }),

@@ -6,6 +6,9 @@ import { EmbeddedPostgresError } from '@gen/persistence';
 import { loadStandaloneConfig } from './standalone.config';
 import { startStandalone } from './standalone';
 
+/** The demo account's dashboard user (example.com is reserved for examples: no mail goes anywhere). */
+const DEMO_EMAIL = 'demo@example.com';
+
 /** `npm start`: the whole service in one process, data in DATA_DIR (default .data/). */
 async function main(): Promise<void> {
   const config = loadStandaloneConfig();
@@ -22,12 +25,16 @@ async function main(): Promise<void> {
     `  Dashboard: ${base}/dashboard/  (sign up there to get an account and API keys)`,
   ];
   if ((await running.provisioning.countAccounts()) === 0) {
-    const account = await running.provisioning.createAccount('Demo account', 'pro', config.demoCredits);
+    // A demo account someone can also sign in to the dashboard with (API keys, webhook URL and secret).
+    const account = await running.provisioning.createAccountWithSignIn('Demo account', DEMO_EMAIL, 'pro', config.demoCredits);
+    if (!account) throw new Error(`${DEMO_EMAIL} already has an account, but no account exists`);
     const key = await running.provisioning.createKey(account.accountId, 'demo key');
     lines.push(
       '',
-      `Created a demo account (plan pro, ${config.demoCredits} credits). Its API key is shown only this once:`,
+      `Created a demo account (plan pro, ${config.demoCredits} credits). Its API key and password are shown only this once:`,
       `API key: ${key.key}`,
+      `Dashboard sign-in: ${base}/dashboard/sign-in  email ${account.email}  password ${account.password}`,
+      '  (there: Settings, API keys, to set the key\'s webhook URL and get its signing secret)',
       '',
       'Try it:',
       `  curl -s ${base}/api/v1/models -H "Authorization: Bearer ${key.key}"`,

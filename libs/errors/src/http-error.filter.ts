@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './envelope';
 import { mapHttpError } from './http-error.mapper';
 
-export { mapHttpError } from './http-error.mapper';
+export { domainErrorFromFastify, mapHttpError } from './http-error.mapper';
 
 /** Writes an error as the spec's envelope on a Fastify reply. Used by the filter and by Fastify's own hooks. */
 export function sendHttpError(request: FastifyRequest, reply: FastifyReply, error: unknown, logger: Logger): void {

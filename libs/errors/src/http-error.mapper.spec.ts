@@ -1,7 +1,7 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
 import { DomainError, InsufficientCreditsError, RateLimitError } from './domain-error';
 import { INTERNAL_ERROR_MESSAGE, toRpcErrorPayload } from './envelope';
-import { mapHttpError } from './http-error.mapper';
+import { domainErrorFromFastify, mapHttpError } from './http-error.mapper';
 
 describe('mapHttpError', () => {
   it('turns an unexpected error into internal_error without leaking its message', () => {
@@ -46,5 +46,15 @@ describe('mapHttpError', () => {
   it('maps framework HTTP exceptions by status', () => {
     expect(mapHttpError(new NotFoundException('Cannot GET /x'))).toMatchObject({ status: 404, code: 'not_found' });
     expect(mapHttpError(new HttpException('boom', 500))).toMatchObject({ status: 500, message: INTERNAL_ERROR_MESSAGE });
+  });
+
+  it('turns an error Fastify raised into the domain error it stands for (before Nest would wrap it), and nothing else', () => {
+    const fastify = Object.assign(new Error("Body is not valid JSON but content-type is set to 'application/json'"), {
+      code: 'FST_ERR_CTP_INVALID_JSON_BODY',
+      statusCode: 400,
+    });
+    expect(domainErrorFromFastify(fastify)).toMatchObject({ code: 'bad_request', message: 'The request body is not valid JSON.' });
+    expect(domainErrorFromFastify(new Error('boom'))).toBeUndefined();
+    expect(domainErrorFromFastify(new NotFoundException())).toBeUndefined();
   });
 });

@@ -66,6 +66,16 @@ function httpExceptionMessage(exception: HttpException, code: ErrorCode): string
   return exception.message;
 }
 
+/**
+ * An error Fastify raised itself (body parsing and limits), as the domain error the envelope states
+ * for it; undefined for anything else. Nest re-wraps Fastify's errors in an HttpException that keeps
+ * only Fastify's own wording, so the HTTP app converts them with this before Nest sees them.
+ */
+export function domainErrorFromFastify(error: unknown): DomainError | undefined {
+  const mapped = fastifyError(error);
+  return mapped ? new DomainError(mapped.code, mapped.message) : undefined;
+}
+
 /** One mapping from anything thrown to the spec's error envelope, shared by every HTTP path. */
 export function mapHttpError(error: unknown): HttpErrorResponse {
   if (error instanceof DomainError) {

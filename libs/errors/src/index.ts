@@ -3,3 +3,4 @@ export * from './domain-error';
 export * from './envelope';
 export * from './http-error.filter';
 export * from './rpc-error.filter';
+export * from './wording';

@@ -155,6 +155,29 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   }
 }
 
+/**
+ * Creates the database a server URL names, if it does not exist (the migration job's
+ * `--create-database`): connects to the server's `postgres` maintenance database with the same
+ * credentials, which must be allowed to create databases. True when it created it.
+ */
+export async function createDatabaseIfMissing(url: string): Promise<boolean> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!name) throw new Error('The database URL names no database (postgres://user@host:5432/<database>).');
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if ((found.rowCount ?? 0) > 0) return false;
+  } finally {
+    await client.end();
+  }
+  await ensureDatabase(admin.toString(), name);
+  return true;
+}
+
 export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
   await client.connect();

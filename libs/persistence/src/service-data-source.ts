@@ -1,4 +1,42 @@
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
+import { ConfigError } from '@gen/config';
+import { pgErrorCode } from './pg-errors';
+
+/** PostgreSQL's "invalid_catalog_name": the database named in the URL does not exist. */
+const PG_DATABASE_MISSING = '3D000';
+
+/**
+ * The database DATABASE_URL names does not exist: a configuration problem with a one-line fix, told
+ * as such (no stack trace), whichever service or command met it first.
+ */
+export class MissingDatabaseError extends ConfigError {
+  constructor(url: string) {
+    let where = 'the PostgreSQL server';
+    let name = '';
+    try {
+      const parsed = new URL(url);
+      where = parsed.host;
+      name = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
+    } catch {
+      // keep the generic wording
+    }
+    super([
+      `DATABASE_URL names the database "${name}", which does not exist on ${where}. Create it first: ` +
+        `npm run cli -- migrate --create-database (with the same DATABASE_URL), or CREATE DATABASE "${name}" as a user allowed to.`,
+    ]);
+    this.name = 'MissingDatabaseError';
+  }
+}
+
+/** Connects a DataSource; a database that does not exist is a MissingDatabaseError. */
+async function initialize(dataSource: DataSource, url: string): Promise<void> {
+  try {
+    await dataSource.initialize();
+  } catch (error) {
+    if (pgErrorCode(error) === PG_DATABASE_MISSING) throw new MissingDatabaseError(url);
+    throw error;
+  }
+}
 
 export interface ServiceDatabaseOptions {
   url: string;
@@ -53,7 +91,7 @@ export class PendingMigrationsError extends Error {
  */
 export async function openServiceDataSource(options: ServiceDatabaseOptions, mode: MigrationsMode = 'run'): Promise<DataSource> {
   const dataSource = createServiceDataSource(options);
-  await dataSource.initialize();
+  await initialize(dataSource, options.url);
   try {
     if (mode === 'run') await migrateWithLock(dataSource, options.schema);
     else if (await hasPendingMigrations(dataSource)) throw new PendingMigrationsError(options.schema);
@@ -86,7 +124,7 @@ export async function hasPendingMigrations(dataSource: DataSource): Promise<bool
 /** Applies a schema's pending migrations on a short-lived connection (the migration job); returns their names. */
 export async function runPendingMigrations(options: ServiceDatabaseOptions): Promise<string[]> {
   const dataSource = createServiceDataSource({ ...options, poolSize: 2 });
-  await dataSource.initialize();
+  await initialize(dataSource, options.url);
   try {
     return await migrateWithLock(dataSource, options.schema);
   } finally {

@@ -29,11 +29,16 @@ export class NotDeliveredError extends ServiceUnavailableError {
   }
 }
 
+/** What a caller is told when a service did not answer a request in time. */
+export function dependencyTimeoutMessage(subject: string): string {
+  return `A dependency did not answer in time (${subject}); retry shortly.`;
+}
+
 function toDomainError(error: unknown, subject: string): DomainError {
   if (error instanceof DomainError) return error;
   if (isRpcErrorPayload(error)) return domainErrorFromRpc(error);
   if (error instanceof TimeoutError) {
-    return new ServiceUnavailableError(`A dependency did not answer in time (${subject}); retry shortly.`);
+    return new ServiceUnavailableError(dependencyTimeoutMessage(subject));
   }
   const code = (error as { code?: unknown } | null)?.code;
   // Nest's NATS client reports "no responders" as EmptyResponseException (nats.js: code 503).

@@ -103,6 +103,15 @@ export class BillingService {
     const bounds = PLAN_BOUNDS[plan];
     const rpm = overrides.rpm ?? PLAN_DEFAULTS[plan].requestsPerMinute;
     const parallel = overrides.parallel ?? PLAN_DEFAULTS[plan].parallelTasks;
+    const fixed = bounds.rpm[0] === bounds.rpm[1] && bounds.parallel[0] === bounds.parallel[1];
+    if (fixed && (rpm !== bounds.rpm[0] || parallel !== bounds.parallel[0])) {
+      // "must be between 30 and 30" says nothing useful: say the limits are fixed, and where they are not.
+      const adjustable = (Object.keys(PLAN_BOUNDS) as PlanName[]).filter((p) => PLAN_BOUNDS[p].rpm[0] !== PLAN_BOUNDS[p].rpm[1]);
+      throw new ValidationError(
+        `The ${plan} plan has fixed limits (${bounds.rpm[0]} requests per minute, ${bounds.parallel[0]} parallel ` +
+          `task${bounds.parallel[0] === 1 ? '' : 's'}); only the ${adjustable.join(' and ')} plans take other limits.`,
+      );
+    }
     if (rpm < bounds.rpm[0] || rpm > bounds.rpm[1]) {
       throw new ValidationError(`requests per minute for ${plan} must be between ${bounds.rpm[0]} and ${bounds.rpm[1]}`);
     }

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AccountPlanService } from './account-plan.service';
 import { GenerationsService } from './generations.service';
-import { ApiAuthenticated, ApiErrors, successHeaders } from './docs/api-docs.decorators';
+import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from './docs/api-docs.decorators';
 import { CreditsDto, ModelListDto } from './docs/api-schemas.dto';
 
 @ApiTags('account')
@@ -26,7 +26,7 @@ export class AccountController {
     description: 'Every model, each marked `available` for the caller (enabled, installed, allowed by the plan) or with its `unavailable_reason`.',
   })
   @ApiOkResponse({ type: ModelListDto, headers: successHeaders() })
-  @ApiErrors(403)
+  @ApiErrors({ status: 403, examples: missingScopeExample('read') })
   @RequireScope('read')
   async models(@CurrentPrincipal() principal: Principal): Promise<{ data: ModelInfo[] }> {
     return { data: await this.generations.listModels(principal) };
@@ -35,7 +35,7 @@ export class AccountController {
   @Get('credits')
   @ApiOperation({ summary: "The account's plan, limits and credits" })
   @ApiOkResponse({ type: CreditsDto, headers: successHeaders() })
-  @ApiErrors(403)
+  @ApiErrors({ status: 403, examples: missingScopeExample('read') })
   @RequireScope('read')
   async credits(@CurrentPrincipal() principal: Principal) {
     const balance = await this.plans.fresh(principal.accountId);

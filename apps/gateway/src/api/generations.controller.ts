@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { ApiAuthenticated, ApiErrors, HeadersObject, successHeaders } from './docs/api-docs.decorators';
+import { ApiAuthenticated, ApiErrors, ErrorDoc, HeadersObject, missingScopeExample, successHeaders } from './docs/api-docs.decorators';
 import { GenerationDto, GenerationPageDto, WebhookDeliveryDto, WebhookDeliveryListDto } from './docs/api-schemas.dto';
 import { GenerateRequestDto } from './generate-request.dto';
 import { GenerationsService } from './generations.service';
@@ -15,6 +15,20 @@ import { SseStream } from './live/sse-stream';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 const notFound = () => new NotFoundError('No generation with that id.');
+
+/** The example id of a generation that does not exist (what the document's 404 examples name). */
+export const UNKNOWN_GENERATION_ID = '00000000-0000-4000-8000-000000000000';
+
+/** 404 on every route of one generation: an id that is not one, and one that no generation of the caller's has. */
+const GENERATION_NOT_FOUND: ErrorDoc = {
+  status: 404,
+  examples: {
+    unknown_id: { summary: 'No generation of this account has that id', message: `No generation with id "${UNKNOWN_GENERATION_ID}".` },
+    not_an_id: { summary: 'The id is not a generation id (a UUID)', message: notFound().message },
+  },
+};
+const READ_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('read') };
+const GENERATE_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('generate') };
 
 const SUBMIT_HEADERS: HeadersObject = {
   Location: { description: 'The URL of the generation: /api/v1/generations/{id}', schema: { type: 'string' } },
@@ -50,7 +64,7 @@ export class GenerationsController {
     required: false,
     description:
       'Makes the submit safe to retry: the same key and body within 24 h return the first answer and charge once; ' +
-      'the same key with another body is 409.',
+      'the same key with another body is 422.',
   })
   @ApiHeader({
     name: 'Cancel-After',
@@ -65,7 +79,40 @@ export class GenerationsController {
     description: 'Accepted; poll Location or wait for the webhook.',
     headers: successHeaders(SUBMIT_HEADERS),
   })
-  @ApiErrors(400, 402, 403, 409, 413, 415, 422)
+  @ApiErrors(
+    400,
+    {
+      status: 402,
+      examples: {
+        below_minimum: {
+          summary: "Available credits below the model's minimum",
+          message: 'Insufficient credits: model "pixel-flux-1" needs at least 4 available credits; this account has 1.',
+        },
+      },
+    },
+    {
+      status: 403,
+      examples: {
+        ...missingScopeExample('generate'),
+        plan: { summary: 'The model needs a higher plan', message: 'Model "pixel-flux-1-hd" needs the pro plan or above; this account is on free.' },
+      },
+    },
+    413,
+    415,
+    {
+      status: 422,
+      examples: {
+        fields: { summary: 'Required fields missing (`{}`)', message: 'model is required; prompt is required; type is required' },
+        unknown_model: { summary: 'A model id the catalogue does not have', message: 'model: unknown model "fox-9". See GET /api/v1/models.' },
+        idempotency_key_reused: {
+          summary: 'An Idempotency-Key used before with another body',
+          message:
+            'Idempotency-Key: this key was already used with a different request body in the last 24 hours. ' +
+            'Send the same body to get the original response, or use a new key for a new request.',
+        },
+      },
+    },
+  )
   @HttpCode(200)
   @RequireScope('generate')
   async generate(
@@ -85,7 +132,7 @@ export class GenerationsController {
   @ApiOperation({ summary: 'Read a generation' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: GenerationDto, headers: successHeaders() })
-  @ApiErrors(403, 404)
+  @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND)
   @RequireScope('read')
   get(
     @CurrentPrincipal() principal: Principal,
@@ -97,7 +144,10 @@ export class GenerationsController {
   @Get('generations')
   @ApiOperation({ summary: "List the caller's generations", description: 'Newest first, in cursor pages.' })
   @ApiOkResponse({ type: GenerationPageDto, headers: successHeaders() })
-  @ApiErrors(403, 422)
+  @ApiErrors(READ_FORBIDDEN, {
+    status: 422,
+    examples: { limit: { summary: 'A page size out of range (`limit=0`)', message: 'limit must be at least 1' } },
+  })
   @RequireScope('read')
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
     return this.generations.list(principal, query);
@@ -115,7 +165,15 @@ export class GenerationsController {
   @ApiProduces('text/event-stream')
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ description: 'text/event-stream of records (see GenerationDto).', headers: successHeaders() })
-  @ApiErrors(403, 404, 429)
+  @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND, {
+    status: 429,
+    examples: {
+      streams: {
+        summary: 'Too many live status streams open',
+        message: 'At most 20 live status streams may be open per account; close one and retry.',
+      },
+    },
+  })
   @RequireScope('read')
   async events(
     @CurrentPrincipal() principal: Principal,
@@ -144,7 +202,12 @@ export class GenerationsController {
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: GenerationDto, headers: successHeaders() })
-  @ApiErrors(403, 404, 409)
+  @ApiErrors(GENERATE_FORBIDDEN, GENERATION_NOT_FOUND, {
+    status: 409,
+    examples: {
+      finished: { summary: 'The generation already finished', message: 'This generation already completed; there is nothing to cancel.' },
+    },
+  })
   @HttpCode(200)
   @RequireScope('generate')
   cancel(
@@ -161,7 +224,7 @@ export class GenerationsController {
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: WebhookDeliveryListDto, headers: successHeaders() })
-  @ApiErrors(403, 404)
+  @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND)
   @RequireScope('read')
   deliveries(
     @CurrentPrincipal() principal: Principal,
@@ -177,7 +240,16 @@ export class GenerationsController {
   })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, headers: successHeaders() })
-  @ApiErrors(403, 404, 409, 422)
+  @ApiErrors(GENERATE_FORBIDDEN, GENERATION_NOT_FOUND, {
+    status: 409,
+    examples: {
+      unfinished: { summary: 'The generation has not finished', message: 'This generation has not finished; its webhook is sent when it does.' },
+      no_destination: {
+        summary: 'It had no webhook destination when it finished',
+        message: 'This generation has no webhook delivery to send again: it had no webhook destination when it finished.',
+      },
+    },
+  })
   @HttpCode(202)
   @RequireScope('generate')
   redeliver(

@@ -14,8 +14,8 @@ export class ListGenerationsQueryDto {
 
   @ApiPropertyOptional({ maxLength: 200, description: 'next_cursor of the previous page.' })
   @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @IsString({ message: 'cursor must be a string' })
+  @MaxLength(200, { message: 'cursor must be at most 200 characters' })
   cursor?: string;
 
   @ApiPropertyOptional({ enum: JOB_STATUSES })

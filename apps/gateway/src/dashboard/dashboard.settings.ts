@@ -116,6 +116,9 @@ export function readWebhookSecretKeys(env: EnvReader, fallback?: () => string): 
  * (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_NETWORKS, WEBHOOK_ALLOW_LIST), so the dashboard accepts
  * exactly the URLs that will be delivered to.
  */
+/** A distributed deployment's webhook rules when nothing is set: https to public addresses only. */
+export const DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS = { allowHttp: false, allowPrivate: false } as const;
+
 export function readWebhookPolicy(env: EnvReader, defaults: { allowHttp: boolean; allowPrivate: boolean }): WebhookDestinationPolicy {
   const policy = {
     allowHttp: env.bool('WEBHOOK_ALLOW_HTTP', defaults.allowHttp),

@@ -1,18 +1,38 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { HttpLimits } from '@gen/config';
-import { DomainError, HttpErrorFilter, ValidationError } from '@gen/errors';
+import { DomainError, domainErrorFromFastify, HttpErrorFilter, ValidationError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { checkJsonBody, refuseNulCharacters } from './json-body';
 import { requestIdFor } from './request-id';
 import { checkContentEncoding, handleClientError, handleFrameworkError, withBodyDeadline } from './request-limits';
+import { RouteMethods } from './route-methods';
 import { setupOpenApi } from './openapi';
 import { createValidationPipe } from './validation';
+
+/** The public API's prefix: its routes authenticate with a bearer API key (their 401s carry the challenge). */
+const PUBLIC_API_PREFIX = '/api/';
+/** RFC 6750's challenge; `error="invalid_token"` only when a credential was sent (section 3.1). */
+const BEARER_CHALLENGE = 'Bearer realm="Generation Service API"';
 
 /** Limits every public HTTP server keeps to, whatever its configuration. */
 const ROUTER_LIMITS = { maxParamLength: 100 };
 
+/**
+ * Fastify's adapter, with Fastify's own errors (a body that is not JSON, too large, of another media
+ * type) handed to Nest as the domain errors they stand for. Nest would otherwise wrap them in an
+ * HttpException that keeps Fastify's wording and loses its error code, the only thing the envelope's
+ * messages can be chosen by.
+ */
+class EnvelopeFastifyAdapter extends FastifyAdapter {
+  override setErrorHandler(handler: Parameters<FastifyAdapter['setErrorHandler']>[0]) {
+    return super.setErrorHandler(function (this: unknown, error, request, reply) {
+      return handler.call(this as never, domainErrorFromFastify(error) ?? error, request, reply);
+    });
+  }
+}
+
 export function createFastifyAdapter(limits: HttpLimits, trustProxy: boolean | number | string = false): FastifyAdapter {
-  return new FastifyAdapter({
+  return new EnvelopeFastifyAdapter({
     bodyLimit: limits.bodyLimitBytes,
     genReqId: requestIdFor,
     requestIdHeader: false,
@@ -42,13 +62,27 @@ export function createFastifyAdapter(limits: HttpLimits, trustProxy: boolean | n
 export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits): void {
   const adapter = app.getHttpAdapter() as FastifyAdapter;
   const fastify = adapter.getInstance();
+  // Every route, as Nest and Swagger register them (after this: at init), for 405 below.
+  const routes = new RouteMethods();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('X-Request-Id', String(request.id));
+    // No route for this method: if the path has routes for other methods, 405 with Allow, not 404.
+    if (request.is404) {
+      const allowed = routes.allowed(request.url.split('?')[0]);
+      if (allowed.length > 0) {
+        void reply.header('Allow', allowed.join(', '));
+        throw new DomainError('method_not_allowed', `This path does not accept ${request.method}; it accepts ${allowed.join(', ')}.`);
+      }
+    }
   });
   // Fastify answers a malformed path that matches no route straight from its not-found handler,
   // without onRequest hooks: the id is set again on the way out.
   fastify.addHook('onSend', async (request, reply, payload) => {
     if (!reply.hasHeader('X-Request-Id')) void reply.header('X-Request-Id', String(request.id));
+    if (reply.statusCode === 401 && request.url.startsWith(PUBLIC_API_PREFIX)) {
+      void reply.header('WWW-Authenticate', request.headers.authorization ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE);
+    }
     return payload;
   });
   fastify.addHook('preParsing', async (request, reply, payload) => {

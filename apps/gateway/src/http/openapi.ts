@@ -1,30 +1,238 @@
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, OpenAPIObject, PathItemObject, SwaggerModule } from '@nestjs/swagger';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  DELIVERY_ID_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  WEBHOOK_USER_AGENT,
+  WebhookEventName,
+} from '@gen/webhook-signature';
 import { API_KEY_SCHEME } from '../api/docs/api-docs.decorators';
+import { WebhookEventDto } from '../api/docs/api-schemas.dto';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
 export const API_DOCS_PATH = '/api/v1/docs';
 
-/** The OpenAPI 3 document of the public API, generated from the controllers and DTOs. */
+/** What the public document describes: the API, and the content host its records link to. Not the dashboard's JSON API, probes or metrics. */
+const PUBLIC_PATH_PREFIXES = ['/api/v1/', '/cdn/'];
+
+const DESCRIPTION = [
+  'Generate images, video, audio and 3D assets from a prompt, billed in credits.',
+  '',
+  'Every request carries `Authorization: Bearer <API_KEY>`: a key `gsk_live_...` made in the dashboard (Settings, API Keys),',
+  'shown once. Every error is the envelope `{"error": {"code", "status", "message", "request_id"}}`, and every response',
+  'carries `X-Request-Id`.',
+  '',
+  'Finished generations are also sent to your webhook URL as signed `POST` requests: see **Webhooks** below',
+  '(`generation.completed`, `generation.failed`) for the headers, the body and how to verify the signature.',
+].join('\n');
+
+/** The OpenAPI 3.1 document of the public API, generated from the controllers and DTOs. */
 export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject {
   const config = new DocumentBuilder()
+    .setOpenAPIVersion('3.1.0')
     .setTitle('Generation Service API')
-    .setDescription(
-      [
-        'Generate images, video, audio and 3D assets from a prompt, billed in credits.',
-        '',
-        'Every request carries `Authorization: Bearer <API_KEY>`. Every error is the envelope',
-        '`{"error": {"code", "status", "message", "request_id"}}`, and every response carries `X-Request-Id`.',
-        'Finished generations can also be delivered as signed webhooks (see docs/webhooks.md).',
-      ].join('\n'),
-    )
+    .setDescription(DESCRIPTION)
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'An API key: gsk_live_ followed by 32 characters.' }, API_KEY_SCHEME)
+    // addBearerAuth would declare `bearerFormat: JWT`: keys are opaque strings, not JWTs.
+    .addSecurity(API_KEY_SCHEME, { type: 'http', scheme: 'bearer', description: 'An API key: `gsk_live_` followed by 32 letters and digits.' })
     .build();
-  const document = SwaggerModule.createDocument(app, config, { operationIdFactory: (_controller, method) => method });
-  // The public API only: the dashboard's own JSON API (session cookies, CSRF) is not part of it.
-  document.paths = Object.fromEntries(Object.entries(document.paths).filter(([path]) => path.startsWith('/api/v1/')));
+  const generated = SwaggerModule.createDocument(app, config, {
+    operationIdFactory: (_controller, method) => method,
+    extraModels: [WebhookEventDto],
+  });
+  return toPublicDocument(generated);
+}
+
+/**
+ * The public document from what @nestjs/swagger generated: only public paths, the webhooks added,
+ * only the schemas those reach (so no DTO of an internal route is listed, whoever adds one), and the
+ * schemas written as OpenAPI 3.1 (JSON Schema 2020-12) writes them.
+ */
+export function toPublicDocument(generated: OpenAPIObject): OpenAPIObject {
+  const document: OpenAPIObject = {
+    ...generated,
+    openapi: '3.1.0',
+    paths: Object.fromEntries(Object.entries(generated.paths).filter(([path]) => PUBLIC_PATH_PREFIXES.some((prefix) => path.startsWith(prefix)))),
+    webhooks: {
+      'generation.completed': webhookOperation('generation.completed'),
+      'generation.failed': webhookOperation('generation.failed'),
+    },
+  };
+  const schemas = generated.components?.schemas ?? {};
+  const reachable = reachableSchemas({ paths: document.paths, webhooks: document.webhooks }, schemas);
+  document.components = {
+    ...generated.components,
+    schemas: Object.fromEntries(Object.entries(schemas).filter(([name]) => reachable.has(name))),
+  };
+  const used = new Set(Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? [])));
+  document.tags = [...[...used].map((name) => ({ name })), { name: 'webhooks', description: 'Requests the service sends to you.' }];
+  toJsonSchema2020(document);
+  fillFormatExamples(document.components.schemas ?? {});
   return document;
+}
+
+/** Names of the component schemas that the given parts refer to, directly or through other schemas. */
+function reachableSchemas(roots: unknown, schemas: Record<string, unknown>): Set<string> {
+  const found = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (typeof node !== 'object' || node === null) return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {
+        const name = value.slice('#/components/schemas/'.length);
+        if (!found.has(name)) {
+          found.add(name);
+          visit(schemas[name]);
+        }
+      } else {
+        visit(value);
+      }
+    }
+  };
+  visit(roots);
+  return found;
+}
+
+/**
+ * OpenAPI 3.0's `nullable: true` as 3.1 says it: `null` among the types (and in `enum`), or
+ * `anyOf` with `{type: "null"}` for a schema without a `type` (a `$ref`, an `allOf`).
+ */
+function toJsonSchema2020(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(toJsonSchema2020);
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) toJsonSchema2020(value);
+  if (typeof schema.nullable !== 'boolean') return;
+  const nullable = schema.nullable;
+  delete schema.nullable;
+  if (!nullable) return;
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
+  if (typeof schema.type === 'string') {
+    schema.type = [schema.type, 'null'];
+  } else if (Array.isArray(schema.type)) {
+    if (!schema.type.includes('null')) schema.type = [...(schema.type as string[]), 'null'];
+  } else {
+    const { description, example, ...rest } = schema;
+    for (const key of Object.keys(schema)) delete schema[key];
+    Object.assign(schema, { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }], ...(example !== undefined ? { example } : {}) });
+  }
+}
+
+/** Examples for string fields that have none, by format, so no schema shows a bare "string". */
+const FORMAT_EXAMPLES: Record<string, string> = {
+  'date-time': '2026-11-23T17:40:00.112Z',
+  uuid: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13',
+  uri: 'https://example.com/',
+};
+
+function fillFormatExamples(schemas: Record<string, unknown>): void {
+  for (const schema of Object.values(schemas)) {
+    const properties = (schema as { properties?: Record<string, Record<string, unknown>> }).properties ?? {};
+    for (const property of Object.values(properties)) {
+      if (property.example !== undefined || property.enum !== undefined) continue;
+      const types = Array.isArray(property.type) ? property.type : [property.type];
+      if (!types.includes('string')) continue;
+      const byFormat = typeof property.format === 'string' ? FORMAT_EXAMPLES[property.format] : undefined;
+      if (byFormat !== undefined) property.example = byFormat;
+      else if (types.includes('null')) property.example = null;
+    }
+  }
+}
+
+/** A webhook event as the document's `webhooks` entry: the request the service sends, and what it takes as success. */
+function webhookOperation(event: WebhookEventName): PathItemObject {
+  const completed = event === 'generation.completed';
+  return {
+    post: {
+      operationId: completed ? 'generationCompleted' : 'generationFailed',
+      tags: ['webhooks'],
+      summary: completed ? 'A generation completed' : 'A generation failed (or was canceled)',
+      description: [
+        `Sent once per ${completed ? 'completed' : 'failed'} generation to the webhook URL of the API key that submitted it, or to`,
+        'the `webhook_url` of its `POST /api/v1/generate`.',
+        '',
+        `**Signature.** \`${SIGNATURE_HEADER}\` is \`sha256=\` followed by the lowercase hex HMAC-SHA256 of`,
+        `\`<${TIMESTAMP_HEADER}>.<raw body>\` (the timestamp, a dot, then the body bytes exactly as received), keyed with the`,
+        "key's webhook signing secret (`whsec_...`, generated in the dashboard, Settings, API Keys). Verify against the raw",
+        'body as received: re-serialising the JSON changes its bytes. Compare in constant time, and reject a timestamp more than',
+        `${DEFAULT_TOLERANCE_SECONDS} seconds from your clock. Each attempt is signed at the moment it is sent, with the key's`,
+        'current secret: after a renewal, the old secret fails at once.',
+        '',
+        '**Retries.** Up to three attempts: at once, then 2 s and 6 s after a failure, each with a 5 s timeout. Any 2xx',
+        `answer is success; anything else (3xx included: redirects are not followed) is a failure. \`${DELIVERY_ID_HEADER}\``,
+        'is the same on every attempt of a delivery: use it to drop duplicates.',
+      ].join('\n'),
+      security: [],
+      parameters: [
+        { name: EVENT_HEADER, in: 'header', required: true, description: 'The event; equal to the body\'s `event`.', schema: { type: 'string', enum: [event] }, example: event },
+        {
+          name: TIMESTAMP_HEADER,
+          in: 'header',
+          required: true,
+          description: 'When this attempt was signed, in Unix seconds.',
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+          example: '1763919602',
+        },
+        {
+          name: SIGNATURE_HEADER,
+          in: 'header',
+          required: true,
+          description: '`sha256=` and the HMAC-SHA256 in lowercase hex (see above).',
+          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
+          example: 'sha256=5d7b1c0e2f4a6b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e',
+        },
+        {
+          name: DELIVERY_ID_HEADER,
+          in: 'header',
+          required: true,
+          description: 'The delivery: `wh_` and at least 20 letters and digits, the same on every attempt. Opaque beyond the prefix.',
+          schema: { type: 'string', pattern: '^wh_[A-Za-z0-9]{20,}$' },
+          example: 'wh_4fQ9mZ2xLr7TbN1cVw8KpD3s',
+        },
+        { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', enum: [WEBHOOK_USER_AGENT] }, example: WEBHOOK_USER_AGENT },
+      ],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: { $ref: '#/components/schemas/WebhookEventDto' },
+            example: completed
+              ? {
+                  event,
+                  id: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13',
+                  status: 'completed',
+                  type: 'TEXT_TO_IMAGE',
+                  model: 'pixel-flux-1',
+                  output_url: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png',
+                  credits_charged: 4,
+                  error: null,
+                  created_at: '2026-11-23T17:40:00.112Z',
+                  completed_at: '2026-11-23T17:40:02.512Z',
+                }
+              : {
+                  event,
+                  id: '7a0c9e52-1d3b-4f6e-8a2c-5b9d0e1f3a47',
+                  status: 'failed',
+                  type: 'TEXT_TO_VIDEO',
+                  model: 'motion-lite-1',
+                  output_url: null,
+                  credits_charged: 0,
+                  error: 'Canceled at your request. Your credits were refunded.',
+                  created_at: '2026-11-23T17:41:00.000Z',
+                  completed_at: '2026-11-23T17:41:05.250Z',
+                },
+          },
+        },
+      },
+      responses: {
+        '2XX': { description: 'Received: no further attempt is made.' },
+        default: { description: 'Any other answer, or none within 5 s: the attempt failed, and the next one follows (three in all).' },
+      },
+    },
+  };
 }
 
 /** Serves the document at /api/v1/openapi.json and a Swagger UI page at /api/v1/docs (no key needed). */

@@ -1,6 +1,6 @@
 import { ExecutionContext, Injectable } from '@nestjs/common';
 import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
-import { RateLimitError } from '@gen/errors';
+import { RateLimitError, secondsText } from '@gen/errors';
 
 /**
  * The per-account request rate limit (@nestjs/throttler with the PostgreSQL storage). Every response
@@ -22,7 +22,7 @@ export class AccountRateLimitGuard extends ThrottlerGuard {
     this.setResponseHeader(res, `${this.headerPrefix}-Reset`, detail.timeToExpire);
     throw new RateLimitError(
       `Rate limit exceeded: this account's plan allows ${detail.limit} requests per minute, counted across all ` +
-        `its API keys. Retry after ${detail.timeToBlockExpire} seconds.`,
+        `its API keys. Retry after ${secondsText(detail.timeToBlockExpire)}.`,
       detail.timeToBlockExpire,
     );
   }

@@ -12,7 +12,7 @@ import {
   type SubmitGenerationReply,
   type SubmitGenerationRequest,
 } from '@gen/contracts';
-import { ConflictError, DomainError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
+import { ConflictError, DomainError, NotFoundError, RateLimitError, secondsText, ValidationError } from '@gen/errors';
 import type { ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
@@ -65,7 +65,7 @@ export class JobsService {
       throw new RateLimitError(
         `Parallel-task limit reached: this account runs at most ${slots} generation${slots === 1 ? '' : 's'} at once ` +
           `and queues at most ${maxWaiting} more; ${admitted.processing} running and ${admitted.queued} queued now. ` +
-          `Retry after ${admitted.retryAfterSeconds} seconds, or when some have finished.`,
+          `Retry after ${secondsText(admitted.retryAfterSeconds)}, or when some have finished.`,
         admitted.retryAfterSeconds,
       );
     }

@@ -7,17 +7,22 @@ import { ERROR_STATUS, ErrorCode } from '@gen/errors';
  * contracts' types; these describe the same shapes field by field for the OpenAPI document).
  */
 
+/*
+ * No examples on the error body's fields: each error response of each route has examples of its own
+ * (what that route answers for that status, api-docs.decorators.ts), so one status's example never
+ * shows under another.
+ */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), example: 'validation_error' })
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; one code per HTTP status.' })
   code!: ErrorCode;
 
-  @ApiProperty({ type: 'integer', example: 422, description: 'The HTTP status, repeated.' })
+  @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.' })
   status!: number;
 
-  @ApiProperty({ example: 'prompt: prompt must not be empty', description: 'What went wrong, for a person to read.' })
+  @ApiProperty({ description: 'What went wrong, for a person to read.' })
   message!: string;
 
-  @ApiProperty({ example: '6f1c1c5e-3b1e-4a57-9c1a-6b2d0f0e9a11', description: 'Equal to the X-Request-Id response header.' })
+  @ApiProperty({ description: 'Equal to the X-Request-Id response header.' })
   request_id!: string;
 }
 
@@ -27,37 +32,43 @@ export class ErrorEnvelopeDto {
 }
 
 export class GenerationDto {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', example: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13' })
   id!: string;
 
-  @ApiProperty({ enum: JOB_STATUSES })
+  @ApiProperty({ enum: JOB_STATUSES, example: 'completed' })
   status!: JobStatus;
 
-  @ApiProperty({ enum: GENERATION_TYPES })
+  @ApiProperty({ enum: GENERATION_TYPES, example: 'TEXT_TO_IMAGE' })
   type!: GenerationType;
 
   @ApiProperty({ example: 'pixel-flux-1' })
   model!: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'a lighthouse at dusk' })
   prompt!: string;
 
-  @ApiProperty({ type: 'string', format: 'uri', nullable: true, description: 'Set when completed.' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'Set when completed: the output on the content host ({cdn_url}, `GET /cdn/{shard}/{file}`).',
+    example: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png',
+  })
   output_url!: string | null;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'The price when completed; 0 otherwise (failed jobs are refunded).' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'The price when completed; 0 otherwise (failed jobs are refunded).', example: 4 })
   credits_charged!: number;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'A user-facing message when failed.' })
+  @ApiProperty({ type: 'string', nullable: true, description: 'A user-facing message when failed.', example: null })
   error!: string | null;
 
-  @ApiProperty({ format: 'date-time' })
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T17:40:00.112Z' })
   created_at!: string;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: '2026-11-23T17:40:00.180Z' })
   started_at!: string | null;
 
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true, example: '2026-11-23T17:40:02.512Z' })
   completed_at!: string | null;
 
   @ApiProperty({
@@ -104,7 +115,12 @@ export class GenerationPageDto {
   @ApiProperty({ type: [GenerationDto] })
   data!: GenerationDto[];
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Pass as `cursor` for the next page; null on the last page.',
+    example: 'MjAyNi0xMS0yM1QxNzo0MDowMC4xMTJafDNmOGUyYTFj',
+  })
   next_cursor!: string | null;
 }
 
@@ -112,26 +128,27 @@ export class ModelDto {
   @ApiProperty({ example: 'pixel-flux-1' })
   id!: string;
 
-  @ApiProperty()
+  @ApiProperty({ example: 'Pixel Flux 1' })
   name!: string;
 
-  @ApiProperty({ enum: GENERATION_TYPES })
+  @ApiProperty({ enum: GENERATION_TYPES, example: 'TEXT_TO_IMAGE' })
   type!: GenerationType;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits charged on success.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits charged on success.', example: 4 })
   credits!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits the account must have available to submit.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits the account must have available to submit.', example: 4 })
   minimum_credits!: number;
 
-  @ApiProperty({ description: 'True when POST /generate waits for the result (image models).' })
+  @ApiProperty({ description: 'True when POST /generate waits for the result (image models).', example: true })
   synchronous!: boolean;
 
-  @ApiProperty({ enum: PLANS, description: 'Lowest plan that may use the model.' })
+  @ApiProperty({ enum: PLANS, description: 'Lowest plan that may use the model.', example: 'free' })
   min_plan!: PlanName;
 
   @ApiProperty({
     description: "Whether a submit by this caller can use it now: enabled by the operator, its engine can run here, and the caller's plan allows it.",
+    example: true,
   })
   available!: boolean;
 
@@ -150,21 +167,21 @@ export class ModelListDto {
 }
 
 export class PlanLimitsDto {
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 60 })
   requests_per_minute!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ApiProperty({ type: 'integer', minimum: 0, example: 3 })
   parallel_tasks!: number;
 }
 
 export class CreditsDto {
-  @ApiProperty({ enum: PLANS })
+  @ApiProperty({ enum: PLANS, example: 'pro' })
   plan!: PlanName;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits that can be reserved now.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits that can be reserved now.', example: 996 })
   available!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits reserved by jobs not yet finished.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits reserved by jobs not yet finished.', example: 0 })
   held!: number;
 
   @ApiProperty({ type: PlanLimitsDto })
@@ -195,7 +212,7 @@ export class WebhookAttemptDto {
   })
   error_class!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true })
+  @ApiProperty({ type: 'string', nullable: true, example: 'No answer within 5 s.' })
   error!: string | null;
 }
 
@@ -206,7 +223,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ enum: ['generation.completed', 'generation.failed'] })
   event!: string;
 
-  @ApiProperty({ format: 'uri' })
+  @ApiProperty({ format: 'uri', example: 'https://hooks.example.com/generation' })
   url!: string;
 
   @ApiProperty({ enum: ['pending', 'succeeded', 'failed'] })
@@ -240,4 +257,43 @@ export class WebhookDeliveryDto {
 export class WebhookDeliveryListDto {
   @ApiProperty({ type: [WebhookDeliveryDto] })
   data!: WebhookDeliveryDto[];
+}
+
+/** The body of every webhook request (the `webhooks` of the document; spec: Events, Body). */
+export class WebhookEventDto {
+  @ApiProperty({ enum: ['generation.completed', 'generation.failed'], description: 'Equal to the X-Service-Event header.', example: 'generation.completed' })
+  event!: string;
+
+  @ApiProperty({ format: 'uuid', description: 'The generation id, as POST /api/v1/generate returned it. The same on every retry.', example: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13' })
+  id!: string;
+
+  @ApiProperty({ enum: ['completed', 'failed'], description: '`completed` for generation.completed, `failed` for generation.failed.', example: 'completed' })
+  status!: string;
+
+  @ApiProperty({ enum: GENERATION_TYPES, example: 'TEXT_TO_IMAGE' })
+  type!: GenerationType;
+
+  @ApiProperty({ example: 'pixel-flux-1' })
+  model!: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    nullable: true,
+    description: 'Set only on success.',
+    example: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png',
+  })
+  output_url!: string | null;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Credits debited; 0 on failure (refunded).', example: 4 })
+  credits_charged!: number;
+
+  @ApiProperty({ type: 'string', nullable: true, description: 'A user-facing message on failure; null on success.', example: null })
+  error!: string | null;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T17:40:00.112Z' })
+  created_at!: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-23T17:40:02.512Z' })
+  completed_at!: string;
 }

@@ -4,7 +4,7 @@ import type { LedgerReply } from '@gen/contracts';
 import { ApiKeyGuard, RequireScope } from '../../auth/api-key.guard';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
-import { ApiAuthenticated, ApiErrors, successHeaders } from '../docs/api-docs.decorators';
+import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { LedgerPageDto, LedgerQueryDto } from './ledger.dto';
 import { CreditsLedgerService } from './credits-ledger.service';
 
@@ -24,7 +24,16 @@ export class CreditsLedgerController {
       'so the amounts add up to the available balance.',
   })
   @ApiOkResponse({ type: LedgerPageDto, headers: successHeaders() })
-  @ApiErrors(403, 422)
+  @ApiErrors(
+    { status: 403, examples: missingScopeExample('read') },
+    {
+      status: 422,
+      examples: {
+        limit: { summary: 'A page size out of range (`limit=0`)', message: 'limit must be at least 1' },
+        cursor: { summary: 'A cursor this endpoint did not return', message: 'cursor: not a cursor returned by this endpoint.' },
+      },
+    },
+  )
   @RequireScope('read')
   page(@CurrentPrincipal() principal: Principal, @Query() query: LedgerQueryDto): Promise<LedgerReply> {
     return this.ledger.page(principal.accountId, query);

@@ -4,7 +4,7 @@ import type { SendTestWebhookReply } from '@gen/contracts';
 import { ApiKeyGuard, RequireScope } from '../../auth/api-key.guard';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
-import { ApiAuthenticated, ApiErrors, successHeaders } from '../docs/api-docs.decorators';
+import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { WebhookDeliveryDto } from '../docs/api-schemas.dto';
 import { SendTestWebhookDto } from './webhook-test.dto';
 import { WebhookTestsService } from './webhook-tests.service';
@@ -25,7 +25,32 @@ export class WebhookTestsController {
       'secret. 422 when the key has no signing secret or there is no URL; 409 while an earlier test of the key is still being delivered.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, headers: successHeaders() })
-  @ApiErrors(403, 409, 422)
+  @ApiErrors(
+    { status: 403, examples: missingScopeExample('generate') },
+    {
+      status: 409,
+      examples: {
+        in_progress: {
+          summary: 'An earlier test of the key is still being delivered',
+          message: 'A test event of this key is still being delivered (wh_4fQ9mZ2xLr7TbN1cVw8KpD3s); wait until it has finished.',
+        },
+      },
+    },
+    {
+      status: 422,
+      examples: {
+        no_secret: {
+          summary: 'The key has no signing secret',
+          message:
+            'This API key has no webhook signing secret, so a test event could not be signed. Generate one in the dashboard (Settings, API Keys) and retry.',
+        },
+        no_url: {
+          summary: 'No url, and the key has no default webhook URL',
+          message: 'url: this API key has no default webhook URL; send "url", or set one in the dashboard (Settings, API Keys).',
+        },
+      },
+    },
+  )
   @HttpCode(202)
   @RequireScope('generate')
   send(@CurrentPrincipal() principal: Principal, @Body() body: SendTestWebhookDto): Promise<SendTestWebhookReply> {

@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ValidationError } from '@gen/errors';
 import { newWebhookSecret } from '@gen/webhook-signature';
-import { validateWebhookUrl } from '@gen/webhook-policy';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
 import { ApiKeysService } from '../../auth/api-keys.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
+import { KeyWebhooksService } from '../../auth/key-webhooks.service';
 
 /** A key as the dashboard lists it: never the key itself, never its signing secret. */
 export interface KeyView {
@@ -59,7 +58,7 @@ export function toKeyView(key: ApiKeyEntity): KeyView {
 export class DashboardKeysService {
   constructor(
     private readonly keys: ApiKeysService,
-    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+    private readonly webhooks: KeyWebhooksService,
   ) {}
 
   async list(accountId: string): Promise<KeyView[]> {
@@ -70,7 +69,7 @@ export class DashboardKeysService {
     const name = input.name.trim();
     if (name.length === 0) throw new ValidationError('name: Enter a name for the key.');
     if (name.length > 100) throw new ValidationError('name: Use at most 100 characters.');
-    const webhookUrl = this.webhookUrl(input.webhook_url);
+    const webhookUrl = this.webhooks.checkUrl(input.webhook_url);
     const secret = webhookUrl ? newWebhookSecret() : null;
     const created = await this.keys.create(accountId, name, input.scopes ?? [...API_KEY_SCOPES], webhookUrl, secret);
     const key = await this.keys.get(accountId, created.id);
@@ -79,31 +78,17 @@ export class DashboardKeysService {
 
   /** Sets or removes the default webhook URL; generates the signing secret if the key has none. */
   async updateWebhookUrl(accountId: string, keyId: string, url: string | null): Promise<KeyChangeReply> {
-    const webhookUrl = this.webhookUrl(url);
-    const candidate = webhookUrl ? newWebhookSecret() : null;
-    const { key, secretStored } = await this.keys.setWebhookUrl(accountId, keyId, webhookUrl, candidate);
-    return { key: toKeyView(key), webhook_secret: secretStored ? candidate : null };
+    const { key, webhookSecret } = await this.webhooks.setUrl(accountId, keyId, url);
+    return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
   /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
   async renewWebhookSecret(accountId: string, keyId: string): Promise<KeyChangeReply> {
-    const secret = newWebhookSecret();
-    const key = await this.keys.replaceWebhookSecret(accountId, keyId, secret);
-    return { key: toKeyView(key), webhook_secret: secret };
+    const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId);
+    return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
   revoke(accountId: string, keyId: string): Promise<void> {
     return this.keys.revoke(accountId, keyId);
-  }
-
-  /**
-   * Null for none (null or empty); otherwise the URL if this deployment would deliver to it: the
-   * same check, on the same text, as `webhook_url` on POST /generate (nothing trimmed first).
-   */
-  private webhookUrl(value: string | null | undefined): string | null {
-    if (value === undefined || value === null || value === '') return null;
-    const checked = validateWebhookUrl(value, this.settings.webhookPolicy);
-    if (!checked.ok) throw new ValidationError(`webhook_url: ${checked.reason}`);
-    return checked.url.href;
   }
 }

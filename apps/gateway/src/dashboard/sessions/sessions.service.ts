@@ -3,14 +3,13 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { isEmailAddress, MAX_EMAIL_LENGTH } from './email-address';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from './password-hasher';
 import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
 import { LiveSession, SessionInfo, UsersRepository } from './users.repository';
 
 export const MIN_PASSWORD_LENGTH = 10;
-const MAX_EMAIL_LENGTH = 254;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const TOUCH_INTERVAL_MS = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 
@@ -86,7 +85,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     if (!this.settings.signUp.enabled) throw new ForbiddenError('Sign-up is closed on this deployment; ask your administrator for an account.');
     const email = credentials.email.trim();
     const emailKey = email.toLowerCase();
-    if (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email)) throw new ValidationError('email: Enter an email address such as name@example.com.');
+    if (!isEmailAddress(email)) throw new ValidationError('email: Enter an email address such as name@example.com.');
     const password = credentials.password;
     if (password.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`password: Use at least ${MIN_PASSWORD_LENGTH} characters.`);
     if (password.length > MAX_PASSWORD_LENGTH) throw new ValidationError(`password: Use at most ${MAX_PASSWORD_LENGTH} characters.`);
