@@ -1,7 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Params } from 'nestjs-pino';
 import pino, { DestinationStream, LevelWithSilent, LoggerOptions } from 'pino';
+import { defaultLogDestination } from './pretty';
 import { REDACT_PATHS, REDACTED, scrubString, scrubValue } from './redact';
+
+/** Nest's start-up chatter (a line per module and per route): shown only at debug. */
+const STARTUP_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication', 'NestMicroservice']);
+const INFO = 30;
 
 /** Set on the raw request by the HTTP hooks (observability-http.ts): what the request line reports. */
 export const REQUEST_CONTEXT = Symbol.for('gen.requestContext');
@@ -61,7 +66,11 @@ export function pinoOptions(options: LoggingOptions): LoggerOptions {
     hooks: {
       // Every argument (message, merged object, error) is scrubbed of credential-shaped strings.
       // Logging never throws into the caller: a value that cannot be scrubbed is dropped instead.
-      logMethod(args, method) {
+      logMethod(args, method, level) {
+        const first = args[0] as unknown;
+        if (level === INFO && first && typeof first === 'object' && STARTUP_CONTEXTS.has(String((first as { context?: unknown }).context)) && !this.isLevelEnabled('debug')) {
+          return;
+        }
         let scrubbed: Parameters<typeof method>;
         try {
           scrubbed = args.map((arg) => scrubValue(arg)) as Parameters<typeof method>;
@@ -108,13 +117,15 @@ export function loggerParams(options: LoggingOptions): Params {
     customSuccessObject: requestFields,
     customErrorObject: requestFields,
   } as NonNullable<Exclude<Params['pinoHttp'], DestinationStream | unknown[]>>;
+  const destination = options.destination ?? defaultLogDestination();
   return {
-    pinoHttp: options.destination ? [httpOptions, options.destination] : httpOptions,
+    pinoHttp: destination ? [httpOptions, destination] : httpOptions,
     renameContext: 'context',
   };
 }
 
 /** A standalone pino logger with the same settings (start-up and shutdown messages outside Nest). */
 export function createPinoLogger(options: LoggingOptions): pino.Logger {
-  return options.destination ? pino(pinoOptions(options), options.destination) : pino(pinoOptions(options));
+  const destination = options.destination ?? defaultLogDestination();
+  return destination ? pino(pinoOptions(options), destination) : pino(pinoOptions(options));
 }
