@@ -46,7 +46,7 @@ export function prettyDestination(out: NodeJS.WritableStream = process.stdout): 
  * terminal (a person at `npm start`), JSON lines otherwise (containers, files, log shippers).
  * LOG_FORMAT=json or =pretty overrides the guess.
  */
-export function defaultLogDestination(env: NodeJS.ProcessEnv = process.env, stdout = process.stdout): DestinationStream | undefined {
+export function defaultLogDestination(env: NodeJS.ProcessEnv = process.env, stdout: NodeJS.WritableStream & { isTTY?: boolean } = process.stdout): DestinationStream | undefined {
   const format = env.LOG_FORMAT;
   if (format === 'json') return undefined;
   if (format === 'pretty' || stdout.isTTY) return prettyDestination(stdout);
