@@ -183,7 +183,7 @@ describe('distributed: generate and read back', () => {
   describe('the envelope on every error path', () => {
     it('unknown route', async () => {
       expectEnvelope(await http(h.url, 'GET', '/api/v1/nope', { key }), 404, 'not_found');
-      expectEnvelope(await http(h.url, 'DELETE', '/api/v1/generate', { key }), 404, 'not_found');
+      expectEnvelope(await http(h.url, 'DELETE', '/api/v1/generate', { key }), 405, 'method_not_allowed');
     });
     it('malformed JSON', async () => {
       const res = await http(h.url, 'POST', '/api/v1/generate', { key, rawBody: '{"model": ', headers: { 'content-type': 'application/json' } });
