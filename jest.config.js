@@ -1,4 +1,5 @@
-// `npm test`: unit specs, integration specs (real Postgres) and the standalone end-to-end tier.
+// `npm test`: unit specs (`*.spec.ts`: no I/O), integration specs (`*.int-spec.ts`: real PostgreSQL,
+// NATS, files or child processes) and the standalone end-to-end tier (`*.e2e-spec.ts`).
 const { pathsToModuleNameMapper } = require('ts-jest');
 const base = require('./tsconfig.base.json');
 
@@ -21,6 +22,9 @@ module.exports = {
   testMatch: [
     '<rootDir>/apps/**/*.spec.ts',
     '<rootDir>/libs/**/*.spec.ts',
+    '<rootDir>/apps/**/*.int-spec.ts',
+    '<rootDir>/libs/**/*.int-spec.ts',
+    '<rootDir>/test/ops/**/*.int-spec.ts',
     '<rootDir>/test/e2e/**/*.e2e-spec.ts',
     '<rootDir>/test/ops/**/*.spec.ts',
   ],
