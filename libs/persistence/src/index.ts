@@ -3,3 +3,4 @@ export * from './postmaster';
 export * from './service-data-source';
 export * from './pg-errors';
 export * from './sql';
+export * from './batch-queue';
