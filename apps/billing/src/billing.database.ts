@@ -5,6 +5,7 @@ import { HoldEntity } from './holds/hold.entity';
 import { LedgerEntryEntity } from './holds/ledger-entry.entity';
 import { BillingInit1763700000000 } from './migrations/1763700000000-billing-init';
 import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-billing-ledger-models';
+import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-billing-batch-functions';
 
 export const BILLING_SCHEMA = 'billing';
 
@@ -13,7 +14,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
     url,
     schema: BILLING_SCHEMA,
     entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity],
-    migrations: [BillingInit1763700000000, BillingLedgerModels1764500000000],
+    migrations: [BillingInit1763700000000, BillingLedgerModels1764500000000, BillingBatchFunctions1764720000000],
     poolSize,
   };
 }

@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
-import { BILLING_DB } from './billing.tokens';
+import { BILLING_BATCH_SETTINGS, BILLING_DB } from './billing.tokens';
+import type { BillingBatchSettings } from './holds/billing-batch.settings';
 import { BillingController } from './holds/billing.controller';
 import { BillingRepository } from './holds/billing.repository';
 import { BillingService } from './holds/billing.service';
@@ -12,13 +13,17 @@ import { LedgerService } from './ledger/ledger.service';
 
 @Module({})
 export class BillingModule {
-  /** `dataSource` is the service's own, already migrated (see billingDatabase()). */
-  static register(dataSource: DataSource): DynamicModule {
+  /**
+   * `dataSource` is the service's own, already migrated (see billingDatabase()); `batches` overrides
+   * the group commit's defaults (DEFAULT_BILLING_BATCH_SETTINGS).
+   */
+  static register(dataSource: DataSource, batches: Partial<BillingBatchSettings> = {}): DynamicModule {
     return {
       module: BillingModule,
       controllers: [BillingController, LedgerController],
       providers: [
         { provide: BILLING_DB, useValue: dataSource },
+        { provide: BILLING_BATCH_SETTINGS, useValue: batches },
         BillingRepository,
         BillingService,
         LedgerService,

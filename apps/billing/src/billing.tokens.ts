@@ -1,2 +1,5 @@
 /** DI token of the billing service's DataSource (schema `billing`). */
 export const BILLING_DB = Symbol('BILLING_DB');
+
+/** DI token of the optional BillingBatchSettings (defaults apply without it). */
+export const BILLING_BATCH_SETTINGS = Symbol('BILLING_BATCH_SETTINGS');

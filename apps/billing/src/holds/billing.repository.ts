@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { BatchQueue, isRefusedValue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
 import type { PlanName } from '@gen/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
+import { BILLING_BATCH_SETTINGS, BILLING_DB } from '../billing.tokens';
+import { BillingBatchSettings, DEFAULT_BILLING_BATCH_SETTINGS } from './billing-batch.settings';
 import { BillingAccountEntity } from '../accounts/billing-account.entity';
 import { HoldEntity } from './hold.entity';
 import { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity';
@@ -40,19 +41,104 @@ export interface UsageRow {
   refunds: number;
 }
 
-class NotEnoughCredits extends Error {
-  constructor(readonly available: number) {
-    super('not enough credits');
-  }
+/** An account's plan, limits and balance. */
+export interface BillingAccount {
+  accountId: string;
+  plan: PlanName;
+  requestsPerMinute: number;
+  parallelTasks: number;
+  available: number;
+  held: number;
 }
 
-/** Every query of the billing schema. Balance changes are conditional updates under row locks. */
-@Injectable()
-export class BillingRepository {
-  constructor(@Inject(BILLING_DB) private readonly db: DataSource) {}
+interface ReserveItem {
+  accountId: string;
+  jobId: string;
+  amount: number;
+  minimum: number;
+  modelId: string | null;
+}
 
-  findAccount(accountId: string): Promise<BillingAccountEntity | null> {
-    return this.db.getRepository(BillingAccountEntity).findOneBy({ accountId });
+interface SettleItem {
+  jobId: string;
+  outcome: 'capture' | 'release';
+  note: string | null;
+}
+
+// The hot statements, prepared once per connection. Each batch function runs as one statement: one
+// transaction, one commit for the whole batch (autocommit).
+const RESERVE_BATCH = new PreparedStatement<{
+  o_item: number;
+  o_outcome: 'reserved' | 'already-reserved' | 'insufficient' | 'no-account';
+  o_hold_id: string | null;
+  o_available: string | null;
+}>(
+  'billing.reserve_batch',
+  `SELECT o_item, o_outcome, o_hold_id, o_available
+   FROM reserve_batch($1::uuid[], $2::uuid[], $3::integer[], $4::integer[], $5::text[])`,
+);
+
+const SETTLE_BATCH = new PreparedStatement<{ o_item: number; o_amount: number | null }>(
+  'billing.settle_batch',
+  `SELECT o_item, o_amount FROM settle_batch($1::uuid[], $2::text[], $3::text[])`,
+);
+
+const FIND_ACCOUNT = new PreparedStatement<{
+  account_id: string;
+  plan: PlanName;
+  requests_per_minute: number;
+  parallel_tasks: number;
+  available: string;
+  held: string;
+}>(
+  'billing.find_account',
+  `SELECT account_id, plan, requests_per_minute, parallel_tasks, available, held FROM accounts WHERE account_id = $1`,
+);
+
+/** A batch function's rows (o_item counts from 1) as one result per item, in item order. */
+function inItemOrder<R extends { o_item: number }, T>(rows: R[], count: number, map: (row: R) => T): T[] {
+  const results = new Array<T>(count);
+  for (const row of rows) results[row.o_item - 1] = map(row);
+  if (rows.length !== count || results.some((r) => r === undefined)) {
+    throw new Error(`a billing batch of ${count} items returned ${rows.length} rows`);
+  }
+  return results;
+}
+
+/**
+ * Every query of the billing schema. Balance changes are conditional updates under row locks;
+ * reserves and settles are group-committed (BatchQueue): calls that arrive while a batch is being
+ * written go together in the next one.
+ */
+@Injectable()
+export class BillingRepository implements OnModuleDestroy {
+  private readonly settings: BillingBatchSettings;
+  private readonly reserves: BatchQueue<ReserveItem, ReserveOutcome>;
+  private readonly settles: BatchQueue<SettleItem, SettleOutcome>;
+
+  constructor(
+    @Inject(BILLING_DB) private readonly db: DataSource,
+    @Optional() @Inject(BILLING_BATCH_SETTINGS) settings: Partial<BillingBatchSettings> | null = null,
+  ) {
+    this.settings = { ...DEFAULT_BILLING_BATCH_SETTINGS, ...settings };
+    // A batch PostgreSQL refuses for one item's value is run again item by item: only that item fails.
+    this.reserves = new BatchQueue((items) => this.reserveBatch(items), { maxBatch: this.settings.reserveBatchMax, isolate: isRefusedValue });
+    this.settles = new BatchQueue((items) => this.settleBatch(items), { maxBatch: this.settings.settleBatchMax, isolate: isRefusedValue });
+  }
+
+  /** The account's plan, limits and balance (every balance read and plan lookup: a prepared statement). */
+  async findAccount(accountId: string): Promise<BillingAccount | null> {
+    const [row] = await FIND_ACCOUNT.rows(this.db, [accountId]);
+    return row
+      ? {
+          accountId: row.account_id,
+          plan: row.plan,
+          requestsPerMinute: row.requests_per_minute,
+          parallelTasks: row.parallel_tasks,
+          available: Number(row.available),
+          held: Number(row.held),
+        }
+      : null;
   }
 
   /** Creates the account with an opening grant; a second call for the same account changes nothing. */
@@ -70,64 +156,62 @@ export class BillingRepository {
   }
 
   /**
-   * Reserves `amount` for a job if at least `minimum` (and `amount`) is available. One statement
-   * decides, under the account row's lock, so concurrent reserves can never overdraw.
+   * Reserves `amount` for a job if at least `minimum` (and `amount`) is available. Concurrent calls
+   * are applied in batches by `reserve_batch` (migration 1764720000000), one statement per batch,
+   * under the account rows' locks, so concurrent reserves can never overdraw; each call gets its own
+   * outcome. Reserving a job that has a hold already changes nothing ('already-reserved').
    */
-  async reserve(accountId: string, jobId: string, amount: number, minimum: number, modelId: string | null = null): Promise<ReserveOutcome> {
-    try {
-      return await this.db.transaction(async (tx) => {
-        // The hold goes in first: a concurrent reserve of the same job waits on its unique key here.
-        const hold = await sqlRows<{ id: string }>(
-          tx,
-          `INSERT INTO holds (account_id, job_id, amount, status, model_id)
-           SELECT $1, $2, $3, 'held', $4 WHERE EXISTS (SELECT 1 FROM accounts WHERE account_id = $1)
-           ON CONFLICT (job_id) DO NOTHING RETURNING id`,
-          [accountId, jobId, amount, modelId],
-        );
-        if (hold.length === 0) {
-          const existing = await tx.getRepository(HoldEntity).findOneBy({ jobId });
-          const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
-          if (!existing || !account) return { kind: 'no-account' } as const;
-          return { kind: 'already-reserved', holdId: existing.id, available: account.available } as const;
-        }
-        const updated = await sqlRows<{ available: string }>(
-          tx,
-          `UPDATE accounts SET available = available - $2, held = held + $2, updated_at = now()
-           WHERE account_id = $1 AND available >= GREATEST($2::bigint, $3::bigint)
-           RETURNING available`,
-          [accountId, amount, minimum],
-        );
-        if (updated.length === 0) {
-          const account = await tx.getRepository(BillingAccountEntity).findOneBy({ accountId });
-          throw new NotEnoughCredits(account?.available ?? 0); // rolls the hold back
-        }
-        await this.appendLedger(tx, accountId, 'hold', -amount, amount, jobId, null, modelId);
-        return { kind: 'reserved', holdId: hold[0].id, available: Number(updated[0].available) } as const;
-      });
-    } catch (error) {
-      if (error instanceof NotEnoughCredits) return { kind: 'insufficient', available: error.available };
-      throw error;
-    }
+  reserve(accountId: string, jobId: string, amount: number, minimum: number, modelId: string | null = null): Promise<ReserveOutcome> {
+    return this.reserves.push({ accountId, jobId, amount, minimum, modelId });
   }
 
-  /** Captures (success) or releases (failure, the refund) a job's hold, once; later calls change nothing. */
-  async settle(jobId: string, outcome: 'capture' | 'release', note: string | null): Promise<SettleOutcome> {
-    return this.db.transaction(async (tx) => {
-      const rows = await sqlRows<{ account_id: string; amount: number; model_id: string | null }>(tx, 
-        `UPDATE holds SET status = $2, settled_at = now() WHERE job_id = $1 AND status = 'held'
-         RETURNING account_id, amount, model_id`,
-        [jobId, outcome === 'capture' ? 'captured' : 'released'],
-      );
-      if (rows.length === 0) return { kind: 'nothing-to-settle' };
-      const { account_id: accountId, amount, model_id: modelId } = rows[0];
-      const availableDelta = outcome === 'capture' ? 0 : amount;
-      await tx.query(
-        `UPDATE accounts SET available = available + $2, held = held - $3, updated_at = now() WHERE account_id = $1`,
-        [accountId, availableDelta, amount],
-      );
-      await this.appendLedger(tx, accountId, outcome, availableDelta, -amount, jobId, note, modelId);
-      return { kind: 'settled', amount };
+  /**
+   * Captures (success) or releases (failure, the refund) a job's hold, once; later calls change
+   * nothing. Concurrent calls are applied in batches by `settle_batch`, one statement per batch.
+   */
+  settle(jobId: string, outcome: 'capture' | 'release', note: string | null): Promise<SettleOutcome> {
+    return this.settles.push({ jobId, outcome, note });
+  }
+
+  /** Waits for every queued reserve and settle to be applied (before the DataSource closes). */
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([this.reserves.drain(), this.settles.drain()]);
+  }
+
+  private async reserveBatch(items: readonly ReserveItem[]): Promise<ReserveOutcome[]> {
+    const rows = await retryOnConflict(
+      () =>
+        RESERVE_BATCH.rows(this.db, [
+          items.map((i) => i.accountId),
+          items.map((i) => i.jobId),
+          items.map((i) => i.amount),
+          items.map((i) => i.minimum),
+          items.map((i) => i.modelId),
+        ]),
+      this.settings.conflictAttempts,
+    );
+    return inItemOrder(rows, items.length, (row): ReserveOutcome => {
+      switch (row.o_outcome) {
+        case 'reserved':
+        case 'already-reserved':
+          return { kind: row.o_outcome, holdId: row.o_hold_id as string, available: Number(row.o_available) };
+        case 'insufficient':
+          return { kind: 'insufficient', available: Number(row.o_available) };
+        case 'no-account':
+          return { kind: 'no-account' };
+      }
     });
+  }
+
+  private async settleBatch(items: readonly SettleItem[]): Promise<SettleOutcome[]> {
+    const rows = await retryOnConflict(
+      () =>
+        SETTLE_BATCH.rows(this.db, [items.map((i) => i.jobId), items.map((i) => i.outcome), items.map((i) => i.note)]),
+      this.settings.conflictAttempts,
+    );
+    return inItemOrder(rows, items.length, (row): SettleOutcome =>
+      row.o_amount === null ? { kind: 'nothing-to-settle' } : { kind: 'settled', amount: row.o_amount },
+    );
   }
 
   /** Operator grant or adjustment (negative allowed down to zero available). */

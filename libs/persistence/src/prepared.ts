@@ -1,0 +1,51 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { DataSource, QueryRunner } from 'typeorm';
+
+/** Where a prepared statement runs: a DataSource (its pg pool, autocommit) or a query runner (its connection, its transaction). */
+export type PreparedTarget = DataSource | QueryRunner;
+
+/** Names already given to a statement in this process, with their SQL (pg refuses one name for two texts on a connection). */
+const defined = new Map<string, string>();
+
+/**
+ * A named statement that PostgreSQL parses and plans once per connection (pg's named prepared
+ * statements), run on the pg pool behind a TypeORM DataSource: no query builder, no entity metadata,
+ * no result reshaping. For the hot statements of a repository; the SQL stays in that repository,
+ * declared once at module level:
+ *
+ *   const findAccount = new PreparedStatement<AccountRow>('billing.find_account', `SELECT ... WHERE account_id = $1`);
+ *   const rows = await findAccount.rows(this.db, [accountId]);
+ *
+ * Rows come as pg returns them (bigint and numeric as strings). Names are global to the process:
+ * prefix them with the service. Each DataSource has its own pool and search_path, so a statement is
+ * prepared in the schema of the DataSource it runs on.
+ */
+export class PreparedStatement<R extends QueryResultRow> {
+  constructor(
+    readonly name: string,
+    readonly text: string,
+  ) {
+    const known = defined.get(name);
+    if (known !== undefined && known !== text) throw new Error(`Prepared statement "${name}" is already defined with other SQL`);
+    defined.set(name, text);
+  }
+
+  async rows(target: PreparedTarget, values: unknown[] = []): Promise<R[]> {
+    const config = { name: this.name, text: this.text, values };
+    if ('createQueryRunner' in target) {
+      const result = await poolOf(target).query<R>(config);
+      return result.rows;
+    }
+    const client = (await target.connect()) as PoolClient;
+    const result = await client.query<R>(config);
+    return result.rows;
+  }
+}
+
+function poolOf(dataSource: DataSource): Pool {
+  const pool = (dataSource.driver as unknown as { master?: Pool }).master;
+  if (!pool || typeof pool.query !== 'function') {
+    throw new Error('PreparedStatement: the DataSource is not an initialized PostgreSQL DataSource');
+  }
+  return pool;
+}
