@@ -1,0 +1,55 @@
+import type { DataSource } from 'typeorm';
+import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { PreparedStatement } from './prepared';
+import { createServiceDataSource } from './service-data-source';
+
+const COUNTER = new PreparedStatement<{ n: string }>('persistence-spec.bump', `UPDATE counters SET n = n + $2 WHERE id = $1 RETURNING n`);
+const PREPARED = new PreparedStatement<{ name: string }>(
+  'persistence-spec.prepared',
+  `SELECT name FROM pg_prepared_statements WHERE name LIKE 'persistence-spec.%' ORDER BY name`,
+);
+
+/** Integration (real PostgreSQL): named statements on a DataSource's pool and on a query runner's transaction. */
+describe('PreparedStatement', () => {
+  let database: TestDatabase;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('prepared');
+    // One connection: what the pool's only client has prepared is visible to it.
+    db = await createServiceDataSource({ url: database.url, schema: 'spec', entities: [], migrations: [], poolSize: 1 }).initialize();
+    await db.query(`CREATE SCHEMA spec`);
+    await db.query(`CREATE TABLE counters (id integer PRIMARY KEY, n bigint NOT NULL)`);
+    await db.query(`INSERT INTO counters VALUES (1, 0)`);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await database?.drop();
+  });
+
+  it("runs on the DataSource's pool, in the DataSource's schema, prepared once per connection", async () => {
+    expect(await COUNTER.rows(db, [1, 5])).toEqual([{ n: '5' }]);
+    expect(await COUNTER.rows(db, [1, 2])).toEqual([{ n: '7' }]);
+    expect(await COUNTER.rows(db, [2, 1])).toEqual([]);
+    expect(await PREPARED.rows(db)).toEqual([{ name: 'persistence-spec.bump' }, { name: 'persistence-spec.prepared' }]);
+  });
+
+  it("runs on a query runner's connection, inside its transaction", async () => {
+    const [before] = await db.query(`SELECT n FROM counters WHERE id = 1`);
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      expect(await COUNTER.rows(runner, [1, 100])).toEqual([{ n: String(Number(before.n) + 100) }]);
+      await runner.rollbackTransaction();
+    } finally {
+      await runner.release();
+    }
+    expect(await db.query(`SELECT n FROM counters WHERE id = 1`)).toEqual([before]);
+  });
+
+  it('refuses a second statement under a name already used for other SQL', () => {
+    expect(() => new PreparedStatement('persistence-spec.bump', 'SELECT 1')).toThrow('Prepared statement "persistence-spec.bump" is already defined with other SQL');
+    expect(() => new PreparedStatement('persistence-spec.bump', COUNTER.text)).not.toThrow();
+  });
+});
