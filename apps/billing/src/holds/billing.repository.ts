@@ -75,7 +75,7 @@ const RESERVE_BATCH = new PreparedStatement<{
 }>(
   'billing.reserve_batch',
   `SELECT o_item, o_outcome, o_hold_id, o_available
-   FROM reserve_batch($1::uuid[], $2::uuid[], $3::integer[], $4::integer[], $5::text[])`,
+   FROM reserve_batch($1::uuid[], $2::uuid[], $3::integer[], $4::bigint[], $5::text[])`,
 );
 
 const SETTLE_BATCH = new PreparedStatement<{ o_item: number; o_amount: number | null }>(

@@ -23,7 +23,7 @@ export class BillingBatchFunctions1764720000000 implements MigrationInterface {
     // account locks a hold committed by the batch that held them is seen by the job lookup.
     await q.query(`
       CREATE FUNCTION "billing"."reserve_batch"(
-        p_account_ids uuid[], p_job_ids uuid[], p_amounts integer[], p_minimums integer[], p_model_ids text[]
+        p_account_ids uuid[], p_job_ids uuid[], p_amounts integer[], p_minimums bigint[], p_model_ids text[]
       ) RETURNS TABLE (o_item integer, o_outcome text, o_hold_id uuid, o_available bigint)
       LANGUAGE plpgsql AS $$
       DECLARE
@@ -126,6 +126,6 @@ export class BillingBatchFunctions1764720000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP FUNCTION "billing"."settle_batch"(uuid[], text[], text[])`);
-    await q.query(`DROP FUNCTION "billing"."reserve_batch"(uuid[], uuid[], integer[], integer[], text[])`);
+    await q.query(`DROP FUNCTION "billing"."reserve_batch"(uuid[], uuid[], integer[], bigint[], text[])`);
   }
 }
