@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import type { DataSource } from 'typeorm';
 import { pgErrorCode } from '@gen/persistence';
 import { billingTestKit } from '../../../../test/support/billing';
 import type { BillingRepository, ReserveOutcome, SettleOutcome } from './billing.repository';
@@ -131,7 +132,7 @@ describe('billing batches (PostgreSQL)', () => {
       await blocker.query('BEGIN');
       await blocker.query(`SELECT 1 FROM billing.accounts WHERE account_id = $1 FOR UPDATE`, [accountId]);
       const doomed = [1, 2, 3].map(() => kit.repository.reserve(accountId, randomUUID(), 4, 4));
-      const pid = await waitingBackend(blocker, 'reserve_batch');
+      const pid = await waitingBackend(kit.dataSource, 'reserve_batch');
       const next = [1, 2].map(() => kit.repository.reserve(accountId, randomUUID(), 4, 4)); // gathers meanwhile
       await blocker.query('SELECT pg_terminate_backend($1)', [pid]);
       const failed = await Promise.allSettled(doomed);
@@ -229,10 +230,13 @@ describe('billing batches (PostgreSQL)', () => {
   });
 });
 
-/** The pid of the session of this database waiting on a lock while it runs `statement`. */
-async function waitingBackend(client: Client, statement: string): Promise<number> {
+/**
+ * The pid of the session of this database waiting on a lock while it runs `statement`. Asked outside
+ * any transaction: inside one, PostgreSQL answers every read of pg_stat_activity from its first snapshot.
+ */
+async function waitingBackend(db: DataSource, statement: string): Promise<number> {
   for (let attempt = 0; attempt < 500; attempt++) {
-    const { rows } = await client.query<{ pid: number }>(
+    const rows = await db.query<{ pid: number }[]>(
       `SELECT pid FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE $1`,
       [`%${statement}%`],
