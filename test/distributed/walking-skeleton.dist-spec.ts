@@ -1,5 +1,6 @@
 import { PNG } from 'pngjs';
 import { http, HttpResult } from '@gen/testing';
+import { runCliWith } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 
 /**
@@ -130,7 +131,9 @@ describe('distributed: generate and read back', () => {
   it('401 for a revoked key, at once', async () => {
     const account = await h.account('free', 10);
     expect((await http(h.url, 'GET', '/api/v1/models', { key: account.key })).status).toBe(200);
-    await h.query('UPDATE auth.api_keys SET revoked_at = now() WHERE id = $1', [account.keyId]);
+    // Revoked as an operator would (the CLI tells the gateway over NATS; the gateway verifies keys from memory).
+    const env = { DATABASE_URL: h.database.url, NATS_URL: process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: h.subjectPrefix };
+    expect(runCliWith(env, 'keys', 'revoke', '--account', account.accountId, '--key', account.keyId).code).toBe(0);
     expectEnvelope(await http(h.url, 'GET', '/api/v1/models', { key: account.key }), 401, 'unauthorized');
   });
 

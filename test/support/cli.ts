@@ -13,9 +13,14 @@ export interface CliResult {
 
 /** Runs the built operator CLI (dist/) against a database, as an operator would; returns its exit code and output. */
 export function runCli(databaseUrl: string, ...args: string[]): CliResult {
+  return runCliWith({ DATABASE_URL: databaseUrl }, ...args);
+}
+
+/** The same with the operator's environment given (DATABASE_URL, NATS_URL, ...). */
+export function runCliWith(env: Record<string, string>, ...args: string[]): CliResult {
   const result = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -67,7 +67,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   'keys revoke': {
-    summary: 'Revoke a key (it gets 401 at once).',
+    summary: 'Revoke a key: 401 at once on every gateway told over NATS (NATS_URL set), else within 10 s (their key cache).',
     options: { account: { description: 'account id', required: true }, key: { description: 'key id', required: true } },
   },
   'credits grant': {
@@ -167,6 +167,8 @@ export function usage(command?: string): string {
     'Exit codes: 0 done, 1 refused (the message says why), 2 usage error, 3 failed (e.g. database unreachable).',
     'Database: DATABASE_URL when set; otherwise the standalone data folder (DATA_DIR, default .data), which only',
     'accounts create, migrate, models add and models sync create when it does not exist yet.',
+    'NATS: with DATABASE_URL and NATS_URL (and NATS_SUBJECT_PREFIX as the services have it), key and plan changes',
+    'reach the running gateways at once; otherwise they see them within seconds (their caches).',
   );
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
-import { JOB_STATUSES, JobStatus } from '@gen/contracts';
+import { AccountChangedBroadcast, Broadcasts, JOB_STATUSES, JobStatus } from '@gen/contracts';
 import { ConfigError, EnvReader } from '@gen/config';
 import { ConflictError, DomainError, ValidationError } from '@gen/errors';
 import {
@@ -32,8 +32,9 @@ import {
 } from '@gen/generation';
 import { createDatabaseIfMissing, pgErrorCode, runPendingMigrations } from '@gen/persistence';
 import { loadStandaloneConfig } from '@gen/standalone';
-import { InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
+import { Broadcaster, InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
 import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
+import { relayBroadcastsToNats } from './cli-broadcast';
 import { CliDatabase, redactedUrl, resolveCliDatabase } from './cli-database';
 import { readFileSync } from 'node:fs';
 import { checkIds, COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
@@ -357,7 +358,19 @@ async function services(command: string, options: Options, database: CliDatabase
   const app = await NestFactory.createMicroservice(CliModule, { strategy: new InProcessServer(bus), logger: false });
   await app.listen();
   try {
-    await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(KeyWebhooksService), app.get(BillingService), out);
+    // A deployment's gateways hear of revoked keys and changed plans over NATS (when configured).
+    const relay = database.mode === 'server' ? relayBroadcastsToNats(process.env, bus.broadcaster) : null;
+    try {
+      await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(KeyWebhooksService), app.get(BillingService), app.get(Broadcaster), out);
+    } finally {
+      const problem = await relay?.settle();
+      if (problem) {
+        process.stderr.write(
+          `The running gateways were not told over NATS (${problem}); they see this change within ` +
+            'their API key cache TTL (10 s by default) or plan cache (5 s).\n',
+        );
+      }
+    }
   } finally {
     await app.close();
     await Promise.allSettled([auth.destroy(), billing.destroy()]);
@@ -371,6 +384,7 @@ async function run(
   keys: ApiKeysService,
   keyWebhooks: KeyWebhooksService,
   billing: BillingService,
+  broadcaster: Broadcaster,
   out: Out,
 ): Promise<void> {
   const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
@@ -471,6 +485,7 @@ async function run(
       const rpm = str('rpm') === undefined ? undefined : parseInteger('rpm', str('rpm'));
       const parallel = str('parallel') === undefined ? undefined : parseInteger('parallel', str('parallel'));
       const balance = await billing.setPlan(str('account') as string, parsePlan(str('plan')), { rpm, parallel });
+      await broadcaster.publishAndFlush(Broadcasts.accountChanged, { accountId: str('account') as string } satisfies AccountChangedBroadcast);
       out(`Plan ${balance.plan}: ${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks`, balance);
       return;
     }

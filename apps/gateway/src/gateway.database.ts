@@ -9,6 +9,7 @@ import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
 import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';
 import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-dashboard-users-sessions';
+import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-auth-rate-limit-slices';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -17,7 +18,13 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
     url,
     schema: AUTH_SCHEMA,
     entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity],
-    migrations: [AuthInit1763700000000, AuthRateLimits1764000000000, AuthIdempotencyKeys1764000000001, DashboardUsersSessions1764100000000],
+    migrations: [
+      AuthInit1763700000000,
+      AuthRateLimits1764000000000,
+      AuthIdempotencyKeys1764000000001,
+      DashboardUsersSessions1764100000000,
+      AuthRateLimitSlices1764710000000,
+    ],
     poolSize,
   };
 }

@@ -9,6 +9,8 @@ import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
 import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
 import { WebhookTestsService } from './api/webhook-tests/webhook-tests.service';
 import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyCache } from './auth/api-key-cache';
+import { API_KEY_CACHE_SETTINGS, DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
 import { ApiKeysService } from './auth/api-keys.service';
 import { AuthRepository } from './auth/auth.repository';
 import { AuthRpcController } from './auth/auth-rpc.controller';
@@ -55,6 +57,8 @@ export class GatewayModule {
         { provide: AUTH_DB, useValue: options.dataSource },
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
+        { provide: API_KEY_CACHE_SETTINGS, useValue: DEFAULT_API_KEY_CACHE_SETTINGS },
+        ApiKeyCache,
         ApiKeysService,
         KeyWebhooksService,
         ApiKeyGuard,

@@ -32,6 +32,10 @@ export const Subjects = {
 export const Broadcasts = {
   /** A job changed (queued, started, progressed, finished): feeds the live status streams. */
   generationChanged: 'generation.changed',
+  /** An API key was revoked or its webhook URL or secret changed: gateways drop their cached copy. */
+  apiKeyChanged: 'auth.api-key-changed',
+  /** An account's plan or limits changed: gateways drop their cached copy of its plan. */
+  accountChanged: 'auth.account-changed',
 } as const;
 
 /** Durable events (JetStream in distributed mode; the outbox in both modes). */
@@ -223,6 +227,14 @@ export interface WebhookSecretReply {
 export interface GenerationChangedBroadcast {
   accountId: string;
   record: GenerationRecord;
+}
+export interface ApiKeyChangedBroadcast {
+  apiKeyId: string;
+  /** The key's public lookup id (what gateways cache it by). */
+  lookupId: string;
+}
+export interface AccountChangedBroadcast {
+  accountId: string;
 }
 
 // ---- events ----

@@ -12,6 +12,15 @@ import type { NatsRpcClient } from './rpc-client';
  */
 export abstract class Broadcaster {
   abstract publish(topic: string, payload: unknown): void;
+  /**
+   * Publishes and resolves once the message has left this process (NATS: the server has it; in
+   * process: the listeners have run), for a change that must reach the other replicas before the
+   * caller answers (an API key revoked). Rejects when it could not be sent.
+   */
+  publishAndFlush(topic: string, payload: unknown): Promise<void> {
+    this.publish(topic, payload);
+    return Promise.resolve();
+  }
   /** Calls `handler` for every message on `topic` (from any replica, this one included); returns the unsubscribe. */
   abstract subscribe(topic: string, handler: (payload: unknown) => void): () => void;
 }
@@ -23,6 +32,20 @@ export class InProcessBroadcaster extends Broadcaster {
     // As over the wire: the listener gets its own copy, and never runs inside the publisher's call.
     const copy = JSON.parse(JSON.stringify(payload)) as unknown;
     setImmediate(() => this.emitter.emit(topic, copy));
+  }
+
+  override publishAndFlush(topic: string, payload: unknown): Promise<void> {
+    const copy = JSON.parse(JSON.stringify(payload)) as unknown;
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          this.emitter.emit(topic, copy);
+          resolve();
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }),
+    );
   }
 
   subscribe(topic: string, handler: (payload: unknown) => void): () => void {
@@ -51,6 +74,12 @@ export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdow
       .connection()
       .then((nc) => nc.publish(broadcastSubject(this.config, topic), JSON.stringify(payload)))
       .catch((error: unknown) => this.logger.warn({ err: error, topic }, 'Broadcast not sent'));
+  }
+
+  override async publishAndFlush(topic: string, payload: unknown): Promise<void> {
+    const nc = await this.rpc.connection();
+    nc.publish(broadcastSubject(this.config, topic), JSON.stringify(payload));
+    await nc.flush();
   }
 
   subscribe(topic: string, handler: (payload: unknown) => void): () => void {

@@ -1,20 +1,39 @@
-import { Injectable } from '@nestjs/common';
-import { BalanceReply, BalanceRequest, Subjects } from '@gen/contracts';
-import { RpcClient } from '@gen/transport';
+import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { AccountChangedBroadcast, BalanceReply, BalanceRequest, Broadcasts, Subjects } from '@gen/contracts';
+import { Broadcaster, RpcClient } from '@gen/transport';
 
 /**
  * The caller's plan and limits, from billing, cached briefly per account: every request needs
- * them (rate limits, parallel slots, plan gating) and they change rarely.
+ * them (rate limits, parallel slots, plan gating) and they change rarely. So a request asks billing
+ * at most once per account every 5 s per gateway, never per request; an `auth.account-changed`
+ * broadcast (the operator CLI's `plans set`) drops the account's copy on every gateway at once.
  */
 @Injectable()
-export class AccountPlanService {
+export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, { value: Promise<BalanceReply>; expires: number }>();
   private readonly ttlMs = 5_000;
   /** The last limits seen per account, used when billing does not answer (see limits()). */
   private readonly lastKnown = new Map<string, { limits: BalanceReply['limits']; at: number }>();
   private readonly staleLimitsMs = 10 * 60_000;
 
-  constructor(private readonly rpc: RpcClient) {}
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly broadcaster: Broadcaster,
+  ) {}
+
+  onModuleInit(): void {
+    this.unsubscribe = this.broadcaster.subscribe(Broadcasts.accountChanged, (payload) => {
+      const accountId = (payload as Partial<AccountChangedBroadcast> | null)?.accountId;
+      if (typeof accountId === 'string') this.cache.delete(accountId);
+      else this.cache.clear();
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
 
   get(accountId: string): Promise<BalanceReply> {
     const now = Date.now();

@@ -1,8 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './api-key.entity';
+import { ApiKeyCache } from './api-key-cache';
 import { AuthRepository } from './auth.repository';
 import { WebhookSecretCipher } from './webhook-secret-cipher';
 
@@ -20,15 +21,19 @@ export interface CreatedApiKey {
   scopes: ApiKeyScope[];
 }
 
+/**
+ * API keys: created, verified, revoked, and their default webhook. Verification reads the gateway's
+ * in-memory copy (ApiKeyCache); every change drops that copy on every gateway once committed.
+ */
 @Injectable()
 export class ApiKeysService {
-  private readonly logger = new Logger(ApiKeysService.name);
   /** A hash to compare against when the lookup id matches nothing, so both paths cost the same. */
   private readonly decoyHash = hashApiKey('gsk_live_decoy');
 
   constructor(
     private readonly repository: AuthRepository,
     private readonly cipher: WebhookSecretCipher,
+    private readonly cache: ApiKeyCache,
   ) {}
 
   /** `webhookSecret` (clear) is stored encrypted; callers validate `webhookUrl` first. */
@@ -62,20 +67,26 @@ export class ApiKeysService {
     return { id, key: generated.key, name: cleanName, scopes };
   }
 
-  /** Resolves a bearer token to its account; every failure is the same 401. */
+  /**
+   * Resolves a bearer token to its account; every failure is the same 401. The hash is compared in
+   * constant time, against a decoy when the lookup id matches nothing, so both paths cost the same.
+   */
   async authenticate(token: string | undefined): Promise<Principal> {
     const parsed = token ? parseApiKey(token) : null;
-    const row = parsed ? await this.repository.findKeyByLookupId(parsed.lookupId) : null;
+    const key = parsed ? await this.cache.byLookupId(parsed.lookupId) : null;
     const presented = hashApiKey(token ?? '');
-    const expected = row?.keyHash ?? this.decoyHash;
+    const expected = key?.keyHash ?? this.decoyHash;
     const matches = expected.length === presented.length && timingSafeEqual(expected, presented);
-    if (!row || !matches || row.revokedAt !== null) throw new UnauthorizedError();
-    this.repository.touchKey(row.id).catch((error: unknown) => this.logger.warn({ err: error }, 'last_used_at not updated'));
-    return { accountId: row.accountId, apiKeyId: row.id, scopes: row.scopes };
+    if (!key || !matches || key.revoked) throw new UnauthorizedError();
+    this.cache.recordUse(key.id);
+    return { accountId: key.accountId, apiKeyId: key.id, scopes: [...key.scopes] };
   }
 
+  /** Revokes a key: once this returns, every gateway that the broadcast reaches answers 401 to it. */
   async revoke(accountId: string, keyId: string): Promise<void> {
-    if (!(await this.repository.revokeKey(accountId, keyId))) throw new NotFoundError('No such active key.');
+    const lookupId = await this.repository.revokeKey(accountId, keyId);
+    if (lookupId === null) throw new NotFoundError('No such active key.');
+    await this.cache.announce({ apiKeyId: keyId, lookupId });
   }
 
   list(accountId: string): Promise<ApiKeyEntity[]> {
@@ -87,8 +98,8 @@ export class ApiKeysService {
    * whether it can sign (the secret itself is not decrypted).
    */
   async webhookDestination(keyId: string): Promise<{ defaultWebhookUrl: string | null; hasSecret: boolean }> {
-    const key = await this.repository.findKeyById(keyId);
-    return { defaultWebhookUrl: key?.webhookUrl ?? null, hasSecret: !!key?.webhookSecret };
+    const key = await this.cache.byId(keyId);
+    return { defaultWebhookUrl: key?.webhookUrl ?? null, hasSecret: key?.hasSecret ?? false };
   }
 
   /** A key's current signing secret, in clear (the webhooks service's `auth.webhook-secret.get`). */
@@ -117,14 +128,15 @@ export class ApiKeysService {
     const encrypted = secretIfNone === null ? null : this.cipher.encrypt(secretIfNone, keyId);
     const stored = await this.repository.setActiveKeyWebhookUrl(accountId, keyId, url, encrypted);
     if (stored === undefined) throw new NotFoundError('No such active key.');
-    return { key: await this.get(accountId, keyId), secretStored: encrypted !== null && stored === encrypted };
+    await this.cache.announce({ apiKeyId: keyId, lookupId: stored.lookupId });
+    return { key: await this.get(accountId, keyId), secretStored: encrypted !== null && stored.secret === encrypted };
   }
 
   /** Replaces an active key's signing secret: the old one stops signing at once. */
   async replaceWebhookSecret(accountId: string, keyId: string, secret: string): Promise<ApiKeyEntity> {
-    if (!(await this.repository.setActiveKeyWebhookSecret(accountId, keyId, this.cipher.encrypt(secret, keyId)))) {
-      throw new NotFoundError('No such active key.');
-    }
+    const lookupId = await this.repository.setActiveKeyWebhookSecret(accountId, keyId, this.cipher.encrypt(secret, keyId));
+    if (lookupId === null) throw new NotFoundError('No such active key.');
+    await this.cache.announce({ apiKeyId: keyId, lookupId });
     return this.get(accountId, keyId);
   }
 

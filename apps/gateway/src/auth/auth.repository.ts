@@ -3,7 +3,51 @@ import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 import { AccountEntity } from './account.entity';
-import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeyEntity, ApiKeyScope } from './api-key.entity';
+
+/** What authentication and submit need of a key: no secret in clear, no name. */
+export interface KeyForAuth {
+  id: string;
+  accountId: string;
+  lookupId: string;
+  keyHash: Buffer;
+  scopes: ApiKeyScope[];
+  revoked: boolean;
+  webhookUrl: string | null;
+  hasSecret: boolean;
+  /** Milliseconds since `last_used_at` on the database's clock; null when never used. */
+  lastUsedMsAgo: number | null;
+}
+
+interface KeyForAuthRow {
+  id: string;
+  account_id: string;
+  lookup_id: string;
+  key_hash: Buffer;
+  scopes: ApiKeyScope[];
+  revoked: boolean;
+  webhook_url: string | null;
+  has_secret: boolean;
+  last_used_ms_ago: number | null;
+}
+
+const KEY_FOR_AUTH_COLUMNS = `id, account_id, lookup_id, key_hash, scopes, revoked_at IS NOT NULL AS revoked, webhook_url,
+  webhook_secret IS NOT NULL AS has_secret, (extract(epoch FROM now() - last_used_at) * 1000)::float8 AS last_used_ms_ago`;
+
+function keyForAuth(row: KeyForAuthRow | undefined): KeyForAuth | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    lookupId: row.lookup_id,
+    keyHash: row.key_hash,
+    scopes: row.scopes,
+    revoked: row.revoked,
+    webhookUrl: row.webhook_url,
+    hasSecret: row.has_secret,
+    lastUsedMsAgo: row.last_used_ms_ago,
+  };
+}
 
 /** Every query of the auth schema. Reads of a customer's keys take the account id. */
 @Injectable()
@@ -32,8 +76,15 @@ export class AuthRepository {
   }
 
   /** By public lookup id, for authentication (the caller then compares the hash in constant time). */
-  findKeyByLookupId(lookupId: string): Promise<ApiKeyEntity | null> {
-    return this.db.getRepository(ApiKeyEntity).findOneBy({ lookupId });
+  async findKeyForAuthByLookupId(lookupId: string): Promise<KeyForAuth | null> {
+    const rows = await sqlRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE lookup_id = $1`, [lookupId]);
+    return keyForAuth(rows[0]);
+  }
+
+  /** By key id, for an authenticated caller's own key (submit's webhook destination). */
+  async findKeyForAuthById(keyId: string): Promise<KeyForAuth | null> {
+    const rows = await sqlRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
+    return keyForAuth(rows[0]);
   }
 
   findKey(accountId: string, keyId: string): Promise<ApiKeyEntity | null> {
@@ -49,44 +100,56 @@ export class AuthRepository {
     return this.db.getRepository(ApiKeyEntity).find({ where: { accountId }, order: { createdAt: 'DESC' } });
   }
 
-  async revokeKey(accountId: string, keyId: string): Promise<boolean> {
-    const result = await this.db
-      .createQueryBuilder()
-      .update(ApiKeyEntity)
-      .set({ revokedAt: () => 'now()' })
-      .where('id = :keyId AND account_id = :accountId AND revoked_at IS NULL', { keyId, accountId })
-      .execute();
-    return (result.affected ?? 0) > 0;
+  /** Revokes an active key; returns its lookup id (what gateways cache it by), or null when no active key matched. */
+  async revokeKey(accountId: string, keyId: string): Promise<string | null> {
+    const rows = await sqlRows<{ lookup_id: string }>(
+      this.db,
+      `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING lookup_id`,
+      [keyId, accountId],
+    );
+    return rows[0]?.lookup_id ?? null;
   }
 
   /**
    * Sets an active key's webhook URL and, if it has no secret yet, `secretIfNone` (encrypted).
-   * Returns the key's stored secret afterwards (null if none), or undefined when no active key matched.
+   * Returns the key's stored secret afterwards (null if none) and its lookup id, or undefined when no
+   * active key matched.
    */
-  async setActiveKeyWebhookUrl(accountId: string, keyId: string, url: string | null, secretIfNone: string | null): Promise<string | null | undefined> {
-    const rows = await sqlRows<{ webhook_secret: string | null }>(
+  async setActiveKeyWebhookUrl(
+    accountId: string,
+    keyId: string,
+    url: string | null,
+    secretIfNone: string | null,
+  ): Promise<{ secret: string | null; lookupId: string } | undefined> {
+    const rows = await sqlRows<{ webhook_secret: string | null; lookup_id: string }>(
       this.db,
       `UPDATE api_keys SET webhook_url = $3, webhook_secret = COALESCE(webhook_secret, $4)
-        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING webhook_secret`,
+        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING webhook_secret, lookup_id`,
       [keyId, accountId, url, secretIfNone],
     );
-    return rows.length === 0 ? undefined : rows[0].webhook_secret;
+    return rows.length === 0 ? undefined : { secret: rows[0].webhook_secret, lookupId: rows[0].lookup_id };
   }
 
-  async setActiveKeyWebhookSecret(accountId: string, keyId: string, secret: string): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(
+  /** Replaces an active key's secret; returns its lookup id, or null when no active key matched. */
+  async setActiveKeyWebhookSecret(accountId: string, keyId: string, secret: string): Promise<string | null> {
+    const rows = await sqlRows<{ lookup_id: string }>(
       this.db,
-      `UPDATE api_keys SET webhook_secret = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id`,
+      `UPDATE api_keys SET webhook_secret = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING lookup_id`,
       [keyId, accountId, secret],
     );
-    return rows.length > 0;
+    return rows[0]?.lookup_id ?? null;
   }
 
-  /** Best effort, at most once a minute per key: a write per request would cost more than it tells. */
-  async touchKey(keyId: string): Promise<void> {
+  /**
+   * Records a key's use unless it was recorded less than `minAgeMs` ago (by any replica: the row's
+   * lock serialises concurrent touches, and the second finds the first's time). Each gateway calls
+   * it at most once a minute per key, so this is never a write per request.
+   */
+  async touchKey(keyId: string, minAgeMs: number): Promise<void> {
     await this.db.query(
-      `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [keyId],
+      `UPDATE api_keys SET last_used_at = now()
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - $2::int * interval '1 millisecond')`,
+      [keyId, minAgeMs],
     );
   }
 }

@@ -3,7 +3,8 @@ import { ThrottlerGuard, ThrottlerLimitDetail } from '@nestjs/throttler';
 import { RateLimitError, secondsText } from '@gen/errors';
 
 /**
- * The per-account request rate limit (@nestjs/throttler with the PostgreSQL storage). Every response
+ * The per-account request rate limit (@nestjs/throttler with SlicedThrottlerStorage: slices of the
+ * account's window leased from PostgreSQL, spent in memory). Every response
  * of a limited route carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds
  * until the window ends); over the limit it is `429 rate_limit_exceeded` with `Retry-After`.
  *

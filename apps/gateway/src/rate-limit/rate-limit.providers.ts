@@ -4,8 +4,9 @@ import { UnauthorizedError } from '@gen/errors';
 import { AccountPlanService } from '../api/account-plan.service';
 import type { AuthenticatedRequest } from '../auth/api-key.guard';
 import { AccountRateLimitGuard } from './account-rate-limit.guard';
-import { PostgresThrottlerStorage } from './postgres-throttler.storage';
 import { RateLimitRepository } from './rate-limit.repository';
+import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from './rate-limit.settings';
+import { SlicedThrottlerStorage } from './sliced-throttler.storage';
 
 /** The plans' limits are requests per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -40,7 +41,8 @@ export function rateLimitOptions(plans: AccountPlanService): ThrottlerModuleOpti
  */
 export const RATE_LIMIT_PROVIDERS: Provider[] = [
   { provide: getOptionsToken(), useFactory: rateLimitOptions, inject: [AccountPlanService] },
-  { provide: getStorageToken(), useClass: PostgresThrottlerStorage },
+  { provide: RATE_LIMIT_SETTINGS, useValue: DEFAULT_RATE_LIMIT_SETTINGS },
+  { provide: getStorageToken(), useClass: SlicedThrottlerStorage },
   RateLimitRepository,
   AccountRateLimitGuard,
 ];
