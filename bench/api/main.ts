@@ -9,6 +9,7 @@ import { table } from '../support/markdown';
 import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { sleep } from '../support/processes';
 import { benchServers, onlySet, positiveNumber } from '../support/settings';
+import { Counters, DatabaseCounters, PerRequest } from './database-counters';
 import { Floor, startFloor } from './floor';
 
 /**
@@ -56,6 +57,8 @@ interface Row {
   accounts: number;
   service: LoadResult;
   floor: LoadResult;
+  /** The service's database work per request (undefined if it could not be read). */
+  database?: PerRequest;
 }
 
 interface Target {
@@ -132,8 +135,12 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
   try {
     progress(`${name}: seeding ${JOBS_PER_ACCOUNT} completed generations per account`);
     const jobs = await seedJobs(mode.url, mode.keys, JOBS_PER_ACCOUNT);
-    floor = await startFloor(mode.databaseUrl, accounts);
+    const counters = new DatabaseCounters(servers.pgAdminUrl, new URL(mode.databaseUrl).pathname.slice(1));
+    counters.busy();
+    floor = await startFloor(servers.pgAdminUrl, mode.databaseUrl, accounts);
     const run: ModeRun = { rows: [] };
+    // The service idles from here to its first run: its background rate is measured meanwhile.
+    const idleFrom = await counters.settled();
     if (withCeiling) {
       const ids = jobs.flat();
       run.ceiling = await measure('client ceiling (floor server, no database)', {
@@ -141,14 +148,28 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
         request: (lane) => ({ method: 'GET', path: `/memory/generations/${ids[lane % ids.length]}`, headers: { authorization: `Bearer ${mode.keys[0]}` } }),
       });
     }
+    // Each service run's database work is counted from just before it to just before the next one
+    // (after the next floor run, by when PostgreSQL has published it).
+    let open: { row: Row; from: Counters } | undefined;
+    const close = (to: Counters) => {
+      if (open) open.row.database = counters.perRequest(open.from, to, open.row.service.answered);
+      else counters.idleBetween(idleFrom, to);
+    };
     for (const route of ROUTES) {
       for (const count of ACCOUNT_COUNTS) {
         const pair = targets(mode, floor, jobs, route, count);
         const floorResult = await measure(`${name} ${route} ${count} account(s): floor`, pair.floor);
+        const before = await counters.settled();
+        close(before);
         const serviceResult = await measure(`${name} ${route} ${count} account(s): service`, pair.service);
-        run.rows.push({ mode: name, route, accounts: count, service: serviceResult, floor: floorResult });
+        counters.busy();
+        const row: Row = { mode: name, route, accounts: count, service: serviceResult, floor: floorResult };
+        run.rows.push(row);
+        open = { row, from: before };
       }
     }
+    progress(`${name}: waiting for PostgreSQL to publish the last run's counters`);
+    close(await counters.settled());
     return run;
   } finally {
     await floor?.stop();
@@ -167,9 +188,9 @@ function verdict(row: Row): { target: string; result: string; ratio: number } {
   return { target: `≥ ${goal.ratio.toFixed(2)}${goal.p99Ms ? `, p99 < ${goal.p99Ms} ms` : ''}`, result: met ? 'PASS' : 'FAIL', ratio };
 }
 
-function routeTable(rows: Row[], unit: string): string {
+function routeTable(rows: Row[], unit: string, per: string): string {
   return table(
-    ['mode', 'accounts', `service ${unit}`, 'p50 ms', 'p99 ms', 'floor req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', ''],
+    ['mode', 'accounts', `service ${unit}`, 'p50 ms', 'p99 ms', 'floor req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', '', `db tx/${per}`, `rows written/${per}`],
     rows.map((row) => {
       const { target, result, ratio } = verdict(row);
       return [
@@ -184,6 +205,8 @@ function routeTable(rows: Row[], unit: string): string {
         ratio.toFixed(2),
         target,
         result,
+        row.database ? row.database.transactions.toFixed(1) : '-',
+        row.database ? row.database.rowsWritten.toFixed(1) : '-',
       ];
     }),
   );
@@ -218,7 +241,8 @@ async function main(): Promise<void> {
     `- commit: ${commit}`,
     `- machine: ${coreCount()} cores, load average ${loadBefore} before, ${loadAverage()} after (1, 5, 15 min); Node ${process.version}; PostgreSQL ${pgVersion} at ${new URL(servers.pgAdminUrl).host}; NATS at ${new URL(servers.natsUrl).host}`,
     `- load: ${CONNECTIONS} keep-alive connections (undici, one request in flight each), ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per cell; the floor and the service measured back to back for each row`,
-    `- floor: a bare Fastify route with plain pg on the same database: GET does one SELECT by id on a copy of generation.jobs (same definition and rows), POST one UPDATE ... RETURNING of the account's balance row`,
+    `- floor: a bare Fastify route with plain pg, in a database of its own on the same server: GET does one SELECT by id on a copy of generation.jobs (same definition and rows), POST one UPDATE ... RETURNING of the account's balance row`,
+    `- db tx, rows written: per request of the service run (warm-up included), from its database's pg_stat_database counters (xact_commit, read-only transactions included; tup_inserted + tup_updated + tup_deleted), net of its idle background rate`,
     '',
   ];
   for (const route of ROUTES) {
@@ -226,7 +250,7 @@ async function main(): Promise<void> {
     out.push(
       route === 'get' ? '### GET /api/v1/generations/{id} (floor: one SELECT by id)' : '### POST /api/v1/generate, sync, instant engine (floor: one UPDATE ... RETURNING)',
       '',
-      routeTable(routeRows, route === 'get' ? 'req/s' : 'gen/s'),
+      route === 'get' ? routeTable(routeRows, 'req/s', 'req') : routeTable(routeRows, 'gen/s', 'gen'),
       '',
     );
   }

@@ -22,6 +22,8 @@ export interface LoadOptions {
 
 export interface LoadResult {
   ok: number;
+  /** Every answer (or error) the run received, those of the warm-up and the last in flight included. */
+  answered: number;
   /** Answers that were not 'ok', by label (status, or error code). */
   failures: Record<string, number>;
   failed: number;
@@ -53,6 +55,7 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
   const histogram = createHistogram();
   const failures: Record<string, number> = {};
   let ok = 0;
+  let answered = 0;
   let measuring = false;
   let stopping = false;
 
@@ -67,6 +70,7 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
       } catch (error) {
         label = `error ${(error as { code?: string }).code ?? (error as Error).name}`;
       }
+      answered++;
       if (!measuring || stopping) continue;
       if (label === 'ok') {
         ok++;
@@ -94,6 +98,7 @@ export async function runLoad(baseUrl: string, options: LoadOptions): Promise<Lo
   const ms = (p: number) => (ok === 0 ? NaN : histogram.percentile(p) / 1000);
   return {
     ok,
+    answered,
     failures,
     failed: Object.values(failures).reduce((a, b) => a + b, 0),
     seconds: elapsed,
