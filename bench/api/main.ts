@@ -8,7 +8,7 @@ import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { sleep } from '../support/processes';
-import { benchServers, onlySet, positiveNumber } from '../support/settings';
+import { benchServers, onlySet, positiveInteger, positiveNumber } from '../support/settings';
 import { Counters, DatabaseCounters, PerRequest } from './database-counters';
 import { Floor, startFloor } from './floor';
 
@@ -22,9 +22,9 @@ import { Floor, startFloor } from './floor';
 const servers = benchServers();
 const SECONDS = positiveNumber('BENCH_SECONDS', 8);
 const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
-const CONNECTIONS = positiveNumber('BENCH_CONNECTIONS', 50);
+const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 50);
 /** The service's WORKER_CONCURRENCY: more than the connections, so workers never queue sync jobs. */
-const WORKERS = positiveNumber('BENCH_WORKER_CONCURRENCY', 64);
+const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 64);
 const ONLY = onlySet(['standalone', 'distributed', 'get', 'post'] as const);
 const MODES = (['standalone', 'distributed'] as const).filter((m) => ONLY.has(m) || (!ONLY.has('standalone') && !ONLY.has('distributed')));
 const ROUTES = (['get', 'post'] as const).filter((r) => ONLY.has(r) || (!ONLY.has('get') && !ONLY.has('post')));
@@ -57,7 +57,7 @@ interface Row {
   accounts: number;
   service: LoadResult;
   floor: LoadResult;
-  /** The service's database work per request (undefined if it could not be read). */
+  /** The service's database work per request, set once the run's counting window closes. */
   database?: PerRequest;
 }
 

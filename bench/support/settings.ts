@@ -8,6 +8,13 @@ export function positiveNumber(name: string, fallback: number): number {
   return value;
 }
 
+/** A positive whole number from the environment (a count: connections, workers), or `fallback`. */
+export function positiveInteger(name: string, fallback: number): number {
+  const value = positiveNumber(name, fallback);
+  if (!Number.isInteger(value)) throw new Error(`${name} must be a whole number (got "${process.env[name]}")`);
+  return value;
+}
+
 /**
  * `BENCH_ONLY`: a comma-separated subset of `allowed` (all of them when unset); an unknown name
  * stops the run rather than silently measuring nothing.
