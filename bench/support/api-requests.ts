@@ -11,13 +11,16 @@ export function syncGenerateRequest(key: string): LoadRequest {
   };
 }
 
-/** 'ok' for a 200 with the completed record; otherwise the status and the record's status (a 202 means the sync budget ran out). */
+/**
+ * 'ok' for a 200 with the completed record; otherwise the status and the record's status (a 202
+ * means the sync budget ran out) or the error's code.
+ */
 export function syncGenerateOutcome(status: number, body: string): string {
-  let record: { status?: string; id?: string } = {};
+  let answer: { status?: string; error?: { code?: string } } = {};
   try {
-    record = JSON.parse(body) as { status?: string };
+    answer = JSON.parse(body) as typeof answer;
   } catch {
     // Not JSON: labelled by its status alone.
   }
-  return status === 200 && record.status === 'completed' ? 'ok' : `${status} ${record.status ?? ''}`.trim();
+  return status === 200 && answer.status === 'completed' ? 'ok' : `${status} ${answer.status ?? answer.error?.code ?? ''}`.trim();
 }

@@ -41,7 +41,18 @@ export interface LoadResult {
   clientCpuCores: number;
 }
 
-const okIf200 = (status: number) => (status === 200 ? 'ok' : String(status));
+/** 200 is ok; anything else is labelled by its status and what the answer says (the API's error code, Fastify's message). */
+function okIf200(status: number, body: string): string {
+  if (status === 200) return 'ok';
+  let said: unknown;
+  try {
+    const parsed = JSON.parse(body) as { error?: { code?: unknown }; message?: unknown };
+    said = parsed.error?.code ?? parsed.message;
+  } catch {
+    // Not JSON: the status alone.
+  }
+  return typeof said === 'string' ? `${status} ${said.slice(0, 80)}` : String(status);
+}
 
 /**
  * The load client every HTTP benchmark shares: an undici pool of `connections` keep-alive
