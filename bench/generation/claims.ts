@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { JobsRepository, openGenerationDatabase } from '@gen/generation';
 import { dropDatabase, ensureDatabase, sqlRows } from '@gen/persistence';
+import { deferCleanup } from '../support/cleanup';
 
 export interface ClaimResult {
   name: string;
@@ -22,6 +23,7 @@ const LEASE_MS = 60_000;
 export async function claimBenchmarks(pgAdminUrl: string, seconds: number, workers: number): Promise<ClaimResult[]> {
   const dbName = `gen_bench_claims_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(pgAdminUrl, dbName);
+  const drop = deferCleanup(`database ${dbName}`, () => dropDatabase(pgAdminUrl, dbName));
   const url = new URL(pgAdminUrl);
   url.pathname = `/${dbName}`;
   let db: DataSource | undefined;
@@ -41,7 +43,7 @@ export async function claimBenchmarks(pgAdminUrl: string, seconds: number, worke
     return results;
   } finally {
     await db?.destroy();
-    await dropDatabase(pgAdminUrl, dbName);
+    await drop();
   }
 }
 

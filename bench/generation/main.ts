@@ -1,25 +1,20 @@
 import 'reflect-metadata';
 import { cpus, loadavg } from 'node:os';
+import { syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
+import { runBenchmark } from '../support/cleanup';
+import { LoadResult, runLoad } from '../support/load';
+import { RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
+import { benchServers, onlySet, positiveNumber as number } from '../support/settings';
 import { claimBenchmarks, ClaimResult } from './claims';
-import { LoadResult, syncImageLoad } from './load';
-import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from './modes';
 
 /**
  * `npm run bench:generation` (docs/benchmarks.md): sync image generations per second end to end in
  * standalone and distributed mode with the instant engine, and the job-claim throughput of the queue
  * alone next to a bare SKIP LOCKED loop, on the PostgreSQL server and NATS of this machine. Every
- * database, stream and folder it makes is removed at the end. Bounded: about a minute.
+ * database, stream and folder it makes is removed at the end. Bounded: a watchdog (BENCH_LIMIT_SECONDS, 180 s)
+ * stops it, and cleans up, on a machine too loaded to finish.
  */
-const env = process.env;
-const servers: BenchServers = {
-  pgAdminUrl: env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-  natsUrl: env.BENCH_NATS_URL ?? 'nats://127.0.0.1:4222',
-};
-const number = (name: string, fallback: number) => {
-  const value = Number(env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-};
+const servers = benchServers();
 const HTTP_SECONDS = number('BENCH_SECONDS', 6);
 const WARMUP_SECONDS = number('BENCH_WARMUP_SECONDS', 2);
 const CLAIM_SECONDS = number('BENCH_CLAIM_SECONDS', 3);
@@ -28,7 +23,7 @@ const WORKERS = number('BENCH_WORKER_CONCURRENCY', 32);
 const CLAIMERS = number('BENCH_CLAIM_WORKERS', 8);
 const ACCOUNTS = number('BENCH_ACCOUNTS', 4);
 /** A subset of `claims,standalone,distributed` (all by default), e.g. while tuning one of them. */
-const ONLY = new Set((env.BENCH_ONLY ?? 'claims,standalone,distributed').split(',').map((s) => s.trim()));
+const ONLY = onlySet(['claims', 'standalone', 'distributed']);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const fixed = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
@@ -38,7 +33,13 @@ async function endToEnd(label: string, start: () => Promise<RunningMode>): Promi
   const mode = await start();
   try {
     log(`- ${label}: ${CONCURRENCY} clients, ${WARMUP_SECONDS} s warm-up + ${HTTP_SECONDS} s measured`);
-    const result = await syncImageLoad(mode.url, mode.keys, CONCURRENCY, WARMUP_SECONDS, HTTP_SECONDS);
+    const result = await runLoad(mode.url, {
+      connections: CONCURRENCY,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: HTTP_SECONDS,
+      request: (lane) => syncGenerateRequest(mode.keys[lane % mode.keys.length]),
+      outcome: syncGenerateOutcome,
+    });
     return { mode, result };
   } finally {
     await mode.stop();
@@ -46,14 +47,10 @@ async function endToEnd(label: string, start: () => Promise<RunningMode>): Promi
 }
 
 /** The whole run is bounded: past this, it stops (children are killed on exit) and fails. */
-const LIMIT_SECONDS = number('BENCH_LIMIT_SECONDS', 90);
+const LIMIT_SECONDS = number('BENCH_LIMIT_SECONDS', 180);
 
 async function main(): Promise<void> {
   const started = Date.now();
-  setTimeout(() => {
-    process.stderr.write(`bench:generation: still running after ${LIMIT_SECONDS} s; stopping\n`);
-    process.exit(2);
-  }, LIMIT_SECONDS * 1000).unref();
   log(`bench:generation on ${cpus().length} CPUs (load average ${loadavg()[0].toFixed(1)}), Node ${process.version}`);
   let claims: ClaimResult[] = [];
   if (ONLY.has('claims')) {
@@ -72,7 +69,7 @@ async function main(): Promise<void> {
     '|---|---:|---:|---:|---:|---:|---:|',
     ...modes.map(
       ({ mode, result }) =>
-        `| ${mode.description} | ${fixed(result.perSecond, 1)} | ${result.ok} | ${result.errors}${result.errors ? ` (${Object.entries(result.statuses).map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''} | ${fixed(result.p50, 1)} | ${fixed(result.p95, 1)} | ${fixed(result.p99, 1)} |`,
+        `| ${mode.description} | ${fixed(result.perSecond, 1)} | ${result.ok} | ${result.failed}${result.failed ? ` (${Object.entries(result.failures).map(([k, v]) => `${k}: ${v}`).join(', ')})` : ''} | ${fixed(result.p50, 1)} | ${fixed(result.p95, 1)} | ${fixed(result.p99, 1)} |`,
     ),
     '',
     `Job claims on the same PostgreSQL (claim + mark done, ${CLAIMERS} concurrent workers, ${CLAIM_SECONDS} s each)`,
@@ -87,10 +84,4 @@ async function main(): Promise<void> {
   process.stdout.write(lines.join('\n'));
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`bench:generation failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runBenchmark('bench:generation', LIMIT_SECONDS, main);

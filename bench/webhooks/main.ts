@@ -28,7 +28,8 @@ import { bareLoop } from './bare-loop';
 import { CpuMeter, CpuPerDelivery } from './cpu';
 import { DispatcherUnderTest, startDispatcher } from './dispatcher-under-test';
 import type { ReceivedRequest, ReceiverMessage } from './receiver-protocol';
-import { fmtMs, fmtRate, max, percentile, table } from './stats';
+import { table } from '../support/markdown';
+import { fmtMs, fmtRate, max, percentile } from './stats';
 
 const HARD_LIMIT_MS = 85_000;
 /**

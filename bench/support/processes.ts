@@ -1,6 +1,7 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { request } from 'undici';
 
 export const ROOT = join(__dirname, '..', '..', '..');
 const run = promisify(execFile);
@@ -47,6 +48,24 @@ export class AppProcess {
     }
   }
 
+  /** Waits until `readyUrl` (its /readyz) answers 200, failing early if the process exits. */
+  async waitReady(readyUrl: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`${this.label} exited (${this.exitInfo}) before it was ready:\n${this.output}`);
+      const status = await request(readyUrl, { headersTimeout: 2_000, bodyTimeout: 2_000 }).then(
+        async (res) => {
+          await res.body.dump();
+          return res.statusCode;
+        },
+        () => 0,
+      );
+      if (status === 200) return;
+      if (Date.now() > deadline) throw new Error(`${this.label} not ready after ${timeoutMs} ms (${readyUrl}: ${status || 'no answer'}):\n${this.output}`);
+      await sleep(100);
+    }
+  }
+
   async stop(): Promise<void> {
     if (!this.running || !this.child) return;
     this.child.kill('SIGTERM');
@@ -76,33 +95,32 @@ process.once('exit', () => {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/**
- * Enterprise accounts with high limits and credits, made with the operator CLI against
- * `databaseUrl` (the way an operator provisions load-test accounts). Returns one API key each.
- */
+/** Runs the operator CLI of dist/ against `databaseUrl`; resolves with its stdout. */
+async function cli(databaseUrl: string, args: string[]): Promise<string> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
+  return (await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], { cwd: ROOT, env })).stdout;
+}
+
 /**
  * Binds a catalogue model to the `instant` engine with the operator CLI, so what is measured is the
  * service around the engine; then waits out the replicas' catalogue refresh (1 s) and the
  * gateways' copy (2 s).
  */
 export async function bindModelToInstant(databaseUrl: string, modelId: string): Promise<void> {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
-  await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), 'models', 'update', '--id', modelId, '--engine', '{"engine":"instant"}'], {
-    cwd: ROOT,
-    env,
-  });
-  await new Promise((resolve) => setTimeout(resolve, 3_500));
+  await cli(databaseUrl, ['models', 'update', '--id', modelId, '--engine', '{"engine":"instant"}']);
+  await sleep(3_500);
 }
 
+/**
+ * Enterprise accounts with high limits and credits, made with the operator CLI against
+ * `databaseUrl` (the way an operator provisions load-test accounts). Returns one API key each.
+ */
 export async function provisionEnterpriseAccounts(databaseUrl: string, count: number, parallel: number): Promise<string[]> {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
-  const cli = (args: string[]) => run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args, '--json'], { cwd: ROOT, env });
   const one = async (index: number) => {
-    const created = JSON.parse((await cli(['accounts', 'create', '--name', `bench ${index}`, '--plan', 'enterprise', '--credits', '1000000000'])).stdout) as {
-      account_id: string;
-      api_key: { key: string };
-    };
-    await cli(['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel)]);
+    const created = JSON.parse(
+      await cli(databaseUrl, ['accounts', 'create', '--name', `bench ${index}`, '--plan', 'enterprise', '--credits', '1000000000', '--json']),
+    ) as { account_id: string; api_key: { key: string } };
+    await cli(databaseUrl, ['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel), '--json']);
     return created.api_key.key;
   };
   const keys: string[] = [];

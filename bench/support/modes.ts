@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
+import { deferCleanup, undoAll } from './cleanup';
 import { AppProcess, bindModelToInstant, provisionEnterpriseAccounts } from './processes';
 
 export interface BenchServers {
@@ -14,6 +15,8 @@ export interface BenchServers {
 
 export interface RunningMode {
   url: string;
+  /** The database the service runs on (its schemas), on the benchmark's PostgreSQL server. */
+  databaseUrl: string;
   /** One API key per enterprise account; clients are spread over them. */
   keys: string[];
   /** What ran, for the table. */
@@ -22,10 +25,27 @@ export interface RunningMode {
 }
 
 /** The one model the load uses, bound to the instant engine: what is measured is the service, not rendering. */
-const INSTANT_IMAGE = 'pixel-flux-1';
+export const INSTANT_IMAGE = 'pixel-flux-1';
 const PARALLEL = 256;
 
-function databaseUrl(adminUrl: string, name: string): string {
+/** A started service made ready for the load: its enterprise accounts (one key each) and the instant model. */
+async function provisioned(mode: Omit<RunningMode, 'keys'>, accounts: number): Promise<RunningMode> {
+  const keys = await provisionEnterpriseAccounts(mode.databaseUrl, accounts, PARALLEL);
+  await bindModelToInstant(mode.databaseUrl, INSTANT_IMAGE);
+  return { ...mode, keys };
+}
+
+/** `count` free ports, none of them in `taken`. */
+async function distinctFreePorts(count: number, taken: number[]): Promise<number[]> {
+  const ports: number[] = [];
+  while (ports.length < count) {
+    const port = await freePort();
+    if (!taken.includes(port) && !ports.includes(port)) ports.push(port);
+  }
+  return ports;
+}
+
+export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return url.toString();
@@ -33,20 +53,15 @@ function databaseUrl(adminUrl: string, name: string): string {
 
 const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NODE_ENV: 'production' });
 
-/** Cleans up what was made so far, whatever happened. */
-async function cleanup(steps: Array<() => Promise<unknown>>): Promise<void> {
-  for (const step of steps.reverse()) await step().catch((error: unknown) => process.stderr.write(`cleanup: ${String(error)}\n`));
-}
-
 /** Standalone mode (`npm start`): one process, in-process transport, on its own database of the server. */
 export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_sa_${token}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'gen-bench-sa-'));
-  const undo: Array<() => Promise<unknown>> = [async () => rmSync(dataDir, { recursive: true, force: true })];
+  const undo = [deferCleanup(dataDir, async () => rmSync(dataDir, { recursive: true, force: true }))];
   try {
     await ensureDatabase(servers.pgAdminUrl, dbName);
-    undo.push(() => dropDatabase(servers.pgAdminUrl, dbName));
+    undo.push(deferCleanup(`database ${dbName}`, () => dropDatabase(servers.pgAdminUrl, dbName)));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const dbUrl = databaseUrl(servers.pgAdminUrl, dbName);
@@ -60,13 +75,11 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
       WORKER_CONCURRENCY: String(workers),
     });
     app.start();
-    undo.push(() => app.stop());
-    await app.waitFor(/is running at/, 60_000);
-    const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
-    await bindModelToInstant(dbUrl, INSTANT_IMAGE);
-    return { url, keys, description: 'standalone: 1 process, in-process bus', stop: () => cleanup(undo) };
+    undo.push(deferCleanup('standalone', () => app.stop()));
+    await app.waitReady(`${url}/readyz`, 60_000);
+    return await provisioned({ url, databaseUrl: dbUrl, description: 'standalone: 1 process, in-process bus', stop: () => undoAll(undo) }, accounts);
   } catch (error) {
-    await cleanup(undo);
+    await undoAll(undo);
     throw error;
   }
 }
@@ -80,18 +93,18 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
   const dbName = `gen_bench_dist_${token}`;
   const streamName = `GEN_BENCH_${token.toUpperCase()}`;
   const storageDir = mkdtempSync(join(tmpdir(), 'gen-bench-dist-'));
-  const undo: Array<() => Promise<unknown>> = [async () => rmSync(storageDir, { recursive: true, force: true })];
+  const undo = [deferCleanup(storageDir, async () => rmSync(storageDir, { recursive: true, force: true }))];
   try {
     await ensureDatabase(servers.pgAdminUrl, dbName);
-    undo.push(() => dropDatabase(servers.pgAdminUrl, dbName));
-    undo.push(async () => {
+    undo.push(deferCleanup(`database ${dbName}`, () => dropDatabase(servers.pgAdminUrl, dbName)));
+    undo.push(deferCleanup(`stream ${streamName}`, async () => {
       const nc = await connect({ servers: servers.natsUrl, timeout: 5_000 });
       try {
         await (await nc.jetstreamManager()).streams.delete(streamName).catch(() => false);
       } finally {
         await nc.close();
       }
-    });
+    }));
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const dbUrl = databaseUrl(servers.pgAdminUrl, dbName);
@@ -103,14 +116,18 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
       NATS_STREAM: streamName,
       STORAGE_DIR: storageDir,
     };
+    // Each app's own listener (/readyz, /metrics) on a port of its own: several runs can share the machine.
+    const httpPorts = await distinctFreePorts(3, [port]);
+    const own = (index: number) => ({ HTTP_PORT: String(httpPorts[index]), HTTP_HOST: '127.0.0.1' });
     const apps = [
-      new AppProcess('billing', join('apps', 'billing', 'src', 'main.js'), common),
+      new AppProcess('billing', join('apps', 'billing', 'src', 'main.js'), { ...common, ...own(0) }),
       new AppProcess('generation', join('apps', 'generation', 'src', 'main.js'), {
         ...common,
+        ...own(1),
         CDN_BASE_URL: `${url}/cdn`,
         WORKER_CONCURRENCY: String(workers),
       }),
-      new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), common),
+      new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), { ...common, ...own(2) }),
       new AppProcess('gateway', join('apps', 'gateway', 'src', 'main.js'), {
         ...common,
         PORT: String(port),
@@ -121,14 +138,13 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
     ];
     for (const app of apps) {
       app.start();
-      undo.push(() => app.stop());
+      undo.push(deferCleanup(app.label, () => app.stop()));
     }
-    for (const app of apps) await app.waitFor(/successfully started/, 60_000);
-    const keys = await provisionEnterpriseAccounts(dbUrl, accounts, PARALLEL);
-    await bindModelToInstant(dbUrl, INSTANT_IMAGE);
-    return { url, keys, description: 'distributed: 4 processes, NATS JetStream', stop: () => cleanup(undo) };
+    const readyUrls = [...httpPorts, port].map((p) => `http://127.0.0.1:${p}/readyz`);
+    await Promise.all(apps.map((app, i) => app.waitReady(readyUrls[i], 60_000)));
+    return await provisioned({ url, databaseUrl: dbUrl, description: 'distributed: 4 processes, NATS JetStream', stop: () => undoAll(undo) }, accounts);
   } catch (error) {
-    await cleanup(undo);
+    await undoAll(undo);
     throw error;
   }
 }
