@@ -38,10 +38,7 @@ export const DASHBOARD_VARIABLES = {
   signUpEnabled: flag('SIGNUP_ENABLED', true, 'whether anyone may sign up in the dashboard'),
   signUpCredits: int('SIGNUP_CREDITS', 100, 'credits a new (Free plan) account starts with', { min: 0, max: 1_000_000_000 }),
   emailLockAfter: int('SIGN_IN_LOCK_AFTER', DEFAULT_THROTTLE.email.lockAfterFailures, 'sign-in failures that lock an email', { min: 2, max: 1000 }),
-  addressLockAfter: int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, 'sign-in failures that lock a client address', {
-    min: 2,
-    max: 100_000,
-  }),
+  addressLockAfter: int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, 'sign-in failures that lock a client address', { min: 2, max: 100_000 }),
   lockSeconds: int('SIGN_IN_LOCK_MINUTES', DEFAULT_THROTTLE.email.lockSeconds / 60, 'how long such a lock lasts', { min: 1, max: 24 * 60, scale: 60 }),
 };
 

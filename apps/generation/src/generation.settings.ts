@@ -13,33 +13,11 @@ export const GENERATION_VARIABLES = {
   pollIntervalMs: int('JOB_POLL_INTERVAL_MS', 500, 'how often queued work and expired leases are looked for', { min: 20, max: 60_000 }),
   engineTimeoutMs: int('ENGINE_TIMEOUT_MS', 120_000, 'hard cap on one engine run', { min: 100, max: 3_600_000 }),
   latencyScale: decimal('ENGINE_LATENCY_SCALE', 1, "multiplies the built-in engines' simulated latency (0 in tests)", { min: 0 }),
-  queueCapPerSlot: int(
-    'QUEUE_CAP_PER_SLOT',
-    10,
-    'jobs an account may have waiting per parallel slot (beyond the running ones) before `429`',
-    { min: 0, max: 10_000 },
-  ),
-  catalogueRefreshMs: int(
-    'CATALOGUE_REFRESH_MS',
-    1_000,
-    'how often each replica re-reads the model catalogue (changes reach every gateway within about 3 s)',
-    { min: 100, max: 5_000 },
-  ),
-  upstreamAllowPrivateNetworks: flag(
-    'UPSTREAM_ALLOW_PRIVATE_NETWORKS',
-    byMode({ standalone: true, distributed: false }),
-    'provider adapters may reach loopback/private addresses (a self-hosted Cog on the cluster network)',
-  ),
-  espeakPath: text(
-    'ESPEAK_NG_PATH',
-    'espeak-ng',
-    'the program `voice-1` speaks with (Debian: `apt-get install espeak-ng`); missing, the model is listed unavailable',
-  ),
-  outputRetentionSeconds: int('OUTPUT_RETENTION_HOURS', 168, 'how long a completed output is kept; then deleted, its URL answers `410`', {
-    min: 1,
-    max: 87_600,
-    scale: 3600,
-  }),
+  queueCapPerSlot: int('QUEUE_CAP_PER_SLOT', 10, 'jobs an account may have waiting per parallel slot (beyond the running ones) before `429`', { min: 0, max: 10_000 }),
+  catalogueRefreshMs: int('CATALOGUE_REFRESH_MS', 1_000, 'how often each replica re-reads the model catalogue (changes reach every gateway within about 3 s)', { min: 100, max: 5_000 }),
+  upstreamAllowPrivateNetworks: flag('UPSTREAM_ALLOW_PRIVATE_NETWORKS', byMode({ standalone: true, distributed: false }), 'provider adapters may reach loopback/private addresses (a self-hosted Cog on the cluster network)'),
+  espeakPath: text('ESPEAK_NG_PATH', 'espeak-ng', 'the program `voice-1` speaks with (Debian: `apt-get install espeak-ng`); missing, the model is listed unavailable'),
+  outputRetentionSeconds: int('OUTPUT_RETENTION_HOURS', 168, 'how long a completed output is kept; then deleted, its URL answers `410`', { min: 1, max: 87_600, scale: 3600 }),
   outputSweepIntervalMs: int('OUTPUT_SWEEP_INTERVAL_MS', 60_000, 'how often expired outputs are deleted', { min: 100, max: 3_600_000 }),
 };
 

@@ -10,47 +10,21 @@ import { readWebhookDestinationPolicy, WebhookDestinationPolicy } from '@gen/web
  */
 export const WEBHOOKS_VARIABLES = {
   /** Safety-net poll of due deliveries (restarts, other replicas). */
-  pollIntervalMs: int(
-    'WEBHOOK_POLL_INTERVAL_MS',
-    1_000,
-    "how often the safety-net poll looks for due deliveries it has no timer for (another replica's, or after a restart)",
-    { min: 50, max: 60_000 },
-  ),
+  pollIntervalMs: int('WEBHOOK_POLL_INTERVAL_MS', 1_000, "how often the safety-net poll looks for due deliveries it has no timer for (another replica's, or after a restart)", { min: 50, max: 60_000 }),
   // At least the 5 s attempt, the 2 s secret lookup and a margin: a lease shorter than an attempt
   // would let another replica count it as interrupted while it is still being sent.
-  leaseMs: int(
-    'WEBHOOK_LEASE_MS',
-    15_000,
-    "how long an attempt in flight is reserved for its process; after a crash, the delivery's next attempt goes when this runs out",
-    { min: 8_000, max: 600_000 },
-  ),
+  leaseMs: int('WEBHOOK_LEASE_MS', 15_000, "how long an attempt in flight is reserved for its process; after a crash, the delivery's next attempt goes when this runs out", { min: 8_000, max: 600_000 }),
   maxInFlight: int('WEBHOOK_MAX_IN_FLIGHT', 1_024, 'attempts in flight at once per process, all receivers together', { min: 1, max: 10_000 }),
   // Attempts beyond wait for a free connection, within their 5 s.
-  connectionsPerOrigin: int('WEBHOOK_CONNECTIONS_PER_ORIGIN', 256, 'connections at once to one receiver (scheme, host and port) per process', {
-    min: 1,
-    max: 1_000,
-  }),
-  notStartedRetryMs: int(
-    'WEBHOOK_NOT_STARTED_RETRY_MS',
-    1_000,
-    "how long before trying again an attempt that could not start (its claim, or the key's secret lookup, failed; nothing was sent, nothing counted)",
-    { min: 50, max: 60_000 },
-  ),
+  connectionsPerOrigin: int('WEBHOOK_CONNECTIONS_PER_ORIGIN', 256, 'connections at once to one receiver (scheme, host and port) per process', { min: 1, max: 1_000 }),
+  notStartedRetryMs: int('WEBHOOK_NOT_STARTED_RETRY_MS', 1_000, "how long before trying again an attempt that could not start (its claim, or the key's secret lookup, failed; nothing was sent, nothing counted)", { min: 50, max: 60_000 }),
   // Stored with a free slot, a new delivery is written already claimed for attempt 1 (one statement
   // for the lot); stored without, it needs a claim of its own later. Waiting a little under
   // overload (its event is not acknowledged yet, so a crash loses nothing) keeps deliveries on the
   // cheap path; past this, it is stored unclaimed so that its event can be acknowledged.
-  admissionWaitMs: int(
-    'WEBHOOK_ADMISSION_WAIT_MS',
-    250,
-    'how long a new delivery may wait for a free attempt slot before it is stored unclaimed (`docs/webhooks.md`, "Durability")',
-    { min: 0, max: 5_000 },
-  ),
+  admissionWaitMs: int('WEBHOOK_ADMISSION_WAIT_MS', 250, 'how long a new delivery may wait for a free attempt slot before it is stored unclaimed (`docs/webhooks.md`, "Durability")', { min: 0, max: 5_000 }),
   // The rest is kept for retries, so that a flood of new events does not make scheduled retries late.
-  newDeliveryPercent: int('WEBHOOK_NEW_DELIVERY_PERCENT', 90, 'the share of `WEBHOOK_MAX_IN_FLIGHT` that new deliveries may fill; the rest is kept for retries', {
-    min: 1,
-    max: 100,
-  }),
+  newDeliveryPercent: int('WEBHOOK_NEW_DELIVERY_PERCENT', 90, 'the share of `WEBHOOK_MAX_IN_FLIGHT` that new deliveries may fill; the rest is kept for retries', { min: 1, max: 100 }),
   insertBatch: int('WEBHOOK_INSERT_BATCH', 500, 'new deliveries written in one statement (a flushed commit)', { min: 1, max: 5_000 }),
   insertConcurrency: int('WEBHOOK_INSERT_CONCURRENCY', 2, 'such insert statements at once', { min: 1, max: 16 }),
   claimBatch: int('WEBHOOK_CLAIM_BATCH', 200, 'due deliveries claimed in one statement', { min: 1, max: 5_000 }),

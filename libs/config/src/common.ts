@@ -12,11 +12,7 @@ const publicBaseUrl = url(
 /** Where clients reach the API and its outputs (the gateway, generation, standalone, the CLI). */
 export const PUBLIC_URL_VARIABLES = {
   publicBaseUrl,
-  cdnBaseUrl: url(
-    'CDN_BASE_URL',
-    derived('`$PUBLIC_BASE_URL/cdn`', (valueOf) => `${valueOf(publicBaseUrl)}/cdn`),
-    "base of `output_url` (generation writes it into records; the gateway's dashboard allows it in its CSP). Distributed: set it (or `PUBLIC_BASE_URL`) on generation, or every `output_url` points at `localhost:3000`",
-  ),
+  cdnBaseUrl: url('CDN_BASE_URL', derived('`$PUBLIC_BASE_URL/cdn`', (valueOf) => `${valueOf(publicBaseUrl)}/cdn`), "base of `output_url` (generation writes it into records; the gateway's dashboard allows it in its CSP). Distributed: set it (or `PUBLIC_BASE_URL`) on generation, or every `output_url` points at `localhost:3000`"),
 };
 
 /** The outputs folder of a distributed deployment (standalone keeps them in DATA_DIR/outputs). */

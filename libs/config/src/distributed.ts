@@ -16,12 +16,7 @@ export const DATABASE_URL = url(
 /** What each distributed service reads besides its own settings: its database and NATS. */
 export const DISTRIBUTED_VARIABLES = {
   poolSize: int('DATABASE_POOL_SIZE', 20, 'connections per service', { min: 1, max: 500 }),
-  migrations: choice(
-    'MIGRATIONS',
-    ['run', 'verify'] as const,
-    'run',
-    '`run`: migrate at start; `verify`: refuse to start while a migration is pending (the `migrate` job runs them)',
-  ),
+  migrations: choice('MIGRATIONS', ['run', 'verify'] as const, 'run', '`run`: migrate at start; `verify`: refuse to start while a migration is pending (the `migrate` job runs them)'),
   natsUrl: url('NATS_URL', 'nats://127.0.0.1:4222', 'NATS with JetStream', { protocols: ['nats:', 'tls:'] }),
   subjectPrefix: custom('NATS_SUBJECT_PREFIX', '', '`token.` prepended to every subject (several deployments on one NATS)', '', (value, problem) => {
     if (/^[A-Za-z0-9_-]+\.$/.test(value)) return value;

@@ -13,18 +13,8 @@ export interface HttpLimits {
 
 export const HTTP_LIMIT_VARIABLES = {
   bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 'largest request body (`413` above)', { min: 1024, max: 10 * 1024 * 1024 }),
-  headersTimeoutMs: int(
-    'HTTP_HEADERS_TIMEOUT_MS',
-    20_000,
-    'longest a request line and headers may take to arrive (`408` after, connection closed)',
-    { min: 1_000, max: 300_000 },
-  ),
-  bodyTimeoutMs: int(
-    'HTTP_BODY_TIMEOUT_MS',
-    30_000,
-    'longest a request body may take to arrive after its headers (`408` after, connection closed); see `docs/operations.md`, "HTTP limits"',
-    { min: 1_000, max: 600_000 },
-  ),
+  headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 'longest a request line and headers may take to arrive (`408` after, connection closed)', { min: 1_000, max: 300_000 }),
+  bodyTimeoutMs: int('HTTP_BODY_TIMEOUT_MS', 30_000, 'longest a request body may take to arrive after its headers (`408` after, connection closed); see `docs/operations.md`, "HTTP limits"', { min: 1_000, max: 600_000 }),
 };
 
 /**

@@ -7,18 +7,8 @@ export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
 /** What every process reads: logs, the graceful drain, and the timeout of calls between services. */
 export const OPS_VARIABLES = {
   logLevel: choice('LOG_LEVEL', LOG_LEVEL_NAMES, 'info', '`fatal`, `error`, `warn`, `info`, `debug`, `trace`, `silent`'),
-  logFormat: choice(
-    'LOG_FORMAT',
-    ['json', 'pretty'] as const,
-    unset('readable lines on a terminal, JSON otherwise'),
-    "`json` or `pretty` to choose; Nest's start-up lines (one per module and route) appear only at `debug`",
-  ),
-  shutdownDelayMs: int(
-    'SHUTDOWN_DELAY_MS',
-    byProcess({ gateway: 2_000 }, 0),
-    'after SIGTERM, keep serving this long with readiness at 503 before closing the listener',
-    { min: 0, max: 120_000 },
-  ),
+  logFormat: choice('LOG_FORMAT', ['json', 'pretty'] as const, unset('readable lines on a terminal, JSON otherwise'), "`json` or `pretty` to choose; Nest's start-up lines (one per module and route) appear only at `debug`"),
+  shutdownDelayMs: int('SHUTDOWN_DELAY_MS', byProcess({ gateway: 2_000 }, 0), 'after SIGTERM, keep serving this long with readiness at 503 before closing the listener', { min: 0, max: 120_000 }),
   shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 'bound of the graceful drain (requests, jobs, messages in flight)', { min: 1_000, max: 600_000 }),
   rpcTimeoutMs: int('RPC_TIMEOUT_MS', 10_000, 'timeout of service-to-service requests', { min: 100, max: 120_000 }),
 };
@@ -31,10 +21,7 @@ export const PUBLIC_LISTENER_VARIABLES = {
 
 /** The listener of the other services: health, readiness and metrics only. */
 export const SERVICE_LISTENER_VARIABLES = {
-  port: int('HTTP_PORT', byProcess({ billing: 8081, generation: 8082, webhooks: 8083 }), 'port of `/healthz`, `/readyz` and `/metrics`', {
-    min: 0,
-    max: 65535,
-  }),
+  port: int('HTTP_PORT', byProcess({ billing: 8081, generation: 8082, webhooks: 8083 }), 'port of `/healthz`, `/readyz` and `/metrics`', { min: 0, max: 65535 }),
   host: text('HTTP_HOST', '0.0.0.0', 'listen address of that port'),
 };
 

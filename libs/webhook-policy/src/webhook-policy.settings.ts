@@ -8,11 +8,7 @@ import { parseAllowList, WebhookDestinationPolicy } from './ip-policy';
  */
 export const WEBHOOK_DESTINATION_VARIABLES = {
   allowHttp: flag('WEBHOOK_ALLOW_HTTP', byMode({ standalone: true, distributed: false }), 'allow `http://` destinations'),
-  allowPrivate: flag(
-    'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
-    byMode({ standalone: true, distributed: false }),
-    'allow loopback/private destinations',
-  ),
+  allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', byMode({ standalone: true, distributed: false }), 'allow loopback/private destinations'),
   allowList: list('WEBHOOK_ALLOW_LIST', 'CIDRs or host names always allowed (an on-premise receiver)', (entries) => parseAllowList(entries)),
 };
 
