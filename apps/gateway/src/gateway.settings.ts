@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import {
   custom,
   EnvReader,
-  Fallback,
   flag,
   HttpLimits,
   int,
@@ -13,6 +12,7 @@ import {
   SettingsOf,
   STORAGE_DIR,
   text,
+  unset,
 } from '@gen/config';
 import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
@@ -49,7 +49,7 @@ export const WEBHOOK_SECRET_VARIABLES = {
   current: custom<Buffer | null>(
     'WEBHOOK_SECRET_ENCRYPTION_KEY',
     // Required unless the caller has a key of its own (readWebhookSecretKeys' fallback).
-    new Fallback('generated in `DATA_DIR/secrets` (standalone); **required** (distributed)', () => null),
+    unset('generated in `DATA_DIR/secrets` (standalone); **required** (distributed)'),
     '32 random bytes (base64 or hex) that encrypt webhook signing secrets at rest',
     null,
     (value, problem) => {

@@ -13,7 +13,7 @@ export interface StandaloneParts {
   observability: DynamicModule;
   databases: { auth: DataSource; billing: DataSource; generation: DataSource; webhooks: DataSource };
   /** Each service's settings, read by loadStandaloneConfig(). */
-  config: Pick<StandaloneConfig, 'outputsDir' | 'gateway' | 'billing' | 'generation' | 'webhooks' | 'credentialEnv'>;
+  config: Pick<StandaloneConfig, 'outputsDir' | 'gateway' | 'generation' | 'webhooks' | 'credentialEnv'>;
   models?: readonly ModelDefinitionInput[];
   engines?: Record<string, Engine>;
 }
