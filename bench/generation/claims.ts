@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { JobsRepository, openGenerationDatabase } from '@gen/generation';
+import { openGenerationDatabase } from '@gen/generation';
+// The repository itself (not part of generation's public surface): this benchmark measures its claims alone.
+import { JobsRepository } from '../../apps/generation/src/jobs/jobs.repository';
 import { dropDatabase, ensureDatabase, sqlRows } from '@gen/persistence';
 import { deferCleanup } from '../support/cleanup';
 

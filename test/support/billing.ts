@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { PlanName } from '@gen/contracts';
-import { BillingBatchSettings, BillingRepository, openBillingDatabase } from '@gen/billing';
+import { BillingBatchSettings, openBillingDatabase } from '@gen/billing';
+import { BillingRepository } from '../../apps/billing/src/holds/billing.repository';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 
 export interface BillingTestKit {

@@ -1,6 +1,6 @@
-export * from './billing.module';
-export * from './billing.database';
-export * from './holds/billing.service';
-export * from './accounts/plans';
-export { BillingRepository } from './holds/billing.repository';
-export * from './holds/billing-batch.settings';
+// The billing service as other processes compose it (standalone, the CLI): its module, database and settings.
+export { BillingModule } from './billing.module';
+export { billingDatabaseOptions, openBillingDatabase } from './billing.database';
+export { BillingService } from './holds/billing.service';
+export { readBillingSettings, type BillingSettings } from './billing.settings';
+export { DEFAULT_BILLING_BATCH_SETTINGS, type BillingBatchSettings } from './holds/billing-batch.settings';

@@ -1,6 +1,6 @@
 import { Broadcasts } from '@gen/contracts';
-import { EnvReader, readNatsConfig } from '@gen/config';
 import { Broadcaster, NatsBroadcaster, NatsRpcClient } from '@gen/transport';
+import { cliEnv, readCliNatsSettings } from './cli.settings';
 
 /** The changes the running gateways must hear about at once: keys revoked or rewired, plans changed. */
 const RELAYED_TOPICS = [Broadcasts.apiKeyChanged, Broadcasts.accountChanged];
@@ -22,8 +22,8 @@ export interface BroadcastRelay {
  */
 export function relayBroadcastsToNats(env: NodeJS.ProcessEnv, local: Broadcaster): BroadcastRelay | null {
   if (!env.NATS_URL?.trim()) return null;
-  const reader = new EnvReader(env);
-  const config = readNatsConfig(reader, 'cli');
+  const reader = cliEnv(env);
+  const config = readCliNatsSettings(reader);
   reader.done();
   let nats: { rpc: NatsRpcClient; broadcaster: NatsBroadcaster } | undefined;
   const sends: Array<Promise<void>> = [];

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DomainError } from '@gen/errors';
 import { EmbeddedPostgresHandle, ensureDatabase, readPostmaster, startEmbeddedPostgres } from '@gen/persistence';
 import { STANDALONE_DATABASE } from '@gen/standalone';
+import type { CliDatabaseSettings } from './cli.settings';
 
 export interface CliDatabase {
   url: string;
@@ -59,12 +60,12 @@ export function hasStandaloneData(dataDir: string): boolean {
  * instead of creating an empty one: an operator in the wrong folder, or without DATA_DIR, would
  * otherwise be told "(no accounts)" about data that is elsewhere.
  */
-export async function resolveCliDatabase(env: NodeJS.ProcessEnv, options: { mayCreate: boolean }): Promise<CliDatabase> {
-  if (env.DATABASE_URL) {
-    return { url: env.DATABASE_URL, mode: 'server', dataDir: null, description: `Database: ${redactedUrl(env.DATABASE_URL)} (DATABASE_URL)`, embedded: null };
+export async function resolveCliDatabase(settings: CliDatabaseSettings, options: { mayCreate: boolean }): Promise<CliDatabase> {
+  if (settings.databaseUrl) {
+    const url = settings.databaseUrl;
+    return { url, mode: 'server', dataDir: null, description: `Database: ${redactedUrl(url)} (DATABASE_URL)`, embedded: null };
   }
-  const dataDir = resolve(env.DATA_DIR ?? '.data');
-  const which = env.DATA_DIR ? `DATA_DIR=${env.DATA_DIR}` : 'DATA_DIR is not set: the default .data';
+  const { dataDir, dataDirSource: which } = settings;
   const exists = hasStandaloneData(dataDir);
   if (!exists && !options.mayCreate) {
     throw new DomainError(

@@ -4,19 +4,17 @@ import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
 import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
 import { AccountChangedBroadcast, Broadcasts, JOB_STATUSES, JobStatus } from '@gen/contracts';
-import { ConfigError, EnvReader } from '@gen/config';
+import { ConfigError, defaultsOf } from '@gen/config';
 import { ConflictError, DomainError, ValidationError } from '@gen/errors';
 import {
   ApiKeysService,
   authDatabaseOptions,
-  DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS,
+  GATEWAY_VARIABLES,
   GatewayModule,
   GatewaySettings,
   KeyWebhooksService,
   openAuthDatabase,
   ProvisioningService,
-  readWebhookPolicy,
-  readWebhookSecretKeys,
   toKeyView,
   WebhookSecretKeyRing,
 } from '@gen/gateway';
@@ -24,6 +22,7 @@ import {
   CatalogueAdminModule,
   CatalogueAdminService,
   generationDatabaseOptions,
+  JobAdminModule,
   JobAdminService,
   JobInspection,
   ListedModel,
@@ -33,9 +32,10 @@ import {
 import { createDatabaseIfMissing, pgErrorCode, runPendingMigrations } from '@gen/persistence';
 import { loadStandaloneConfig } from '@gen/standalone';
 import { Broadcaster, InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
-import { DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
+import { DeliveriesAdminModule, DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
 import { relayBroadcastsToNats } from './cli-broadcast';
 import { CliDatabase, redactedUrl, resolveCliDatabase } from './cli-database';
+import { cliEnv, readCliDatabaseSettings, readCliKeyWebhookSettings, readCliOutputBaseUrl } from './cli.settings';
 import { readFileSync } from 'node:fs';
 import { checkIds, COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
 
@@ -93,11 +93,12 @@ async function main(argv: string[]): Promise<number> {
   };
   try {
     checkIds(options);
-    if (command === 'migrate' && options['create-database'] === true && process.env.DATABASE_URL) {
-      const created = await createDatabaseIfMissing(process.env.DATABASE_URL);
-      process.stderr.write(`${created ? 'Created' : 'Found'} the database of ${redactedUrl(process.env.DATABASE_URL)}.\n`);
+    const where = readSettings(readCliDatabaseSettings);
+    if (command === 'migrate' && options['create-database'] === true && where.databaseUrl) {
+      const created = await createDatabaseIfMissing(where.databaseUrl);
+      process.stderr.write(`${created ? 'Created' : 'Found'} the database of ${redactedUrl(where.databaseUrl)}.\n`);
     }
-    const database = await resolveCliDatabase(process.env, { mayCreate: COMMANDS[command].mayCreateData === true });
+    const database = await resolveCliDatabase(where, { mayCreate: COMMANDS[command].mayCreateData === true });
     // Which data the command works on, on stderr (stdout stays the command's output, --json included).
     process.stderr.write(`${database.description}\n`);
     try {
@@ -124,6 +125,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Reads settings from the environment with one of cli.settings.ts' readers; a bad value is a ConfigError (exit 2). */
+function readSettings<T>(reader: (env: ReturnType<typeof cliEnv>) => T): T {
+  const env = cliEnv();
+  const settings = reader(env);
+  env.done();
+  return settings;
+}
+
 /**
  * A key's webhook URL and secret need the rules and the encryption keys of the gateway that serves
  * this data: standalone's (its defaults, its key in DATA_DIR/secrets), or a distributed gateway's
@@ -131,17 +140,10 @@ async function main(argv: string[]): Promise<number> {
  */
 function keyWebhookSettings(database: CliDatabase): { webhookPolicy: GatewaySettings['webhookPolicy']; secretKeys: WebhookSecretKeyRing } {
   if (database.mode === 'standalone') {
-    const config = loadStandaloneConfig({ ...process.env, DATA_DIR: database.dataDir ?? undefined });
-    return {
-      webhookPolicy: { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivateNetworks, allowList: config.webhookAllowList },
-      secretKeys: config.webhookSecretKeys,
-    };
+    const { gateway } = loadStandaloneConfig({ ...process.env, DATA_DIR: database.dataDir ?? undefined });
+    return { webhookPolicy: gateway.settings.webhookPolicy, secretKeys: gateway.secretKeys };
   }
-  const env = new EnvReader(process.env);
-  const webhookPolicy = readWebhookPolicy(env, DISTRIBUTED_WEBHOOK_POLICY_DEFAULTS);
-  const secretKeys = readWebhookSecretKeys(env);
-  env.done();
-  return { webhookPolicy, secretKeys };
+  return readSettings(readCliKeyWebhookSettings);
 }
 
 /** The migration job: every schema's pending migrations, each under its advisory lock. */
@@ -166,15 +168,18 @@ function jobLine(job: JobInspection['job']): string {
 
 async function jobs(command: string, o: Options, url: string, out: Out): Promise<void> {
   const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  const cdnBaseUrl = readSettings(readCliOutputBaseUrl);
   const generation = await openGenerationDatabase(url, 2, 'verify');
   const billingDs = await openBillingDatabase(url, 2, 'verify').catch(async (error: unknown) => {
     await generation.destroy();
     throw error;
   });
-  const billingApp = await NestFactory.createApplicationContext(BillingModule.register(billingDs), { logger: false });
+  @Module({ imports: [JobAdminModule.register(generation, { cdnBaseUrl }), BillingModule.register(billingDs)] })
+  class JobsCliModule {}
+  const app = await NestFactory.createApplicationContext(JobsCliModule, { logger: false });
   try {
-    const admin = new JobAdminService(generation, process.env.CDN_BASE_URL ?? '');
-    const billing = billingApp.get(BillingService);
+    const admin = app.get(JobAdminService);
+    const billing = app.get(BillingService);
     const withHold = async (inspection: JobInspection) => ({ ...inspection, hold: await billing.holdForJob(inspection.job.id) });
     switch (command) {
       case 'jobs list': {
@@ -221,7 +226,7 @@ async function jobs(command: string, o: Options, url: string, out: Out): Promise
       }
     }
   } finally {
-    await billingApp.close();
+    await app.close();
     await Promise.allSettled([generation.destroy(), billingDs.destroy()]);
   }
 }
@@ -301,9 +306,10 @@ async function models(command: string, o: Options, url: string, out: Out): Promi
   }
 }
 
-const GATEWAY_CLI_SETTINGS = {
+/** The gateway module without its HTTP side: what the account, key and credit commands use of it. */
+const GATEWAY_CLI_SETTINGS: GatewaySettings = {
+  ...defaultsOf(GATEWAY_VARIABLES, 'cli'),
   publicBaseUrl: '',
-  syncWaitMs: 0,
   bodyLimitBytes: 0,
   outputsDir: null,
   rpcTimeoutMs: 10_000,
@@ -317,9 +323,10 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
   const limit = parseInteger('limit', str('limit'), 500);
   if (limit < 1 || limit > 10_000) throw new ValidationError('--limit must be between 1 and 10000');
   const webhooks = await openWebhooksDatabase(url, 2, 'verify');
+  const app = await NestFactory.createApplicationContext(DeliveriesAdminModule.register(webhooks), { logger: false });
   try {
     // To the generation's own destination, as a customer's redeliver: nothing to ask the keys.
-    const outcomes = await new DeliveriesAdminService(webhooks).retryFailedSince(since, {
+    const outcomes = await app.get(DeliveriesAdminService).retryFailedSince(since, {
       accountId: str('account'),
       limit,
       dryRun: o['dry-run'] === true,
@@ -333,6 +340,7 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
     );
     out(lines.join('\n'), { since: since.toISOString(), deliveries: outcomes });
   } finally {
+    await app.close();
     await webhooks.destroy();
   }
 }

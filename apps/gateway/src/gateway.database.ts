@@ -4,7 +4,7 @@ import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { SessionEntity } from './dashboard/sessions/session.entity';
 import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
-import { UserEntity } from './dashboard/sessions/user.entity';
+import { UserEntity } from './users/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
 import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';

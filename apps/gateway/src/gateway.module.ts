@@ -19,6 +19,7 @@ import { WebhookSecretCipher, WebhookSecretKeyRing } from './auth/webhook-secret
 import { dashboardParts } from './dashboard/dashboard.parts';
 import type { DashboardSettings } from './dashboard/dashboard.settings';
 import { UsersRepository } from './dashboard/sessions/users.repository';
+import { UserAccountsRepository } from './users/user-accounts.repository';
 import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -53,11 +54,12 @@ export class GatewayModule {
       providers: [
         { provide: WebhookSecretCipher, useValue: new WebhookSecretCipher(options.secretKeys ?? null) },
         UsersRepository,
+        UserAccountsRepository,
         ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
-        { provide: API_KEY_CACHE_SETTINGS, useValue: DEFAULT_API_KEY_CACHE_SETTINGS },
+        { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
         ApiKeyCache,
         ApiKeysService,
         KeyWebhooksService,

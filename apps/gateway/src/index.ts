@@ -1,12 +1,12 @@
-export * from './gateway.module';
-export * from './gateway.database';
-export * from './gateway.tokens';
-export * from './http/http-app';
-export * from './provisioning/provisioning.service';
-export * from './auth/api-keys.service';
-export * from './auth/key-webhooks.service';
-export * from './maintenance/gateway-janitor.service';
-export * from './dashboard/dashboard.settings';
-export * from './auth/webhook-secret-cipher';
+// The gateway as other processes compose it (standalone, the CLI): its module, database, HTTP set-up and settings.
+export { GatewayModule } from './gateway.module';
+export { authDatabaseOptions, openAuthDatabase } from './gateway.database';
+export { configureHttpApp, createFastifyAdapter } from './http/http-app';
+export { ProvisioningService } from './provisioning/provisioning.service';
+export { ApiKeysService } from './auth/api-keys.service';
+export { KeyWebhooksService } from './auth/key-webhooks.service';
+export { GatewayJanitorService } from './maintenance/gateway-janitor.service';
+export { newWebhookSecretKey, type WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
+export { GATEWAY_VARIABLES, readGatewayParts, readWebhookSecretKeys, type GatewayParts } from './gateway.settings';
+export type { GatewaySettings } from './gateway.tokens';
 export { toKeyView } from './dashboard/keys/dashboard-keys.service';
-export type { KeyView } from './dashboard/keys/dashboard-keys.service';

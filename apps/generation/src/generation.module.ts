@@ -76,7 +76,7 @@ export class GenerationModule {
             new JobMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [JobsService, CatalogueService, JobsRepository, ModelsRepository, JobJanitorService],
+      exports: [JobsService, CatalogueService, JobJanitorService],
     };
   }
 }

@@ -1,18 +1,17 @@
-export * from './generation.module';
-export * from './generation.database';
-export * from './generation.tokens';
-export * from './catalogue/catalogue';
-export * from './engines/engine';
+// The generation service as other processes compose it (standalone, the CLI) and embed it (engines and
+// models of their own): its module, database, settings, catalogue types and operator modules.
+export { GenerationModule } from './generation.module';
+export { generationDatabaseOptions, openGenerationDatabase } from './generation.database';
+export type { GenerationSettings } from './generation.tokens';
+export { readGenerationSettings } from './generation.settings';
+export { CATALOGUE, type ModelDefinitionInput } from './catalogue/catalogue';
+export { EngineError, type Engine, type EngineOutput, type EngineRequest } from './engines/engine';
 export { InstantEngine } from './engines/instant.engine';
-export { JobsRepository } from './jobs/jobs.repository';
-export * from './catalogue/catalogue.settings';
-export * from './catalogue/model-entry';
-export type { EngineKind, ProviderContext } from './providers';
-export type { RemoteEngineSettings } from './providers/remote/remote-engine.settings';
-export * from './admin/job-admin.service';
-export type { OperatorJobRow, OutboxRow } from './admin/job-admin.repository';
+export { parseCatalogueFile, type ModelEntry } from './catalogue/model-entry';
+export type { EngineKind } from './providers';
+export { JobAdminModule } from './admin/job-admin.module';
+export { JobAdminService, type JobInspection } from './admin/job-admin.service';
 export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-admin.service';
 export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
-export type { CatalogueSyncResult } from './catalogue/models.repository';
 export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/job-janitor.service';

@@ -1,2 +1,3 @@
-export * from './standalone';
-export * from './standalone.config';
+// Standalone mode as the CLI, the test harness and the benchmarks start it.
+export { startStandalone, STANDALONE_DATABASE, type RunningStandalone, type StandaloneOverrides } from './standalone';
+export { loadStandaloneConfig, readStandaloneConfig, STANDALONE_VARIABLES, type StandaloneConfig } from './standalone.config';

@@ -1,48 +1,50 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EnvReader, HttpLimits, LogLevelName, readHttpLimits, readOpsConfig, readTrustProxy } from '@gen/config';
-import { DashboardSettings, newWebhookSecretKey, readDashboardSettings, readWebhookSecretKeys, WebhookSecretKeyRing } from '@gen/gateway';
-import { readCatalogueSettings } from '@gen/generation';
+import {
+  DATABASE_URL,
+  EnvReader,
+  Fallback,
+  HttpLimits,
+  int,
+  OpsConfig,
+  processIdentity,
+  PUBLIC_URL_VARIABLES,
+  readOpsConfig,
+  readPublicHttp,
+  text,
+} from '@gen/config';
+import { BillingSettings, readBillingSettings } from '@gen/billing';
+import { GatewayParts, newWebhookSecretKey, readGatewayParts } from '@gen/gateway';
+import { GenerationSettings, readGenerationSettings } from '@gen/generation';
+import { readWebhooksSettings, WebhooksSettings } from '@gen/webhooks';
 
+/** The variables only standalone reads (the CLI reads DATA_DIR too, to find standalone data). */
+export const STANDALONE_VARIABLES = {
+  dataDir: text('DATA_DIR', '.data', 'embedded PostgreSQL and outputs (the CLI refuses a missing one for a read)'),
+  embeddedPgPort: int('EMBEDDED_PG_PORT', new Fallback('a free port', () => 0), 'port of the embedded PostgreSQL', { min: 0, max: 65535 }),
+  demoCredits: int('DEMO_CREDITS', 1000, 'credits of the demo account made on first start', { min: 0 }),
+};
+
+/** Standalone mode's configuration: the four services' declarations, composed, and its own. */
 export interface StandaloneConfig {
-  host: string;
-  port: number;
+  ops: OpsConfig;
+  /** Body size, the time headers and body may take, and which proxies may set X-Forwarded-For. */
+  http: { limits: HttpLimits; trustProxy: boolean | number | string };
   publicBaseUrl: string;
-  cdnBaseUrl: string;
+  /** The data folder (absolute): embedded PostgreSQL in pg/, outputs in `outputsDir`. */
   dataDir: string;
+  /** DATA_DIR/outputs: generation writes outputs there, the gateway serves them. */
+  outputsDir: string;
   /** A PostgreSQL server to use instead of the embedded one. */
   databaseUrl: string | null;
   embeddedPgPort: number;
-  syncWaitMs: number;
-  /** Body size and the time headers and body may take (BODY_LIMIT_BYTES, HTTP_*_TIMEOUT_MS). */
-  httpLimits: HttpLimits;
-  /** Which proxies may set X-Forwarded-For (TRUST_PROXY; default none). */
-  trustProxy: boolean | number | string;
-  rpcTimeoutMs: number;
-  workerConcurrency: number;
-  latencyScale: number;
-  pollIntervalMs: number;
-  leaseMs: number;
-  queueCapPerSlot: number;
-  webhookAllowHttp: boolean;
-  webhookAllowPrivateNetworks: boolean;
-  webhookAllowList: string[];
   demoCredits: number;
-  dashboard: DashboardSettings;
-  webhookSecretKeys: WebhookSecretKeyRing;
-  /** CATALOGUE_REFRESH_MS, UPSTREAM_ALLOW_PRIVATE_NETWORKS (standalone: allowed), ESPEAK_NG_PATH. */
-  catalogueRefreshMs: number;
+  gateway: GatewayParts;
+  billing: BillingSettings;
+  generation: GenerationSettings;
+  webhooks: WebhooksSettings;
   /** Where provider credentials named by models (`tokenEnv`) are read: the environment the config came from. */
   credentialEnv: Readonly<Record<string, string | undefined>>;
-  upstreamAllowPrivateNetworks: boolean;
-  espeakPath: string;
-  outputRetentionSeconds: number;
-  /** SSE_STREAMS_PER_ACCOUNT: live status streams one account may hold open. */
-  streamsPerAccount: number;
-  streamHeartbeatMs: number;
-  outputSweepIntervalMs: number;
-  logLevel: LogLevelName;
-  shutdown: { delayMs: number; timeoutMs: number };
 }
 
 /**
@@ -63,50 +65,42 @@ export function dataDirWebhookSecretKey(dataDir: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** Standalone mode's settings (README, "Configuration"), validated once; a bad value stops start-up. */
-export function loadStandaloneConfig(source: Record<string, string | undefined> = process.env): StandaloneConfig {
-  const env = new EnvReader(source);
-  const ops = readOpsConfig(env, { portVariable: 'PORT', port: 3000, host: '127.0.0.1', shutdownDelayMs: 0 });
-  const port = ops.http.port;
-  const publicBaseUrl = env.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
-  const cdnBaseUrl = env.url('CDN_BASE_URL', `${publicBaseUrl}/cdn`);
-  const dataDir = resolve(env.string('DATA_DIR', '.data'));
-  const webhookAllowHttp = env.bool('WEBHOOK_ALLOW_HTTP', true);
-  const webhookAllowPrivateNetworks = env.bool('WEBHOOK_ALLOW_PRIVATE_NETWORKS', true);
-  const webhookAllowList = env.list('WEBHOOK_ALLOW_LIST');
-  const config: StandaloneConfig = {
-    host: ops.http.host,
-    port,
-    publicBaseUrl,
-    cdnBaseUrl,
+/** Everything standalone reads: each service's declaration (its standalone defaults) and its own variables. */
+export function readStandaloneConfig(env: EnvReader, source: Readonly<Record<string, string | undefined>>): StandaloneConfig {
+  const ops = readOpsConfig(env);
+  const http = readPublicHttp(env);
+  const urls = env.readAll(PUBLIC_URL_VARIABLES);
+  const databaseUrl = env.read(DATABASE_URL);
+  const own = env.readAll(STANDALONE_VARIABLES);
+  const dataDir = resolve(own.dataDir);
+  const outputsDir = join(dataDir, 'outputs');
+  return {
+    ops,
+    http,
+    publicBaseUrl: urls.publicBaseUrl,
     dataDir,
-    databaseUrl: env.optionalString('DATABASE_URL') ?? null,
-    embeddedPgPort: env.int('EMBEDDED_PG_PORT', 0, { min: 0, max: 65535 }),
-    syncWaitMs: env.int('SYNC_WAIT_MS', 30_000, { min: 0, max: 300_000 }),
-    httpLimits: readHttpLimits(env),
-    trustProxy: readTrustProxy(env),
-    rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
-    workerConcurrency: env.int('WORKER_CONCURRENCY', 8, { min: 1, max: 1000 }),
-    latencyScale: Number(env.string('ENGINE_LATENCY_SCALE', '1')),
-    pollIntervalMs: env.int('JOB_POLL_INTERVAL_MS', 500, { min: 20, max: 60_000 }),
-    leaseMs: env.int('JOB_LEASE_MS', 15_000, { min: 500, max: 600_000 }),
-    queueCapPerSlot: env.int('QUEUE_CAP_PER_SLOT', 10, { min: 0, max: 10_000 }),
-    webhookAllowHttp,
-    webhookAllowPrivateNetworks,
-    webhookAllowList,
-    demoCredits: env.int('DEMO_CREDITS', 1000, { min: 0 }),
-    dashboard: readDashboardSettings(env, { publicBaseUrl, cdnBaseUrl }),
-    webhookSecretKeys: readWebhookSecretKeys(env, () => dataDirWebhookSecretKey(dataDir)),
-    ...readCatalogueSettings(env, { allowPrivateUpstreams: true }),
+    outputsDir,
+    databaseUrl,
+    embeddedPgPort: own.embeddedPgPort,
+    demoCredits: own.demoCredits,
+    gateway: readGatewayParts(env, {
+      urls,
+      limits: http.limits,
+      rpcTimeoutMs: ops.rpcTimeoutMs,
+      outputsDir,
+      secretKeyFallback: () => dataDirWebhookSecretKey(dataDir),
+    }),
+    billing: readBillingSettings(env),
+    generation: readGenerationSettings(env, { ops, cdnBaseUrl: urls.cdnBaseUrl, workerId: processIdentity('standalone') }),
+    webhooks: readWebhooksSettings(env),
     credentialEnv: source,
-    streamsPerAccount: env.int('SSE_STREAMS_PER_ACCOUNT', 20, { min: 1, max: 10_000 }),
-    streamHeartbeatMs: env.int('SSE_HEARTBEAT_MS', 15_000, { min: 100, max: 300_000 }),
-    logLevel: ops.logLevel,
-    shutdown: ops.shutdown,
   };
-  if (!Number.isFinite(config.latencyScale) || config.latencyScale < 0) {
-    env.problem(`ENGINE_LATENCY_SCALE must be a non-negative number (got "${source.ENGINE_LATENCY_SCALE}")`);
-  }
+}
+
+/** Standalone mode's settings (README, "Configuration"), validated once; a bad value stops start-up. */
+export function loadStandaloneConfig(source: Readonly<Record<string, string | undefined>> = process.env): StandaloneConfig {
+  const env = new EnvReader(source, 'standalone');
+  const config = readStandaloneConfig(env, source);
   env.done();
   return config;
 }

@@ -3,7 +3,6 @@ import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { join } from 'node:path';
 import { openBillingDatabase } from '@gen/billing';
-import { processIdentity } from '@gen/config';
 import { HealthSubjects } from '@gen/contracts';
 import { configureHttpApp, createFastifyAdapter, openAuthDatabase, ProvisioningService } from '@gen/gateway';
 import { Engine, ModelDefinitionInput, openGenerationDatabase } from '@gen/generation';
@@ -67,7 +66,7 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
     const bus = new InProcessBus();
     const observability = ObservabilityModule.forRoot({
       service: 'standalone',
-      logging: { level: overrides.logger === false ? 'silent' : config.logLevel, destination: overrides.logDestination },
+      logging: { level: overrides.logger === false ? 'silent' : config.ops.logLevel, destination: overrides.logDestination },
       answersPingFor: ['gateway', 'billing', 'generation', 'webhooks'],
       readiness: {
         inject: [RpcClient],
@@ -86,70 +85,31 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       observability,
       bus,
       databases: { auth, billing, generation, webhooks },
-      gateway: {
-        publicBaseUrl: config.publicBaseUrl,
-        syncWaitMs: config.syncWaitMs,
-        bodyLimitBytes: config.httpLimits.bodyLimitBytes,
-        outputsDir: join(config.dataDir, 'outputs'),
-        rpcTimeoutMs: config.rpcTimeoutMs,
-        streamsPerAccount: config.streamsPerAccount,
-        streamHeartbeatMs: config.streamHeartbeatMs,
-        webhookPolicy: {
-          allowHttp: config.webhookAllowHttp,
-          allowPrivate: config.webhookAllowPrivateNetworks,
-          allowList: config.webhookAllowList,
-        },
-      },
-      dashboard: config.dashboard,
-      webhookSecretKeys: config.webhookSecretKeys,
-      generation: {
-        cdnBaseUrl: config.cdnBaseUrl,
-        workerConcurrency: config.workerConcurrency,
-        leaseMs: config.leaseMs,
-        maxAttempts: 3,
-        pollIntervalMs: config.pollIntervalMs,
-        engineTimeoutMs: 120_000,
-        latencyScale: config.latencyScale,
-        queueCapPerSlot: config.queueCapPerSlot,
-        workerId: processIdentity('standalone'),
-        drainTimeoutMs: Math.max(500, config.shutdown.timeoutMs - 5_000),
-        catalogueRefreshMs: config.catalogueRefreshMs,
-        upstreamAllowPrivateNetworks: config.upstreamAllowPrivateNetworks,
-        outputRetentionSeconds: config.outputRetentionSeconds,
-        outputSweepIntervalMs: config.outputSweepIntervalMs,
-      },
-      webhooks: {
-        allowHttp: config.webhookAllowHttp,
-        allowPrivateNetworks: config.webhookAllowPrivateNetworks,
-        allowList: config.webhookAllowList,
-      },
-      storageDir: join(config.dataDir, 'outputs'),
+      config,
       models: overrides.models,
       engines: overrides.engines,
-      espeakPath: config.espeakPath,
-      credentialEnv: config.credentialEnv,
     });
-    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.httpLimits, config.trustProxy), {
+    const app = await NestFactory.create<NestFastifyApplication>(module, createFastifyAdapter(config.http.limits, config.http.trustProxy), {
       bufferLogs: true,
       abortOnError: false,
     });
     configureObservedHttp(app);
     if (overrides.logger) app.useLogger(overrides.logger);
-    configureHttpApp(app, config.httpLimits);
+    configureHttpApp(app, config.http.limits);
     // RpcErrorFilter is bound on each message controller (a hybrid app's microservice is already initialised here).
     app.connectMicroservice({ strategy: new InProcessServer(bus) }, { inheritAppConfig: false });
     await app.startAllMicroservices();
-    await app.listen(config.port, config.host);
+    await app.listen(config.ops.http.port, config.ops.http.host);
     const address = app.getHttpServer().address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
+    const port = typeof address === 'object' && address ? address.port : config.ops.http.port;
     return {
       app,
-      url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+      url: `http://${config.ops.http.host === '0.0.0.0' ? '127.0.0.1' : config.ops.http.host}:${port}`,
       provisioning: app.get(ProvisioningService),
       databases: { auth, billing, generation, webhooks },
       embeddedPostgres: embedded,
       stop: async () => {
-        await drainAndClose(app, config.shutdown);
+        await drainAndClose(app, config.ops.shutdown);
         await Promise.allSettled(opened.map((ds) => ds.destroy()));
         if (embedded) await embedded.stop();
       },

@@ -1,8 +1,8 @@
-export * from './webhooks.module';
-export * from './webhooks.database';
-export * from './webhooks.settings';
-export * from './deliveries/deliveries.service';
-export * from './dispatch/delivery-dispatcher.service';
-export * from './metrics/delivery-metrics';
-export * from './admin/deliveries-admin.service';
-export * from './deliveries/webhook-body';
+// The webhooks service as other processes compose it (standalone, the CLI) and the benchmarks drive it.
+export { WebhooksModule } from './webhooks.module';
+export { openWebhooksDatabase, webhooksDatabaseOptions } from './webhooks.database';
+export { readWebhooksSettings, WEBHOOKS_DEFAULTS, type WebhooksSettings } from './webhooks.settings';
+export { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
+export { DeliveriesAdminModule } from './admin/deliveries-admin.module';
+export { DeliveriesAdminService } from './admin/deliveries-admin.service';
+export { serialiseWebhookBody, webhookBody } from './deliveries/webhook-body';

@@ -7,7 +7,6 @@ import { readWebhooksSettings } from './webhooks.settings';
 /** Distributed mode: the webhooks service (deliveries and their attempts); health and metrics on HTTP_PORT. */
 runNatsService({
   service: 'webhooks',
-  defaultHttpPort: 8083,
   readSettings: (env) => readWebhooksSettings(env),
   openDatabase: openWebhooksDatabase,
   // Deliveries in flight finish (the dispatcher's shutdown hooks bound them); unacknowledged events are redelivered.

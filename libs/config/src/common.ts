@@ -1,38 +1,24 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import type { NatsTransportConfig } from '@gen/transport';
-import { EnvReader } from './env';
+import { PUBLIC_LISTENER_VARIABLES } from './ops';
+import { derived, text, url } from './variables';
 
-/** NATS settings shared by every distributed service (NATS_URL, NATS_SUBJECT_PREFIX, NATS_STREAM). */
-export function readNatsConfig(env: EnvReader, service: string): NatsTransportConfig {
-  const prefix = env.string('NATS_SUBJECT_PREFIX', '');
-  if (prefix && !/^[A-Za-z0-9_-]+\.$/.test(prefix)) {
-    env.problem(`NATS_SUBJECT_PREFIX must be a subject token followed by a dot, e.g. "t1a2b3." (got "${prefix}")`);
-  }
-  return {
-    url: env.url('NATS_URL', 'nats://127.0.0.1:4222', ['nats:', 'tls:']),
-    service,
-    subjectPrefix: prefix,
-    streamName: env.string('NATS_STREAM', 'GEN_EVENTS'),
-    requestTimeoutMs: env.int('RPC_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
-  };
-}
+const publicBaseUrl = url(
+  'PUBLIC_BASE_URL',
+  derived('`http://localhost:$PORT`', (valueOf) => `http://localhost:${valueOf(PUBLIC_LISTENER_VARIABLES.port)}`),
+  'where clients reach the API',
+);
+
+/** Where clients reach the API and its outputs (the gateway, generation, standalone, the CLI). */
+export const PUBLIC_URL_VARIABLES = {
+  publicBaseUrl,
+  cdnBaseUrl: url('CDN_BASE_URL', derived('`$PUBLIC_BASE_URL/cdn`', (valueOf) => `${valueOf(publicBaseUrl)}/cdn`), "base of `output_url` (generation writes it into records; the gateway's dashboard allows it in its CSP). Distributed: set it (or `PUBLIC_BASE_URL`) on generation, or every `output_url` points at `localhost:3000`"),
+};
+
+/** The outputs folder of a distributed deployment (standalone keeps them in DATA_DIR/outputs). */
+export const STORAGE_DIR = text('STORAGE_DIR', '.data/outputs', 'where outputs are written (generation) and served from (gateway)');
 
 /** A name unique to this process, for lease ownership and logs. */
 export function processIdentity(service: string): string {
   return `${service}-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-}
-
-/**
- * Which proxies may set X-Forwarded-For (TRUST_PROXY): `false` (default: the client address is the
- * peer's), a hop count (`1` behind one ingress), or a comma-separated list of proxy IPs/CIDRs.
- * Trusting every proxy would let any client choose the address that sign-in throttling counts.
- */
-export function readTrustProxy(env: EnvReader): boolean | number | string {
-  const value = env.string('TRUST_PROXY', 'false');
-  if (value === 'false') return false;
-  if (/^\d{1,2}$/.test(value)) return Number(value);
-  if (/^[0-9a-fA-F.:/, ]+$/.test(value)) return value;
-  env.problem(`TRUST_PROXY must be false, a hop count, or a comma-separated list of proxy IPs/CIDRs (got "${value}")`);
-  return false;
 }

@@ -1,3 +1,5 @@
+import { Mode, ProcessName, ReadContext, REQUIRED, SettingsOf, Variable, Variables } from './variables';
+
 /**
  * Reads configuration from the environment once, at start-up, into a typed object. Every bad value
  * is collected, and the process stops with one message naming each variable and what is wrong.
@@ -9,81 +11,56 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+type Env = Readonly<Record<string, string | undefined>>;
 
+function modeOf(process: ProcessName): Mode {
+  return process === 'standalone' ? 'standalone' : 'distributed';
+}
+
+/**
+ * One process's reading of its environment: the declared variables it reads (each once, checked,
+ * with the defaults of this process and mode), every problem found, and which variables were read.
+ */
 export class EnvReader {
+  readonly context: ReadContext;
   private readonly problems: string[] = [];
+  private readonly values = new Map<Variable<unknown>, unknown>();
+  private readonly byName = new Map<string, Variable<unknown>>();
 
-  constructor(private readonly env: Env = process.env) {}
-
-  string(name: string, fallback?: string): string {
-    const value = this.raw(name);
-    if (value !== undefined) return value;
-    if (fallback !== undefined) return fallback;
-    this.problems.push(`${name} is required`);
-    return '';
+  /** `context`: the process reading (its mode follows: standalone, or distributed for the rest) or both. */
+  constructor(
+    private readonly env: Env,
+    context: ProcessName | ReadContext,
+  ) {
+    this.context = typeof context === 'string' ? { process: context, mode: modeOf(context) } : context;
   }
 
-  optionalString(name: string): string | undefined {
-    return this.raw(name);
+  /** The variable's value: as set (checked), or its default here; a problem is recorded when it is bad or missing. */
+  read<T>(variable: Variable<T>): T {
+    if (this.values.has(variable)) return this.values.get(variable) as T;
+    const other = this.byName.get(variable.name);
+    // Two declarations of one name would be two decisions about one setting.
+    if (other && other !== variable) throw new Error(`${variable.name} is declared twice; import the one declaration instead`);
+    const value = this.resolve(variable, (message) => this.problems.push(message));
+    this.values.set(variable, value);
+    this.byName.set(variable.name, variable);
+    return value;
   }
 
-  int(name: string, fallback: number, range: { min?: number; max?: number } = {}): number {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(parsed)) {
-      this.problems.push(`${name} must be an integer (got "${value}")`);
-      return fallback;
-    }
-    if ((range.min !== undefined && parsed < range.min) || (range.max !== undefined && parsed > range.max)) {
-      this.problems.push(`${name} must be between ${range.min ?? '-inf'} and ${range.max ?? 'inf'} (got ${parsed})`);
-      return fallback;
-    }
-    return parsed;
+  /** Every variable of a table, as a typed object with the table's keys. */
+  readAll<V extends Variables>(table: V): SettingsOf<V> {
+    return Object.fromEntries(Object.entries(table).map(([key, variable]) => [key, this.read(variable)])) as SettingsOf<V>;
   }
 
-  bool(name: string, fallback: boolean): boolean {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if (['1', 'true', 'yes', 'on'].includes(value.toLowerCase())) return true;
-    if (['0', 'false', 'no', 'off'].includes(value.toLowerCase())) return false;
-    this.problems.push(`${name} must be true or false (got "${value}")`);
-    return fallback;
+  /** The variables this process has read, in order (the README's configuration table is made from them). */
+  variablesRead(): Variable<unknown>[] {
+    return [...this.values.keys()];
   }
 
-  url(name: string, fallback?: string, protocols: string[] = ['http:', 'https:']): string {
-    const value = this.raw(name) ?? fallback;
-    if (value === undefined) {
-      this.problems.push(`${name} is required`);
-      return '';
-    }
-    try {
-      const parsed = new URL(value);
-      if (!protocols.includes(parsed.protocol)) {
-        this.problems.push(`${name} must use ${protocols.join(' or ')} (got "${parsed.protocol}")`);
-      }
-    } catch {
-      this.problems.push(`${name} must be a URL (got "${value}")`);
-    }
-    return value.replace(/\/+$/, '');
-  }
-
-  oneOf<T extends string>(name: string, values: readonly T[], fallback: T): T {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    if ((values as readonly string[]).includes(value)) return value as T;
-    this.problems.push(`${name} must be one of ${values.join(', ')} (got "${value}")`);
-    return fallback;
-  }
-
-  list(name: string, fallback: string[] = []): string[] {
-    const value = this.raw(name);
-    if (value === undefined) return fallback;
-    return value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0);
+  /** The trimmed text of a variable that is set and not blank, for the few checks outside declarations. */
+  text(name: string): string | undefined {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
   }
 
   /** Records a problem found by the caller's own check. */
@@ -96,8 +73,27 @@ export class EnvReader {
     if (this.problems.length > 0) throw new ConfigError(this.problems);
   }
 
-  private raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  private resolve<T>(variable: Variable<T>, problem: (message: string) => void): T {
+    const text = this.text(variable.name);
+    const fallback = variable.fallback.value(this.context, (other) => this.peek(other));
+    if (text === undefined) {
+      if (fallback !== REQUIRED) return fallback;
+      problem(`${variable.name} is required`);
+      return variable.placeholder;
+    }
+    const parsed = variable.parse(text, problem);
+    if (parsed !== undefined) return parsed;
+    return fallback === REQUIRED ? variable.placeholder : fallback;
   }
+
+  /** Another variable's value for a default made from it: as read here, or as it would be (not recorded, problems ignored). */
+  private peek<T>(variable: Variable<T>): T {
+    if (this.values.has(variable)) return this.values.get(variable) as T;
+    return this.resolve(variable, () => undefined);
+  }
+}
+
+/** A table's values when nothing is set, as `context` would read them (settings built in code: tests, tools). */
+export function defaultsOf<V extends Variables>(table: V, context: ProcessName | ReadContext): SettingsOf<V> {
+  return new EnvReader({}, context).readAll(table);
 }

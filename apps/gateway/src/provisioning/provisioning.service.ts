@@ -5,9 +5,9 @@ import { NotFoundError, ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { ApiKeysService, CreatedApiKey } from '../auth/api-keys.service';
 import { AuthRepository } from '../auth/auth.repository';
-import { isEmailAddress } from '../dashboard/sessions/email-address';
-import { PasswordHasher } from '../dashboard/sessions/password-hasher';
-import { NewUser, UsersRepository } from '../dashboard/sessions/users.repository';
+import { isEmailAddress } from '../users/email-address';
+import { PasswordHasher } from '../users/password-hasher';
+import { NewUser, UserAccountsRepository } from '../users/user-accounts.repository';
 
 export interface ProvisionedAccount {
   accountId: string;
@@ -32,7 +32,7 @@ export class ProvisioningService {
     private readonly auth: AuthRepository,
     private readonly keys: ApiKeysService,
     private readonly rpc: RpcClient,
-    private readonly users: UsersRepository,
+    private readonly users: UserAccountsRepository,
   ) {}
 
   async createAccount(name: string, plan: PlanName, credits: number): Promise<ProvisionedAccount> {

@@ -5,6 +5,7 @@ import { AccountPlanService } from '../api/account-plan.service';
 import type { AuthenticatedRequest } from '../auth/api-key.guard';
 import { AccountRateLimitGuard } from './account-rate-limit.guard';
 import { RateLimitRepository } from './rate-limit.repository';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from './rate-limit.settings';
 import { SlicedThrottlerStorage } from './sliced-throttler.storage';
 
@@ -41,7 +42,11 @@ export function rateLimitOptions(plans: AccountPlanService): ThrottlerModuleOpti
  */
 export const RATE_LIMIT_PROVIDERS: Provider[] = [
   { provide: getOptionsToken(), useFactory: rateLimitOptions, inject: [AccountPlanService] },
-  { provide: RATE_LIMIT_SETTINGS, useValue: DEFAULT_RATE_LIMIT_SETTINGS },
+  {
+    provide: RATE_LIMIT_SETTINGS,
+    useFactory: (settings: GatewaySettings) => settings.rateLimit ?? DEFAULT_RATE_LIMIT_SETTINGS,
+    inject: [GATEWAY_SETTINGS],
+  },
   { provide: getStorageToken(), useClass: SlicedThrottlerStorage },
   RateLimitRepository,
   AccountRateLimitGuard,

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { JobStatus } from '@gen/contracts';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { GENERATION_DB } from '../generation.tokens';
 
 export interface OperatorJobRow {
   id: string;
@@ -29,8 +31,9 @@ export interface OutboxRow {
  * Operator queries across accounts (the CLI's `jobs` commands). Not used on any request path:
  * customer reads go through JobsRepository, which always takes the account id.
  */
+@Injectable()
 export class JobAdminRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
 
   /** Jobs in a state for longer than `olderThanSeconds` (queued: since submission; processing: since start), oldest first. */
   list(options: { status?: JobStatus; olderThanSeconds?: number; accountId?: string; limit: number }): Promise<OperatorJobRow[]> {

@@ -1,7 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { JobStatus } from '@gen/contracts';
 import { ConflictError, NotFoundError } from '@gen/errors';
-import type { DataSource } from 'typeorm';
 import { finishedEvent } from '../jobs/job-events';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { JobAdminRepository, OperatorJobRow, OutboxRow } from './job-admin.repository';
 
@@ -21,17 +22,14 @@ export interface JobInspection {
  * generation.failed event in one transaction, the outbox relay publishes it, billing releases the
  * hold (the refund) and webhooks notify the customer.
  */
+@Injectable()
 export class JobAdminService {
-  private readonly admin: JobAdminRepository;
-  private readonly jobs: JobsRepository;
-
   constructor(
-    dataSource: DataSource,
-    private readonly cdnBaseUrl: string,
-  ) {
-    this.admin = new JobAdminRepository(dataSource);
-    this.jobs = new JobsRepository(dataSource);
-  }
+    private readonly admin: JobAdminRepository,
+    private readonly jobs: JobsRepository,
+    /** The base of output URLs in the records its events carry, as the service has it. */
+    @Inject(GENERATION_SETTINGS) private readonly settings: Pick<GenerationSettings, 'cdnBaseUrl'>,
+  ) {}
 
   list(options: { status?: JobStatus; olderThanSeconds?: number; accountId?: string; limit: number }): Promise<OperatorJobRow[]> {
     return this.admin.list(options);
@@ -63,7 +61,7 @@ export class JobAdminService {
       );
     }
     const finished = await this.jobs.finish(jobId, null, { status: 'failed', error: OPERATOR_FAILURE_MESSAGE }, (job) =>
-      finishedEvent(job, this.cdnBaseUrl),
+      finishedEvent(job, this.settings.cdnBaseUrl),
     );
     if (!finished) throw new ConflictError(`Job ${jobId} reached a final state meanwhile; nothing changed.`);
     return this.inspect(jobId);

@@ -1,6 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
-import type { DataSource } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { DestinationSource } from '../deliveries/delivery.entity';
+import { WEBHOOKS_DB } from '../webhooks.tokens';
 
 /** A generation whose latest delivery failed (all attempts used), as the operator retries it. */
 export interface FailedDelivery {
@@ -16,8 +18,9 @@ export interface FailedDelivery {
 }
 
 /** Operator queries across accounts (CLI `deliveries retry`); customer reads always take the account id. */
+@Injectable()
 export class DeliveriesAdminRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(@Inject(WEBHOOKS_DB) private readonly db: DataSource) {}
 
   /**
    * Generations whose most recent delivery (original or redelivery) ended failed at or after

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
 import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { redeliveryOf } from '../deliveries/redelivery';
 import { DeliveriesAdminRepository } from './deliveries-admin.repository';
@@ -29,14 +29,12 @@ function origin(url: string): string {
  * each attempt with the key's current secret), to the generation's destination. The rows are
  * written here, unclaimed; the running webhooks service's dispatcher picks them up on its next poll.
  */
+@Injectable()
 export class DeliveriesAdminService {
-  private readonly admin: DeliveriesAdminRepository;
-  private readonly deliveries: DeliveriesRepository;
-
-  constructor(dataSource: DataSource) {
-    this.admin = new DeliveriesAdminRepository(dataSource);
-    this.deliveries = new DeliveriesRepository(dataSource);
-  }
+  constructor(
+    private readonly admin: DeliveriesAdminRepository,
+    private readonly deliveries: DeliveriesRepository,
+  ) {}
 
   async retryFailedSince(since: Date, options: { accountId?: string; limit: number; dryRun: boolean }): Promise<RetryOutcome[]> {
     const failed = await this.admin.failedSince(since, options);

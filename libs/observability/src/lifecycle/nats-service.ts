@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { ServiceName } from '@gen/contracts';
-import { EnvReader, OpsConfig, readNatsConfig, readOpsConfig, runMain } from '@gen/config';
+import { EnvReader, OpsConfig, readServiceConfig, runMain } from '@gen/config';
 import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
 import type { DataSource } from 'typeorm';
 import { flagCheck, natsCheck, postgresCheck } from '../health/readiness-check';
@@ -11,9 +11,7 @@ import { drainAndClose } from './graceful-shutdown';
 /** What differs between the NATS-only services (billing, generation, webhooks); the rest is shared. */
 export interface NatsServiceDefinition<Settings> {
   service: ServiceName;
-  /** HTTP_PORT default of the service's /healthz, /readyz and /metrics listener. */
-  defaultHttpPort: number;
-  /** The service's own settings; report bad values with env.problem() so start-up names them all. */
+  /** The service's own settings (its settings file's declarations); bad values are collected by `env`, so start-up names them all. */
   readSettings(env: EnvReader, ops: OpsConfig): Settings;
   openDatabase(url: string, poolSize: number, migrations: 'run' | 'verify'): Promise<DataSource>;
   module(dataSource: DataSource, settings: Settings): DynamicModule;
@@ -26,15 +24,11 @@ export interface NatsServiceDefinition<Settings> {
  */
 export function runNatsService<Settings>(definition: NatsServiceDefinition<Settings>): void {
   runMain(definition.service, async () => {
-    const env = new EnvReader();
-    const databaseUrl = env.url('DATABASE_URL', undefined, ['postgres:', 'postgresql:']);
-    const nats = readNatsConfig(env, definition.service);
-    const poolSize = env.int('DATABASE_POOL_SIZE', 20, { min: 1, max: 500 });
-    const ops = readOpsConfig(env, { portVariable: 'HTTP_PORT', port: definition.defaultHttpPort, host: '0.0.0.0', shutdownDelayMs: 0 });
-    const migrations = env.oneOf('MIGRATIONS', ['run', 'verify'] as const, 'run');
+    const env = new EnvReader(process.env, definition.service);
+    const { ops, database, nats } = readServiceConfig(env);
     const settings = definition.readSettings(env, ops);
     env.done();
-    const dataSource = await definition.openDatabase(databaseUrl, poolSize, migrations);
+    const dataSource = await definition.openDatabase(database.url, database.poolSize, database.migrations);
     const server = new NatsJetStreamServer(nats, Math.min(10_000, ops.shutdown.timeoutMs / 2));
 
     @Module({

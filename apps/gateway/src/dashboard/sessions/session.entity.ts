@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
-import { UserEntity } from './user.entity';
+import { UserEntity } from '../../users/user.entity';
 
 /**
  * A signed-in dashboard session. The cookie carries a random token; only its SHA-256 is stored, so

@@ -3,8 +3,8 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
-import { isEmailAddress, MAX_EMAIL_LENGTH } from './email-address';
-import { MAX_PASSWORD_LENGTH, PasswordHasher } from './password-hasher';
+import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../users/email-address';
+import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../../users/password-hasher';
 import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
 import { LiveSession, SessionInfo, UsersRepository } from './users.repository';

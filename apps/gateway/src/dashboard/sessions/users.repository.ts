@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PG_UNIQUE_VIOLATION, pgErrorCode, sqlRows } from '@gen/persistence';
+import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AccountEntity } from '../../auth/account.entity';
 import { AUTH_DB } from '../../gateway.tokens';
 import { SessionEntity } from './session.entity';
-import { UserEntity } from './user.entity';
+import { UserEntity } from '../../users/user.entity';
 
-export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'>;
 export type NewSession = Pick<SessionEntity, 'id' | 'tokenHash' | 'userId' | 'accountId' | 'csrfToken' | 'expiresAt' | 'ip' | 'userAgent'>;
 
 /** A session as its user sees it in the list of their sessions. */
@@ -30,32 +28,10 @@ export interface LiveSession {
   expiresAt: Date;
 }
 
-/** Every query of users and sessions (schema auth). */
+/** The queries of sign-in and sessions (schema auth); accounts with their users are written by UserAccountsRepository. */
 @Injectable()
 export class UsersRepository {
   constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
-
-  /** The account and its first user in one transaction; false (nothing written) when the email is taken. */
-  async insertAccountWithUser(account: Pick<AccountEntity, 'id' | 'name'>, user: NewUser): Promise<boolean> {
-    try {
-      await this.db.transaction(async (tx) => {
-        await tx.getRepository(AccountEntity).insert(account);
-        await tx.getRepository(UserEntity).insert(user);
-      });
-      return true;
-    } catch (error) {
-      if (pgErrorCode(error) === PG_UNIQUE_VIOLATION) return false;
-      throw error;
-    }
-  }
-
-  /** Undoes insertAccountWithUser when the rest of sign-up failed (sessions go with the user). */
-  async deleteAccountWithUser(accountId: string, userId: string): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      await tx.getRepository(UserEntity).delete({ id: userId, accountId });
-      await tx.query(`DELETE FROM accounts a WHERE a.id = $1 AND NOT EXISTS (SELECT 1 FROM api_keys k WHERE k.account_id = a.id)`, [accountId]);
-    });
-  }
 
   findUserByEmailKey(emailKey: string): Promise<UserEntity | null> {
     return this.db.getRepository(UserEntity).findOneBy({ emailKey });

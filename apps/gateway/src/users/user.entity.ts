@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
-import { AccountEntity } from '../../auth/account.entity';
+import { AccountEntity } from '../auth/account.entity';
 
 /**
  * A person who signs in to the dashboard. Owns one account (the account's first and only user for now).

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { ConfigError, EnvReader, ProcessName } from '@gen/config';
+import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
+import { DASHBOARD_VARIABLES, dashboardSettings, readGatewayConfig, readWebhookSecretKeys } from './gateway.settings';
+import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
+
+function read<T>(env: Record<string, string>, reader: (e: EnvReader) => T, process: ProcessName = 'gateway'): T {
+  const e = new EnvReader(env, process);
+  const value = reader(e);
+  e.done();
+  return value;
+}
+
+const KEY = randomBytes(32);
+const REQUIRED = { DATABASE_URL: 'postgres://db/gen', WEBHOOK_SECRET_ENCRYPTION_KEY: KEY.toString('base64') };
+
+describe('gateway settings', () => {
+  it('a distributed gateway: its defaults, and every shared part read once', () => {
+    const config = read(REQUIRED, readGatewayConfig);
+    expect(config.ops).toMatchObject({ http: { port: 3000, host: '0.0.0.0' }, shutdown: { delayMs: 2_000, timeoutMs: 25_000 } });
+    expect(config.settings).toEqual({
+      syncWaitMs: 30_000,
+      streamsPerAccount: 20,
+      streamHeartbeatMs: 15_000,
+      publicBaseUrl: 'http://localhost:3000',
+      bodyLimitBytes: 65_536,
+      outputsDir: '.data/outputs',
+      rpcTimeoutMs: 10_000,
+      webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
+      apiKeyCache: DEFAULT_API_KEY_CACHE_SETTINGS,
+      rateLimit: DEFAULT_RATE_LIMIT_SETTINGS,
+    });
+    expect(config.nats).toMatchObject({ service: 'gateway', requestTimeoutMs: 10_000 });
+    expect(config.secretKeys.current.equals(KEY)).toBe(true);
+  });
+
+  it('stops start-up naming every bad or missing variable at once', () => {
+    let error: unknown;
+    try {
+      read({ SYNC_WAIT_MS: '-1', SIGN_IN_LOCK_AFTER: '1', WEBHOOK_ALLOW_LIST: 'not a host!', PUBLIC_BASE_URL: 'nowhere' }, readGatewayConfig);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    for (const name of ['DATABASE_URL is required', 'SYNC_WAIT_MS', 'SIGN_IN_LOCK_AFTER', 'WEBHOOK_ALLOW_LIST', 'PUBLIC_BASE_URL', 'WEBHOOK_SECRET_ENCRYPTION_KEY is required']) {
+      expect(problems.some((p) => p.includes(name))).toBe(true);
+    }
+  });
+
+  it('derives secure cookies and the content origin from the public URLs', () => {
+    const defaults = read({}, (e) => e.readAll(DASHBOARD_VARIABLES));
+    const https = dashboardSettings(defaults, { publicBaseUrl: 'https://api.example.com', cdnBaseUrl: 'https://cdn.example.com/o' });
+    expect(https).toMatchObject({ secureCookies: true, publicOrigin: 'https://api.example.com', contentOrigins: ['https://cdn.example.com'] });
+    const local = dashboardSettings(defaults, { publicBaseUrl: 'http://localhost:3000', cdnBaseUrl: 'http://localhost:3000/cdn' });
+    expect(local).toMatchObject({ secureCookies: false, contentOrigins: [], signUp: { enabled: true, plan: 'free', credits: 100 } });
+  });
+
+  it('reads the sign-up grant, session lifetimes and lock thresholds', () => {
+    const s = read(
+      { SIGNUP_CREDITS: '5', SIGNUP_ENABLED: 'false', SESSION_TTL_HOURS: '2', SESSION_IDLE_MINUTES: '30', SIGN_IN_LOCK_AFTER: '2', SIGN_IN_LOCK_MINUTES: '1' },
+      (e) => dashboardSettings(e.readAll(DASHBOARD_VARIABLES), { publicBaseUrl: 'http://x', cdnBaseUrl: 'http://x/cdn' }),
+    );
+    expect(s.signUp).toEqual({ enabled: false, plan: 'free', credits: 5 });
+    expect([s.sessionTtlSeconds, s.sessionIdleSeconds]).toEqual([7200, 1800]);
+    expect(s.throttle.email).toMatchObject({ lockAfterFailures: 2, freeFailures: 1, lockSeconds: 60 });
+    expect(s.throttle.address).toMatchObject({ lockAfterFailures: 50, freeFailures: 10, lockSeconds: 60 });
+  });
+
+  it('requires the encryption key unless a fallback supplies one, and names the variable', () => {
+    expect(() => read({}, (e) => readWebhookSecretKeys(e))).toThrow(ConfigError);
+    expect(() => read({}, (e) => readWebhookSecretKeys(e))).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY is required/);
+    expect(() => read({ WEBHOOK_SECRET_ENCRYPTION_KEY: 'short' }, (e) => readWebhookSecretKeys(e))).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 random bytes/);
+    expect(() => read({}, (e) => readWebhookSecretKeys(e, () => 'short'))).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 random bytes/);
+    const old = randomBytes(32);
+    const ring = read(
+      { WEBHOOK_SECRET_ENCRYPTION_KEY: KEY.toString('base64'), WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS: old.toString('hex') },
+      (e) => readWebhookSecretKeys(e),
+    );
+    expect(ring.current.equals(KEY)).toBe(true);
+    expect(ring.previous.map((k) => k.toString('hex'))).toEqual([old.toString('hex')]);
+    expect(() => read({ WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS: `${old.toString('hex')},nope` }, (e) => readWebhookSecretKeys(e, () => KEY.toString('hex')))).toThrow(
+      /WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS: entry 2 must be 32 random bytes/,
+    );
+    expect(read({}, (e) => readWebhookSecretKeys(e, () => KEY.toString('hex'))).current.equals(KEY)).toBe(true);
+  });
+});
+
+describe('gateway settings: API key cache and rate-limit slices', () => {
+  it('reach the gateway under their fields, and a bad value names its variable', () => {
+    const config = read({ ...REQUIRED, API_KEY_CACHE_TTL_MS: '2500', RATE_LIMIT_SLICE_SHARE: '4' }, readGatewayConfig);
+    expect(config.settings.apiKeyCache?.ttlMs).toBe(2_500);
+    expect(config.settings.rateLimit?.sliceShareDivisor).toBe(4);
+    expect(() => read({ ...REQUIRED, API_KEY_CACHE_TTL_MS: 'soon' }, readGatewayConfig)).toThrow(ConfigError);
+    expect(() => read({ ...REQUIRED, API_KEY_CACHE_TTL_MS: 'soon' }, readGatewayConfig)).toThrow(/API_KEY_CACHE_TTL_MS must be an integer/);
+  });
+});

@@ -1,0 +1,190 @@
+import { resolve } from 'node:path';
+import {
+  custom,
+  EnvReader,
+  flag,
+  HttpLimits,
+  int,
+  PUBLIC_URL_VARIABLES,
+  readPublicHttp,
+  readServiceConfig,
+  ServiceConfig,
+  SettingsOf,
+  STORAGE_DIR,
+  text,
+  unset,
+} from '@gen/config';
+import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
+import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
+import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
+import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
+import { DashboardSettings, DEFAULT_THROTTLE } from './dashboard/dashboard.settings';
+import type { GatewaySettings } from './gateway.tokens';
+
+/**
+ * The gateway's own variables (README, "Configuration"; libs/config for the shared ones). Each
+ * value reaches the code as the field of the same name of GatewaySettings (GATEWAY_SETTINGS):
+ * a new variable is one line here.
+ */
+export const GATEWAY_VARIABLES = {
+  syncWaitMs: int('SYNC_WAIT_MS', 30_000, 'how long `POST /generate` waits for an image model before `202`', { min: 0, max: 300_000 }),
+  streamsPerAccount: int('SSE_STREAMS_PER_ACCOUNT', 20, 'live status streams one account may hold open on one gateway', { min: 1, max: 10_000 }),
+  streamHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 'how often an idle live status stream sends a comment line', { min: 100, max: 300_000 }),
+};
+
+/** How each gateway keeps API keys in memory (ApiKeyCacheSettings; docs/limits.md, "API keys"). */
+export const API_KEY_CACHE_VARIABLES = {
+  ttlMs: int('API_KEY_CACHE_TTL_MS', DEFAULT_API_KEY_CACHE_SETTINGS.ttlMs, 'how long a gateway trusts a key read from the database (the safety net for a missed revocation broadcast)', { min: 100, max: 3_600_000 }),
+  maxEntries: int('API_KEY_CACHE_MAX_ENTRIES', DEFAULT_API_KEY_CACHE_SETTINGS.maxEntries, 'API keys kept in memory per gateway', { min: 1, max: 10_000_000 }),
+  negativeTtlMs: int('API_KEY_NEGATIVE_CACHE_TTL_MS', DEFAULT_API_KEY_CACHE_SETTINGS.negativeTtlMs, 'how long an unknown key id is answered 401 from memory', { min: 0, max: 3_600_000 }),
+  maxNegativeEntries: int('API_KEY_NEGATIVE_CACHE_MAX_ENTRIES', DEFAULT_API_KEY_CACHE_SETTINGS.maxNegativeEntries, 'unknown key ids remembered per gateway', { min: 1, max: 10_000_000 }),
+  maxConcurrentLookups: int('API_KEY_LOOKUP_CONCURRENCY', DEFAULT_API_KEY_CACHE_SETTINGS.maxConcurrentLookups, 'database reads at once for key ids not in memory', { min: 1, max: 500 }),
+  lastUsedIntervalMs: int('API_KEY_LAST_USED_INTERVAL_MS', DEFAULT_API_KEY_CACHE_SETTINGS.lastUsedIntervalMs, "how often one gateway writes a key's `last_used_at`", { min: 1_000, max: 86_400_000 }),
+  broadcastTimeoutMs: int('API_KEY_BROADCAST_TIMEOUT_MS', DEFAULT_API_KEY_CACHE_SETTINGS.broadcastTimeoutMs, 'how long a key change waits for its broadcast to the other gateways before answering', { min: 0, max: 60_000 }),
+};
+
+/** How a gateway takes slices of an account's rate-limit window (RateLimitSettings; docs/limits.md). */
+export const RATE_LIMIT_VARIABLES = {
+  sliceHorizonMs: int('RATE_LIMIT_SLICE_HORIZON_MS', DEFAULT_RATE_LIMIT_SETTINGS.sliceHorizonMs, "a slice covers about this long of the gateway's recent pace", { min: 1, max: 60_000 }),
+  maxSliceHits: int('RATE_LIMIT_MAX_SLICE', DEFAULT_RATE_LIMIT_SETTINGS.maxSliceHits, 'requests in one slice at most', { min: 1, max: 10_000_000 }),
+  sliceShareDivisor: int('RATE_LIMIT_SLICE_SHARE', DEFAULT_RATE_LIMIT_SETTINGS.sliceShareDivisor, "beyond waiting requests, a slice takes at most 1/n of what is left of the window", { min: 1, max: 1_000 }),
+  idleReturnMs: int('RATE_LIMIT_IDLE_RETURN_MS', DEFAULT_RATE_LIMIT_SETTINGS.idleReturnMs, 'an unused slice is given back after this long', { min: 10, max: 60_000 }),
+  exhaustedRecheckMs: int('RATE_LIMIT_EXHAUSTED_RECHECK_MS', DEFAULT_RATE_LIMIT_SETTINGS.exhaustedRecheckMs, "after an account's window is used up, how often a gateway asks again", { min: 10, max: 60_000 }),
+};
+
+/** The dashboard's variables; DashboardSettings is made from them (dashboardSettings()). */
+export const DASHBOARD_VARIABLES = {
+  staticDir: text('DASHBOARD_DIR', 'dist/apps/dashboard', 'the built dashboard, served under `/dashboard` (`npm run build` publishes into it without emptying it)'),
+  sessionTtlSeconds: int('SESSION_TTL_HOURS', 168, 'dashboard session lifetime', { min: 1, max: 24 * 90, scale: 3600 }),
+  sessionIdleSeconds: int('SESSION_IDLE_MINUTES', 1440, 'dashboard session idle timeout', { min: 5, max: 60 * 24 * 90, scale: 60 }),
+  signUpEnabled: flag('SIGNUP_ENABLED', true, 'whether anyone may sign up in the dashboard'),
+  signUpCredits: int('SIGNUP_CREDITS', 100, 'credits a new (Free plan) account starts with', { min: 0, max: 1_000_000_000 }),
+  emailLockAfter: int('SIGN_IN_LOCK_AFTER', DEFAULT_THROTTLE.email.lockAfterFailures, 'sign-in failures that lock an email', { min: 2, max: 1000 }),
+  addressLockAfter: int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, 'sign-in failures that lock a client address', { min: 2, max: 100_000 }),
+  lockSeconds: int('SIGN_IN_LOCK_MINUTES', DEFAULT_THROTTLE.email.lockSeconds / 60, 'how long such a lock lasts', { min: 1, max: 24 * 60, scale: 60 }),
+};
+
+const INVALID_KEY = `must be 32 random bytes in base64 or hex, e.g. from: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`;
+
+/** The keys that encrypt webhook signing secrets at rest (readWebhookSecretKeys()). */
+export const WEBHOOK_SECRET_VARIABLES = {
+  current: custom<Buffer | null>(
+    'WEBHOOK_SECRET_ENCRYPTION_KEY',
+    // Required unless the caller has a key of its own (readWebhookSecretKeys' fallback).
+    unset('generated in `DATA_DIR/secrets` (standalone); **required** (distributed)'),
+    '32 random bytes (base64 or hex) that encrypt webhook signing secrets at rest',
+    null,
+    (value, problem) => {
+      const key = parseWebhookSecretKey(value);
+      if (!key) problem(`WEBHOOK_SECRET_ENCRYPTION_KEY ${INVALID_KEY}`);
+      return key ?? undefined;
+    },
+  ),
+  previous: custom<Buffer[]>('WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS', [], 'older keys still accepted for decryption (rotation)', [], (value, problem) => {
+    const keys: Buffer[] = [];
+    for (const [index, item] of value.split(',').map((part) => part.trim()).filter((part) => part.length > 0).entries()) {
+      const key = parseWebhookSecretKey(item);
+      if (key) keys.push(key);
+      else problem(`WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS: entry ${index + 1} ${INVALID_KEY}`);
+    }
+    return keys;
+  }),
+};
+
+/**
+ * WEBHOOK_SECRET_ENCRYPTION_KEY and, during a rotation, WEBHOOK_SECRET_ENCRYPTION_PREVIOUS_KEYS.
+ * `fallback` supplies a key when the variable is unset (standalone keeps one in its data folder);
+ * without one the variable is required.
+ */
+export function readWebhookSecretKeys(env: EnvReader, fallback?: () => string): WebhookSecretKeyRing {
+  const keys = env.readAll(WEBHOOK_SECRET_VARIABLES);
+  let current = keys.current;
+  if (env.text(WEBHOOK_SECRET_VARIABLES.current.name) === undefined) {
+    const text = fallback?.();
+    if (text === undefined) env.problem(`WEBHOOK_SECRET_ENCRYPTION_KEY is required (it encrypts webhook signing secrets at rest); it ${INVALID_KEY}`);
+    else {
+      current = parseWebhookSecretKey(text);
+      if (!current) env.problem(`WEBHOOK_SECRET_ENCRYPTION_KEY ${INVALID_KEY}`);
+    }
+  }
+  return { current: current ?? Buffer.alloc(32), previous: keys.previous };
+}
+
+function origin(url: string): string {
+  return new URL(url).origin;
+}
+
+/** The dashboard's settings from its variables and the public and content URLs. */
+export function dashboardSettings(values: SettingsOf<typeof DASHBOARD_VARIABLES>, urls: { publicBaseUrl: string; cdnBaseUrl: string }): DashboardSettings {
+  const publicOrigin = origin(urls.publicBaseUrl);
+  const cdnOrigin = origin(urls.cdnBaseUrl);
+  return {
+    staticDir: resolve(values.staticDir),
+    publicOrigin,
+    secureCookies: publicOrigin.startsWith('https:'),
+    sessionTtlSeconds: values.sessionTtlSeconds,
+    sessionIdleSeconds: values.sessionIdleSeconds,
+    signUp: { enabled: values.signUpEnabled, plan: 'free', credits: values.signUpCredits },
+    // Delays start after 3 failures per email (10 per address), or fewer when the lock comes sooner.
+    throttle: {
+      email: {
+        ...DEFAULT_THROTTLE.email,
+        lockAfterFailures: values.emailLockAfter,
+        lockSeconds: values.lockSeconds,
+        freeFailures: Math.min(DEFAULT_THROTTLE.email.freeFailures, values.emailLockAfter - 1),
+      },
+      address: {
+        ...DEFAULT_THROTTLE.address,
+        lockAfterFailures: values.addressLockAfter,
+        lockSeconds: values.lockSeconds,
+        freeFailures: Math.min(DEFAULT_THROTTLE.address.freeFailures, values.addressLockAfter - 1),
+      },
+      signUp: DEFAULT_THROTTLE.signUp,
+    },
+    contentOrigins: cdnOrigin === publicOrigin ? [] : [cdnOrigin],
+  };
+}
+
+/** What the gateway module takes, in standalone and distributed mode alike. */
+export interface GatewayParts {
+  settings: GatewaySettings;
+  dashboard: DashboardSettings;
+  secretKeys: WebhookSecretKeyRing;
+}
+
+/**
+ * The gateway's own variables and the webhook rules, given what the caller read already (the
+ * public URLs, HTTP limits, RPC timeout, outputs folder). Standalone calls it too.
+ */
+export function readGatewayParts(
+  env: EnvReader,
+  shared: { urls: SettingsOf<typeof PUBLIC_URL_VARIABLES>; limits: HttpLimits; rpcTimeoutMs: number; outputsDir: string; secretKeyFallback?: () => string },
+): GatewayParts {
+  const settings: GatewaySettings = {
+    ...env.readAll(GATEWAY_VARIABLES),
+    publicBaseUrl: shared.urls.publicBaseUrl,
+    bodyLimitBytes: shared.limits.bodyLimitBytes,
+    outputsDir: shared.outputsDir,
+    rpcTimeoutMs: shared.rpcTimeoutMs,
+    webhookPolicy: readWebhookDestinationPolicy(env),
+    apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
+    rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
+  };
+  const dashboard = env.readAll(DASHBOARD_VARIABLES);
+  const secretKeys = readWebhookSecretKeys(env, shared.secretKeyFallback);
+  // A bad URL was reported and replaced by its default: the origins below can always be made.
+  return { settings, dashboard: dashboardSettings(dashboard, shared.urls), secretKeys };
+}
+
+export interface GatewayConfig extends ServiceConfig, GatewayParts {
+  http: ReturnType<typeof readPublicHttp>;
+}
+
+/** Everything the distributed gateway reads (apps/gateway/src/main.ts); stops with ConfigError on a bad value. */
+export function readGatewayConfig(env: EnvReader): GatewayConfig {
+  const service = readServiceConfig(env);
+  const http = readPublicHttp(env);
+  const urls = env.readAll(PUBLIC_URL_VARIABLES);
+  const parts = readGatewayParts(env, { urls, limits: http.limits, rpcTimeoutMs: service.ops.rpcTimeoutMs, outputsDir: env.read(STORAGE_DIR) });
+  return { ...service, http, ...parts };
+}

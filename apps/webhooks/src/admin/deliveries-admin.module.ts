@@ -1,0 +1,18 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { DeliveriesAdminRepository } from './deliveries-admin.repository';
+import { DeliveriesAdminService } from './deliveries-admin.service';
+
+/** The operator's delivery commands alone (the CLI's `deliveries retry`), without the dispatcher. */
+@Module({})
+export class DeliveriesAdminModule {
+  static register(dataSource: DataSource): DynamicModule {
+    return {
+      module: DeliveriesAdminModule,
+      providers: [{ provide: WEBHOOKS_DB, useValue: dataSource }, DeliveriesRepository, DeliveriesAdminRepository, DeliveriesAdminService],
+      exports: [DeliveriesAdminService],
+    };
+  }
+}

@@ -1,0 +1,17 @@
+import { byMode, EnvReader, flag, list } from '@gen/config';
+import { parseAllowList, WebhookDestinationPolicy } from './ip-policy';
+
+/**
+ * The deployment's webhook destination rules, read by the gateway (which refuses a `webhook_url`
+ * or a key's default URL with 422) and by the webhooks service (which sends), so both accept
+ * exactly the same URLs. Distributed: https to public addresses only, unless set.
+ */
+export const WEBHOOK_DESTINATION_VARIABLES = {
+  allowHttp: flag('WEBHOOK_ALLOW_HTTP', byMode({ standalone: true, distributed: false }), 'allow `http://` destinations'),
+  allowPrivate: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', byMode({ standalone: true, distributed: false }), 'allow loopback/private destinations'),
+  allowList: list('WEBHOOK_ALLOW_LIST', 'CIDRs or host names always allowed (an on-premise receiver)', (entries) => parseAllowList(entries)),
+};
+
+export function readWebhookDestinationPolicy(env: EnvReader): WebhookDestinationPolicy {
+  return env.readAll(WEBHOOK_DESTINATION_VARIABLES);
+}
