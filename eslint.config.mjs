@@ -38,9 +38,9 @@ const depConstraints = [
   { sourceTag: 'platform:browser', onlyDependOnLibsWithTags: ['platform:any'] },
 ];
 
-/** Production code never imports the test kit; specs may. */
+/** Production code never imports the test kit; test code (specs, and `test/` folders, which the build leaves out) may. */
 const productionConstraints = [...depConstraints, { sourceTag: '*', notDependOnLibsWithTags: ['scope:testing'] }];
-const SPECS = ['**/*.spec.ts', '**/*.int-spec.ts'];
+const TEST_CODE = ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**'];
 
 /**
  * The rule's options for a set of files, each block twice: all its files, then its non-spec files with
@@ -62,7 +62,7 @@ const boundaryBlocks = [
   { files, plugins: { '@nx': nx }, rules: { '@nx/enforce-module-boundaries': ['error', { depConstraints, ...options }] } },
   {
     files,
-    ignores: SPECS,
+    ignores: TEST_CODE,
     plugins: { '@nx': nx },
     rules: { '@nx/enforce-module-boundaries': ['error', { depConstraints: productionConstraints, ...options }] },
   },

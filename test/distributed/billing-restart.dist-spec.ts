@@ -1,7 +1,5 @@
-import { http } from '@gen/testing';
+import { addCatalogueModel, FakeUpstream, http, sanitisationProblems, startFakeUpstream } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
-import { addCatalogueModel } from '../support/fake-provider';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream } from '../support/fake-upstream';
 
 /**
  * The durable JetStream consumer: a job that finishes while billing is down is captured once

@@ -1,13 +1,7 @@
 import type { GenerationType } from '@gen/contracts';
 import type { ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
+import { ASSETS, FakeCog, FakeFal, FakeOpenAiImages, FakeReplicate, http, LEAK, sanitisationProblems, startFakeCog, startFakeFal, startFakeOpenAiImages, startFakeReplicate } from '@gen/testing';
 import { Client } from 'pg';
-import { ASSETS, LEAK } from '../support/fake-provider';
-import { FakeCog, startFakeCog } from '../support/fake-cog';
-import { FakeFal, startFakeFal } from '../support/fake-fal';
-import { FakeOpenAiImages, startFakeOpenAiImages } from '../support/fake-openai-images';
-import { FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
-import { sanitisationProblems } from '../support/fake-upstream';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**

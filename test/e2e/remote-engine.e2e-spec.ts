@@ -1,6 +1,5 @@
 import type { ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../support/fake-upstream';
+import { FakeUpstream, http, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
