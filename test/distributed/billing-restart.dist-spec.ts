@@ -1,4 +1,4 @@
-import { addCatalogueModel, FakeUpstream, http, sanitisationProblems, startFakeUpstream } from '@gen/testing';
+import { addCatalogueModel, eventually, FakeUpstream, http, sanitisationProblems, startFakeUpstream } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 
 /**
@@ -48,15 +48,6 @@ describe('distributed: an event survives the billing process being down', () => 
     await upstream?.close();
   });
 
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let value = await read();
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      value = await read();
-    }
-    return value;
-  }
 
   const hold = async (jobId: string) =>
     (await h.query<{ amount: number; status: string }>('SELECT amount, status FROM billing.holds WHERE job_id = $1', [jobId]))[0];

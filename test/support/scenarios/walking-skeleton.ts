@@ -1,6 +1,6 @@
 import { PNG } from 'pngjs';
 import type { PlanName } from '@gen/contracts';
-import { http, HttpResult } from '@gen/testing';
+import { eventually as poll, http, HttpResult } from '@gen/testing';
 
 /** A running deployment, as the walking-skeleton scenario drives it: standalone or distributed. */
 export interface SkeletonTarget {
@@ -41,6 +41,8 @@ export function walkingSkeleton(mode: string, start: () => Promise<SkeletonTarge
       expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
     };
 
+    // Effects that cross services are eventual (in distributed mode, other processes): up to 15 s.
+    const eventually = <T>(read: () => Promise<T>, done: (value: T) => boolean) => poll(read, done, 15_000, 100);
     const generate = (k: string, body: unknown) => http(t.url, 'POST', '/api/v1/generate', { key: k, body });
     const read = async (k: string, id: string) => (await http(t.url, 'GET', `/api/v1/generations/${id}`, { key: k })).body;
     const credits = async (k: string) => (await http(t.url, 'GET', '/api/v1/credits', { key: k })).body;
@@ -210,15 +212,4 @@ export function walkingSkeleton(mode: string, start: () => Promise<SkeletonTarge
       });
     });
   });
-}
-
-/** Polls until the check passes (effects that cross services are eventual); returns the last value. */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-    value = await read();
-  }
-  return value;
 }
