@@ -30,7 +30,7 @@ const typeAwareRules = {
  *   are the one exception;
  * - `platform:browser` (the dashboard) imports only libs tagged `platform:any` (no Node built-ins,
  *   no Nest): it runs in a browser;
- * - `scope:testing` (libs/testing) only from specs.
+ * - `scope:testing` (libs/testing) only from test code.
  */
 const depConstraints = [
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
@@ -43,11 +43,11 @@ const productionConstraints = [...depConstraints, { sourceTag: '*', notDependOnL
 const TEST_CODE = ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**'];
 
 /**
- * The rule's options for a set of files, each block twice: all its files, then its non-spec files with
+ * The rule's options for a set of files, each block twice: all its files, then its files that are not test code, with
  * the production constraints (a later block replaces the rule's options of an earlier one).
  */
 const boundaryBlocks = [
-  // Boundaries everywhere in apps/ and libs/ (test/ and bench/ are not projects: they drive the apps).
+  // Boundaries everywhere in apps/ and libs/ (test/ and bench/, the root project, drive the apps from outside).
   { files: ['apps/**/*.ts', 'apps/**/*.tsx', 'apps/**/*.mts', 'libs/**/*.ts'], options: {} },
   // standalone and the CLI compose the four services' Nest modules in one process (the CLI also
   // starts standalone): the only places that may import an app, and only by its entry point.
