@@ -11,11 +11,7 @@ import { falEngineKind } from '../../apps/generation/src/providers/fal/fal.kind'
 import { openAiImagesEngineKind } from '../../apps/generation/src/providers/openai-images/openai-images.kind';
 import { remoteEngineKind } from '../../apps/generation/src/providers/remote/remote-engine.kind';
 import { replicateEngineKind } from '../../apps/generation/src/providers/replicate/replicate.kind';
-import { startFakeCog } from '../../test/support/fake-cog';
-import { startFakeFal } from '../../test/support/fake-fal';
-import { startFakeOpenAiImages } from '../../test/support/fake-openai-images';
-import { startFakeReplicate } from '../../test/support/fake-replicate';
-import { startFakeUpstream } from '../../test/support/fake-upstream';
+import { startFakeCog, startFakeFal, startFakeOpenAiImages, startFakeReplicate, startFakeUpstream } from '@gen/testing';
 
 /**
  * `npm run bench:providers` (docs/engines.md, "Added latency"): what each provider adapter adds to a

@@ -1,7 +1,5 @@
-import { http } from '@gen/testing';
+import { addCatalogueModel, eventually, FakeUpstream, http, sanitisationProblems, startFakeUpstream } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
-import { addCatalogueModel } from '../support/fake-provider';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream } from '../support/fake-upstream';
 
 /**
  * The durable JetStream consumer: a job that finishes while billing is down is captured once
@@ -50,15 +48,6 @@ describe('distributed: an event survives the billing process being down', () => 
     await upstream?.close();
   });
 
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let value = await read();
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      value = await read();
-    }
-    return value;
-  }
 
   const hold = async (jobId: string) =>
     (await h.query<{ amount: number; status: string }>('SELECT amount, status FROM billing.holds WHERE job_id = $1', [jobId]))[0];

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { http } from '@gen/testing';
+import { FakeReplicate, http, startFakeReplicate } from '@gen/testing';
 import { runCli } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
-import { FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

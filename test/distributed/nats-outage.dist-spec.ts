@@ -5,7 +5,7 @@ import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@gen/persistence';
-import { http } from '@gen/testing';
+import { eventually, http } from '@gen/testing';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { APP_NAMES, DistributedHarness, startDistributed } from '../support/distributed-harness';
 
@@ -124,15 +124,6 @@ describe('distributed: events survive the NATS server being down when jobs finis
     }
   });
 
-  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    let value = await read();
-    while (!done(value) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      value = await read();
-    }
-    return value;
-  }
 
   const jobStatuses = (ids: string[]) =>
     h.query<{ id: string; status: string }>('SELECT id, status FROM generation.jobs WHERE id = ANY($1::uuid[]) ORDER BY id', [ids]);

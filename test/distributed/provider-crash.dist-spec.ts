@@ -1,7 +1,5 @@
-import { http } from '@gen/testing';
+import { addCatalogueModel, ASSETS, FakeReplicate, http, startFakeReplicate } from '@gen/testing';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
-import { addCatalogueModel, ASSETS } from '../support/fake-provider';
-import { FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
 
 interface JobRow {
   status: string;

@@ -4,6 +4,7 @@ import { BillingService } from '@gen/billing';
 import { ApiKeysService } from '@gen/gateway';
 import { JobJanitorService, ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
+import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
 import { openSse } from '../support/sse';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -12,17 +13,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CANCELED = 'Canceled at your request. Your credits were refunded.';
 const DEADLINE = 'Canceled: the generation did not finish within its Cancel-After deadline. Your credits were refunded.';
 
-const model = (id: string, engine: string, synchronous: boolean, credits: number, type: ModelDefinitionInput['type'] = 'TEXT_TO_AUDIO'): ModelDefinitionInput => ({
-  id,
-  name: id,
-  type,
-  credits,
-  minimumCredits: credits,
-  synchronous,
-  minPlan: 'free',
-  engine,
-  params: {},
-});
+const model = (id: string, engine: string, synchronous: boolean, credits: number, type: ModelDefinitionInput['type'] = 'TEXT_TO_AUDIO'): ModelDefinitionInput =>
+  testModel({ id, engine, synchronous, credits, type });
 
 async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const deadline = Date.now() + ms;

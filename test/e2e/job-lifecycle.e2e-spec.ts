@@ -1,9 +1,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOGUE, ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
+import { eventually, http } from '@gen/testing';
+import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
-import { eventually, HoldingEngine } from '../support/test-engines';
+import { HoldingEngine } from '../support/test-engines';
 
 /** Every stored output file (relative keys) under the harness's data folder. */
 function storedOutputs(h: StandaloneHarness): string[] {
@@ -12,17 +13,8 @@ function storedOutputs(h: StandaloneHarness): string[] {
   return readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((p) => /\.[a-z0-9]+$/.test(p));
 }
 
-const model = (id: string, type: ModelDefinitionInput['type'], synchronous: boolean, engine: string, credits: number): ModelDefinitionInput => ({
-  id,
-  name: id,
-  type,
-  credits,
-  minimumCredits: credits,
-  synchronous,
-  minPlan: 'free',
-  engine,
-  params: {},
-});
+const model = (id: string, type: ModelDefinitionInput['type'], synchronous: boolean, engine: string, credits: number): ModelDefinitionInput =>
+  testModel({ id, type, synchronous, engine, credits });
 
 /**
  * Sync budget, parallel slots and leases through standalone over HTTP. The "slow" engine is a gate

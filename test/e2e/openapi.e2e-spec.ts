@@ -6,6 +6,7 @@ import { JobJanitorService, ModelDefinitionInput } from '@gen/generation';
 import { http, HttpResult } from '@gen/testing';
 import { dependencyTimeoutMessage } from '@gen/transport';
 import { newWebhookSecret, verify } from '@gen/webhook-signature';
+import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
 import { OpenApiDocument, OpenApiOperation, ResponseValidator, validateOpenApiDocument } from '../support/openapi';
 import { openSse, SseClient } from '../support/sse';
@@ -14,17 +15,7 @@ import { StandaloneHarness, startStandaloneHarness } from '../support/standalone
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-const heldModel: ModelDefinitionInput = {
-  id: 'held-audio-1',
-  name: 'held-audio-1',
-  type: 'TEXT_TO_AUDIO',
-  credits: 2,
-  minimumCredits: 2,
-  synchronous: false,
-  minPlan: 'free',
-  engine: 'hold',
-  params: {},
-};
+const heldModel: ModelDefinitionInput = testModel({ id: 'held-audio-1', engine: 'hold', type: 'TEXT_TO_AUDIO', credits: 2, synchronous: false });
 
 /** Every operation of the document, with its path and method. */
 function operations(doc: OpenApiDocument): Array<{ path: string; method: string; operation: OpenApiOperation }> {

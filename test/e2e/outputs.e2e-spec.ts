@@ -1,9 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOGUE, Engine, EngineError } from '@gen/generation';
-import { http } from '@gen/testing';
+import { eventually, http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
-import { eventually } from '../support/test-engines';
 
 /** Fails every run, the way an engine reports a user-facing failure. */
 const refusingEngine: Engine = {

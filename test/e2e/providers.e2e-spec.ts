@@ -1,13 +1,8 @@
 import type { GenerationType } from '@gen/contracts';
 import type { ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
+import { ASSETS, eventually, FakeCog, FakeFal, FakeOpenAiImages, FakeReplicate, http, LEAK, sanitisationProblems, startFakeCog, startFakeFal, startFakeOpenAiImages, startFakeReplicate } from '@gen/testing';
 import { Client } from 'pg';
-import { ASSETS, LEAK } from '../support/fake-provider';
-import { FakeCog, startFakeCog } from '../support/fake-cog';
-import { FakeFal, startFakeFal } from '../support/fake-fal';
-import { FakeOpenAiImages, startFakeOpenAiImages } from '../support/fake-openai-images';
-import { FakeReplicate, startFakeReplicate } from '../support/fake-replicate';
-import { sanitisationProblems } from '../support/fake-upstream';
+import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
@@ -25,17 +20,8 @@ describe('standalone: models bound to provider APIs', () => {
   const PRICE = 5;
   const timeouts = { connectMs: 500, requestMs: 1_000, totalMs: 4_000 };
 
-  const model = (id: string, type: GenerationType, synchronous: boolean, engine: string, params: Record<string, unknown>): ModelDefinitionInput => ({
-    id,
-    name: `Provider model ${id}`,
-    type,
-    credits: PRICE,
-    minimumCredits: PRICE,
-    synchronous,
-    minPlan: 'free',
-    engine,
-    params: { ...params, timeouts, pollIntervalMs: 20 },
-  });
+  const model = (id: string, type: GenerationType, synchronous: boolean, engine: string, params: Record<string, unknown>): ModelDefinitionInput =>
+    testModel({ id, name: `Provider model ${id}`, type, credits: PRICE, synchronous, engine, params: { ...params, timeouts, pollIntervalMs: 20 } });
 
   beforeAll(async () => {
     [replicate, fal, cog, openai] = await Promise.all([startFakeReplicate(), startFakeFal(), startFakeCog(), startFakeOpenAiImages()]);
@@ -69,15 +55,7 @@ describe('standalone: models bound to provider APIs', () => {
   const credits = async (key: string) => (await http(h.url, 'GET', '/api/v1/credits', { key })).body;
 
   /** Waits until billing has settled every hold of the account (the event path is asynchronous). */
-  async function settled(key: string) {
-    const deadline = Date.now() + 10_000;
-    let balance = await credits(key);
-    while (balance.held !== 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      balance = await credits(key);
-    }
-    return balance;
-  }
+  const settled = (key: string) => eventually(() => credits(key), (balance) => balance.held === 0);
 
   /** Submits and, for an asynchronous model, reads the job until it is final. */
   async function generate(key: string, modelId: string, type: GenerationType) {

@@ -1,6 +1,6 @@
 import type { ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../support/fake-upstream';
+import { eventually, FakeUpstream, http, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '@gen/testing';
+import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
@@ -31,26 +31,24 @@ describe('standalone: models bound to a remote upstream API', () => {
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
-    const models: ModelDefinitionInput[] = scenarios.map((scenario) => ({
-      id: modelId(scenario),
-      name: `Remote ${scenario}`,
-      type: 'TEXT_TO_IMAGE',
-      credits: PRICE,
-      minimumCredits: PRICE,
-      synchronous: true,
-      minPlan: 'free',
-      engine: 'remote',
-      params: {
-        baseUrl: upstream.url,
-        upstreamModel: scenario,
-        cancelPath: '/v1/generations/{id}/cancel',
-        auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'FAKE_UPSTREAM_TOKEN' },
-        params: { width: 64, height: 64 },
-        timeouts: { connectMs: 500, requestMs: 300, totalMs: 1_500 },
-        pollIntervalMs: 20,
-        retries: 1,
-      },
-    }));
+    const models: ModelDefinitionInput[] = scenarios.map((scenario) =>
+      testModel({
+        id: modelId(scenario),
+        name: `Remote ${scenario}`,
+        credits: PRICE,
+        engine: 'remote',
+        params: {
+          baseUrl: upstream.url,
+          upstreamModel: scenario,
+          cancelPath: '/v1/generations/{id}/cancel',
+          auth: { header: 'Authorization', prefix: 'Bearer ', valueEnv: 'FAKE_UPSTREAM_TOKEN' },
+          params: { width: 64, height: 64 },
+          timeouts: { connectMs: 500, requestMs: 300, totalMs: 1_500 },
+          pollIntervalMs: 20,
+          retries: 1,
+        },
+      }),
+    );
     h = await startStandaloneHarness({ FAKE_UPSTREAM_TOKEN: upstream.secret }, { models });
   });
   afterAll(async () => {
@@ -61,15 +59,7 @@ describe('standalone: models bound to a remote upstream API', () => {
   const credits = async (key: string) => (await http(h.url, 'GET', '/api/v1/credits', { key })).body;
 
   /** Waits until billing has settled every hold of the account (the event path is asynchronous). */
-  async function settled(key: string) {
-    const deadline = Date.now() + 10_000;
-    let balance = await credits(key);
-    while (balance.held !== 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      balance = await credits(key);
-    }
-    return balance;
-  }
+  const settled = (key: string) => eventually(() => credits(key), (balance) => balance.held === 0);
 
   it('success: the upstream output is copied into our storage and served from our content host', async () => {
     const { key } = await h.account('free', 100);

@@ -13,6 +13,7 @@ import { CATALOGUE, EngineError, ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
 import { RpcClient } from '@gen/transport';
 import { verify } from '@gen/webhook-signature';
+import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
@@ -98,41 +99,11 @@ class CapturingLogger implements LoggerService {
 const BODY_FIELDS = ['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at'];
 const FAILURE_MESSAGE = 'The model could not render this prompt. Your credits were refunded.';
 /** Renders nothing heavy: the timing tests must not share the event loop with PNG encoding. */
-const INSTANT_MODEL: ModelDefinitionInput = {
-  id: 'instant-1',
-  name: 'Instant 1 (tiny output)',
-  type: 'TEXT_TO_IMAGE',
-  credits: 1,
-  minimumCredits: 1,
-  synchronous: true,
-  minPlan: 'free',
-  engine: 'instant',
-  params: {},
-};
-const BROKEN_MODEL: ModelDefinitionInput = {
-  id: 'broken-flux-1',
-  name: 'Broken Flux 1 (always fails)',
-  type: 'TEXT_TO_IMAGE',
-  credits: 4,
-  minimumCredits: 4,
-  synchronous: true,
-  minPlan: 'free',
-  engine: 'broken',
-  params: {},
-};
+const INSTANT_MODEL: ModelDefinitionInput = testModel({ id: 'instant-1', name: 'Instant 1 (tiny output)', engine: 'instant' });
+const BROKEN_MODEL: ModelDefinitionInput = testModel({ id: 'broken-flux-1', name: 'Broken Flux 1 (always fails)', engine: 'broken', credits: 4 });
 
 /** Finishes only when the test opens its gate: time to change a key between submit and the event. */
-const GATED_MODEL: ModelDefinitionInput = {
-  id: 'gated-1',
-  name: 'Gated 1 (finishes when the test says)',
-  type: 'TEXT_TO_IMAGE',
-  credits: 1,
-  minimumCredits: 1,
-  synchronous: false,
-  minPlan: 'free',
-  engine: 'gated',
-  params: {},
-};
+const GATED_MODEL: ModelDefinitionInput = testModel({ id: 'gated-1', name: 'Gated 1 (finishes when the test says)', engine: 'gated', synchronous: false });
 
 describe('webhooks (standalone): one signed POST per finished generation', () => {
   const gate: { open: () => void; opened: Promise<void> } = (() => {

@@ -1,4 +1,5 @@
 import { Engine, EngineOutput, EngineRequest, InstantEngine } from '@gen/generation';
+import { eventually } from '@gen/testing';
 
 /**
  * An engine whose runs are held until the test releases them: "slow" without timing guesses. Each
@@ -55,15 +56,4 @@ export class HoldingEngine implements Engine {
   shut(): void {
     this.open = false;
   }
-}
-
-/** Polls `read` until `done` holds or `timeoutMs` passes; returns the last value. */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 10_000, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (!done(value) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, everyMs));
-    value = await read();
-  }
-  return value;
 }

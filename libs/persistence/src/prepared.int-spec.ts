@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { createDatabaseIfMissing, dropDatabase } from './embedded-postgres';
 import { PreparedStatement } from './prepared';
 import { createServiceDataSource } from './service-data-source';
 
@@ -11,11 +12,14 @@ const PREPARED = new PreparedStatement<{ name: string }>(
 
 /** Integration (real PostgreSQL): named statements on a DataSource's pool and on a query runner's transaction. */
 describe('PreparedStatement', () => {
-  let database: TestDatabase;
+  // The suite's server as jest's globalSetup names it (not through @gen/testing, which builds on this lib).
+  const adminUrl = String(process.env.TEST_PG_ADMIN_URL);
+  const name = `gen_prepared_${randomBytes(5).toString('hex')}`;
+  const database = { url: Object.assign(new URL(adminUrl), { pathname: `/${name}` }).toString(), drop: () => dropDatabase(adminUrl, name) };
   let db: DataSource;
 
   beforeAll(async () => {
-    database = await createTestDatabase('prepared');
+    await createDatabaseIfMissing(database.url);
     // One connection: what the pool's only client has prepared is visible to it.
     db = await createServiceDataSource({ url: database.url, schema: 'spec', entities: [], migrations: [], poolSize: 1 }).initialize();
     await db.query(`CREATE SCHEMA spec`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { GenerationRecord } from '@gen/contracts';
+import type { GenerationFinishedEvent, GenerationRecord } from '@gen/contracts';
 
 /** A completed generation record as the API and events carry it; override what a test is about. */
 export function generationRecord(overrides: Partial<GenerationRecord> = {}): GenerationRecord {
@@ -19,6 +19,20 @@ export function generationRecord(overrides: Partial<GenerationRecord> = {}): Gen
     queue_position: null,
     progress: 1,
     output_expires_at: '2025-01-09T03:04:06.000Z',
+    ...overrides,
+  };
+}
+
+/** A generation's final event as the generation service publishes it (no webhook); override what a test is about. */
+export function generationFinishedEvent(overrides: Partial<GenerationFinishedEvent> = {}): GenerationFinishedEvent {
+  const record = overrides.record ?? generationRecord();
+  return {
+    eventId: randomUUID(),
+    event: record.status === 'failed' ? 'generation.failed' : 'generation.completed',
+    accountId: randomUUID(),
+    apiKeyId: randomUUID(),
+    webhookUrl: null,
+    record,
     ...overrides,
   };
 }

@@ -1,4 +1,6 @@
 export * from './test-database';
 export * from './http';
 export * from './factories';
+export * from './eventually';
 export * from './schema-drift';
+export * from './providers';

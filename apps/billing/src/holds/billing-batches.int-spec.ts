@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { pgErrorCode } from '@gen/persistence';
-import { billingTestKit } from '../../../../test/support/billing';
+import { billingTestKit } from '../test/billing-test-kit';
 import type { BillingRepository, ReserveOutcome, SettleOutcome } from './billing.repository';
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { billingTestKit } from '../../../../test/support/billing';
+import { billingTestKit } from '../test/billing-test-kit';
 
 /** Integration: real PostgreSQL. Money must hold under concurrency, with no in-process lock. */
 describe('BillingRepository (PostgreSQL)', () => {

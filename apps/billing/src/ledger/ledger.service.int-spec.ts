@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { billingTestKit } from '../../../../test/support/billing';
+import { billingTestKit } from '../test/billing-test-kit';
 import { LedgerService } from './ledger.service';
 
 /** Integration: real PostgreSQL. The ledger as clients read it, and usage computed in SQL. */

@@ -1,6 +1,7 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { dashboardApi, GENERATION_TYPES, JOB_STATUSES } from '../api';
 import { GenerationsTable } from '../components/generations-table';
+import { FilterSelect, Pager } from '../components/list-parts';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
 import { STATUS_LABELS, TYPE_LABELS } from '../format';
 import { Link, navigate, useLocation } from '../router';
@@ -23,8 +24,6 @@ export function GenerationsPage() {
   const cursor = query.get('cursor') ?? '';
   // Cursors of the pages before this one, to go back (the URL keeps only the current page's).
   const [previous, setPrevious] = useState<string[]>([]);
-  const statusId = useId();
-  const typeId = useId();
   const [state, reload] = useAsync(
     () => dashboardApi.generations({ status, type, cursor: cursor || undefined, limit: PAGE_SIZE }),
     [status, type, cursor],
@@ -40,28 +39,8 @@ export function GenerationsPage() {
     <main id="main">
       <PageHeading title="Generations">Generations</PageHeading>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter generations">
-        <div className="field">
-          <label htmlFor={statusId}>Status</label>
-          <select id={statusId} value={status} onChange={(e) => filter({ status: e.target.value })}>
-            <option value="">Any status</option>
-            {JOB_STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {STATUS_LABELS[s]}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor={typeId}>Type</label>
-          <select id={typeId} value={type} onChange={(e) => filter({ type: e.target.value })}>
-            <option value="">Any type</option>
-            {GENERATION_TYPES.map((t) => (
-              <option key={t} value={t}>
-                {TYPE_LABELS[t]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FilterSelect label="Status" any="Any status" value={status} options={JOB_STATUSES} labels={STATUS_LABELS} onChange={(s) => filter({ status: s })} />
+        <FilterSelect label="Type" any="Any type" value={type} options={GENERATION_TYPES} labels={TYPE_LABELS} onChange={(t) => filter({ type: t })} />
         {filtered && (
           <button type="button" className="button button-secondary" onClick={() => filter({ status: '', type: '' })}>
             Clear filters
@@ -94,34 +73,27 @@ export function GenerationsPage() {
         ) : (
           <>
             <GenerationsTable generations={state.data.data} caption="Generations, newest first" />
-            <nav className="pager" aria-label="Pages">
-              {(cursor || previous.length > 0) && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    const back = previous.slice(0, -1);
-                    const target = previous.length > 0 ? previous[previous.length - 1] : '';
-                    setPrevious(back);
-                    navigate(`/generations${toQuery({ status, type, cursor: target })}`);
-                  }}
-                >
-                  ← Newer
-                </button>
-              )}
-              {state.data.next_cursor && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    setPrevious([...previous, cursor]);
-                    navigate(`/generations${toQuery({ status, type, cursor: state.data.next_cursor ?? '' })}`);
-                  }}
-                >
-                  Older →
-                </button>
-              )}
-            </nav>
+            <Pager
+              label="Pages"
+              onNewer={
+                cursor || previous.length > 0
+                  ? () => {
+                      const back = previous.slice(0, -1);
+                      const target = previous.length > 0 ? previous[previous.length - 1] : '';
+                      setPrevious(back);
+                      navigate(`/generations${toQuery({ status, type, cursor: target })}`);
+                    }
+                  : undefined
+              }
+              onOlder={
+                state.data.next_cursor
+                  ? () => {
+                      setPrevious([...previous, cursor]);
+                      navigate(`/generations${toQuery({ status, type, cursor: state.data.next_cursor ?? '' })}`);
+                    }
+                  : undefined
+              }
+            />
           </>
         ))}
     </main>

@@ -1,5 +1,6 @@
-import { useId, useState } from 'react';
+import { useState } from 'react';
 import { dashboardApi, GENERATION_TYPES, ModelInfo } from '../api';
+import { FilterSelect, HeadRow, NumCell } from '../components/list-parts';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
 import { credits, formatNumber, planLabel, TYPE_LABELS } from '../format';
 import { Link } from '../router';
@@ -26,7 +27,7 @@ function Availability({ model, available }: { model: ModelInfo; available: numbe
 export function ModelsPage() {
   const [state, reload] = useAsync(() => dashboardApi.models(), []);
   const [type, setType] = useState('');
-  const typeId = useId();
+  const shown = state.status === 'ready' ? state.data.data.filter((m) => !type || m.type === type) : [];
   return (
     <main id="main">
       <PageHeading title="Models">Models</PageHeading>
@@ -40,72 +41,42 @@ export function ModelsPage() {
             costs nothing.
           </p>
           <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter models">
-            <div className="field">
-              <label htmlFor={typeId}>Type</label>
-              <select id={typeId} value={type} onChange={(e) => setType(e.target.value)}>
-                <option value="">Any type</option>
-                {GENERATION_TYPES.map((t) => (
-                  <option key={t} value={t}>
-                    {TYPE_LABELS[t]}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect label="Type" any="Any type" value={type} options={GENERATION_TYPES} labels={TYPE_LABELS} onChange={setType} />
           </form>
-          {state.data.data.filter((m) => !type || m.type === type).length === 0 ? (
+          {shown.length === 0 ? (
             <EmptyState title="No model of this type in the catalogue" />
           ) : (
             <div className="table-wrap">
               <table className="table responsive models">
                 <caption className="visually-hidden">Models, with price and availability</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Model</th>
-                    <th scope="col">Type</th>
-                    <th scope="col" className="num">
-                      Price
-                    </th>
-                    <th scope="col" className="num">
-                      Minimum
-                    </th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Answer</th>
-                    <th scope="col">Availability</th>
-                  </tr>
-                </thead>
+                <HeadRow columns={['Model', 'Type', 'Price', 'Minimum', 'Plan', 'Answer', 'Availability']} numeric={['Price', 'Minimum']} />
                 <tbody>
-                  {state.data.data
-                    .filter((m) => !type || m.type === type)
-                    .map((m) => (
-                      <tr key={m.id} data-model={m.id}>
-                        <td data-label="Model">
-                          <span className="model-name">
-                            <strong>{m.name}</strong>
-                            <span className="mono small muted">{m.id}</span>
-                          </span>
-                        </td>
-                        <td data-label="Type">{TYPE_LABELS[m.type]}</td>
-                        <td data-label="Price" className="num">
-                          {credits(m.credits)}
-                        </td>
-                        <td data-label="Minimum" className="num">
-                          {formatNumber(m.minimum_credits)}
-                        </td>
-                        <td data-label="Plan">{planLabel(m.min_plan)}+</td>
-                        <td data-label="Answer">{m.synchronous ? 'Sync' : 'Async'}</td>
-                        <td data-label="Availability">
-                          <Availability model={m} available={state.data.credits.available} />
-                          {m.available && (
-                            <>
-                              {' '}
-                              <Link to={`/playground?model=${encodeURIComponent(m.id)}`} className="small" aria-label={`Try ${m.name} in the playground`}>
-                                Try it
-                              </Link>
-                            </>
-                          )}
-                        </td>
-                      </tr>
-                    ))}
+                  {shown.map((m) => (
+                    <tr key={m.id} data-model={m.id}>
+                      <td data-label="Model">
+                        <span className="model-name">
+                          <strong>{m.name}</strong>
+                          <span className="mono small muted">{m.id}</span>
+                        </span>
+                      </td>
+                      <td data-label="Type">{TYPE_LABELS[m.type]}</td>
+                      <NumCell label="Price">{credits(m.credits)}</NumCell>
+                      <NumCell label="Minimum">{formatNumber(m.minimum_credits)}</NumCell>
+                      <td data-label="Plan">{planLabel(m.min_plan)}+</td>
+                      <td data-label="Answer">{m.synchronous ? 'Sync' : 'Async'}</td>
+                      <td data-label="Availability">
+                        <Availability model={m} available={state.data.credits.available} />
+                        {m.available && (
+                          <>
+                            {' '}
+                            <Link to={`/playground?model=${encodeURIComponent(m.id)}`} className="small" aria-label={`Try ${m.name} in the playground`}>
+                              Try it
+                            </Link>
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
                 </tbody>
               </table>
             </div>

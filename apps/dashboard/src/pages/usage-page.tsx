@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { dashboardApi, LEDGER_CSV_URL, LedgerEntry, LedgerKind, UsageReply } from '../api';
+import { HeadRow, NumCell, Pager } from '../components/list-parts';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
 import { credits, formatDate, formatDay, formatNumber, shortId, signed } from '../format';
 import { Link } from '../router';
@@ -87,17 +88,7 @@ function SpendingChart({ usage }: { usage: UsageReply }) {
         <summary className="small">Show as a table</summary>
         <table className="table compact">
           <caption className="visually-hidden">Credits spent per day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Day (UTC)</th>
-              <th scope="col" className="num">
-                Credits
-              </th>
-              <th scope="col" className="num">
-                Generations
-              </th>
-            </tr>
-          </thead>
+          <HeadRow columns={['Day (UTC)', 'Credits', 'Generations']} numeric={['Credits', 'Generations']} />
           <tbody>
             {usage.days
               .filter((d) => d.credits > 0)
@@ -156,35 +147,16 @@ function Summary() {
           <div className="table-wrap">
             <table className="table responsive">
               <caption className="visually-hidden">Credits spent per model in the last 30 days</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Model</th>
-                  <th scope="col" className="num">
-                    Generations
-                  </th>
-                  <th scope="col" className="num">
-                    Credits
-                  </th>
-                  <th scope="col" className="num">
-                    Share
-                  </th>
-                </tr>
-              </thead>
+              <HeadRow columns={['Model', 'Generations', 'Credits', 'Share']} numeric={['Generations', 'Credits', 'Share']} />
               <tbody>
                 {usage.models.map((m) => (
                   <tr key={m.model}>
                     <td data-label="Model">
                       <span className="mono small">{m.model}</span>
                     </td>
-                    <td data-label="Generations" className="num">
-                      {formatNumber(m.generations)}
-                    </td>
-                    <td data-label="Credits" className="num">
-                      {formatNumber(m.credits)}
-                    </td>
-                    <td data-label="Share" className="num">
-                      {Math.round((m.credits / Math.max(1, usage.total.credits)) * 100)}%
-                    </td>
+                    <NumCell label="Generations">{formatNumber(m.generations)}</NumCell>
+                    <NumCell label="Credits">{formatNumber(m.credits)}</NumCell>
+                    <NumCell label="Share">{Math.round((m.credits / Math.max(1, usage.total.credits)) * 100)}%</NumCell>
                   </tr>
                 ))}
               </tbody>
@@ -206,15 +178,13 @@ function LedgerRow({ entry }: { entry: LedgerEntry }) {
         </span>
         {entry.note && <span className="small muted"> {entry.note}</span>}
       </td>
-      <td data-label="Available" className={`num${entry.amount < 0 ? ' text-danger' : entry.amount > 0 ? ' text-success' : ''}`}>
+      <NumCell label="Available" tone={entry.amount < 0 ? 'text-danger' : entry.amount > 0 ? 'text-success' : undefined}>
         {signed(entry.amount)}
-      </td>
-      <td data-label="Held" className="num muted">
+      </NumCell>
+      <NumCell label="Held" tone="muted">
         {signed(entry.held_change)}
-      </td>
-      <td data-label="Balance after" className="num">
-        {formatNumber(entry.balance_after)}
-      </td>
+      </NumCell>
+      <NumCell label="Balance after">{formatNumber(entry.balance_after)}</NumCell>
       <td data-label="Generation id">
         {entry.generation_id ? (
           <Link to={`/generations/${entry.generation_id}`} className="mono small">
@@ -255,23 +225,10 @@ function Ledger() {
             <div className="table-wrap">
               <table className="table responsive ledger">
                 <caption className="visually-hidden">Credit ledger, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Entry</th>
-                    <th scope="col" className="num">
-                      Available
-                    </th>
-                    <th scope="col" className="num">
-                      Held
-                    </th>
-                    <th scope="col" className="num">
-                      Balance after
-                    </th>
-                    <th scope="col">Generation</th>
-                    <th scope="col">Model</th>
-                  </tr>
-                </thead>
+                <HeadRow
+                  columns={['When', 'Entry', 'Available', 'Held', 'Balance after', 'Generation', 'Model']}
+                  numeric={['Available', 'Held', 'Balance after']}
+                />
                 <tbody>
                   {state.data.data.map((entry) => (
                     <LedgerRow key={entry.id} entry={entry} />
@@ -279,32 +236,25 @@ function Ledger() {
                 </tbody>
               </table>
             </div>
-            <nav className="pager" aria-label="Ledger pages">
-              {previous.length > 0 && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    setCursor(previous[previous.length - 1]);
-                    setPrevious(previous.slice(0, -1));
-                  }}
-                >
-                  ← Newer
-                </button>
-              )}
-              {state.data.next_cursor && (
-                <button
-                  type="button"
-                  className="button button-secondary"
-                  onClick={() => {
-                    setPrevious([...previous, cursor]);
-                    setCursor(state.data.next_cursor ?? undefined);
-                  }}
-                >
-                  Older →
-                </button>
-              )}
-            </nav>
+            <Pager
+              label="Ledger pages"
+              onNewer={
+                previous.length > 0
+                  ? () => {
+                      setCursor(previous[previous.length - 1]);
+                      setPrevious(previous.slice(0, -1));
+                    }
+                  : undefined
+              }
+              onOlder={
+                state.data.next_cursor
+                  ? () => {
+                      setPrevious([...previous, cursor]);
+                      setCursor(state.data.next_cursor ?? undefined);
+                    }
+                  : undefined
+              }
+            />
           </>
         ))}
     </section>

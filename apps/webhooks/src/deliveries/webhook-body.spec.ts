@@ -1,5 +1,5 @@
 import { Events, GenerationFinishedEvent, GenerationRecord } from '@gen/contracts';
-import { generationRecord } from '@gen/testing';
+import { generationFinishedEvent, generationRecord } from '@gen/testing';
 import { serialiseWebhookBody, WEBHOOK_BODY_FIELDS, webhookBody } from './webhook-body';
 
 const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord =>
@@ -10,14 +10,7 @@ const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord =>
     ...overrides,
   });
 
-const event = (name: GenerationFinishedEvent['event'], r: GenerationRecord): GenerationFinishedEvent => ({
-  eventId: 'e1',
-  event: name,
-  accountId: 'a',
-  apiKeyId: 'k',
-  webhookUrl: null,
-  record: r,
-});
+const event = (name: GenerationFinishedEvent['event'], r: GenerationRecord): GenerationFinishedEvent => generationFinishedEvent({ event: name, record: r });
 
 describe('webhook body', () => {
   it('has exactly the spec fields, in order, and nothing else (no prompt, no started_at)', () => {

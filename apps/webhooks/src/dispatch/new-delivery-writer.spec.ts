@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { newDeliveryId } from '@gen/webhook-signature';
 import type { ClaimedAttempt, NewDelivery } from '../deliveries/deliveries.repository';
+import { newDelivery } from '../test/deliveries';
 import { AttemptSlots } from './attempt-slots';
 import { NewDeliveryWriter } from './new-delivery-writer';
 
@@ -13,19 +12,7 @@ describe('NewDeliveryWriter', () => {
   let slots: AttemptSlots;
   let writer: NewDeliveryWriter;
 
-  const delivery = (): NewDelivery => ({
-    id: newDeliveryId(),
-    eventId: randomUUID(),
-    redeliveryOf: null,
-    jobId: randomUUID(),
-    accountId: randomUUID(),
-    apiKeyId: randomUUID(),
-    event: 'generation.completed',
-    url: 'https://hooks.example.com/x',
-    urlSource: 'job',
-    body: Buffer.from('{}'),
-    firstAttemptAt: T,
-  });
+  const delivery = (): NewDelivery => newDelivery({ urlSource: 'job', firstAttemptAt: T });
 
   beforeEach(() => {
     jest.useFakeTimers({ now: T });

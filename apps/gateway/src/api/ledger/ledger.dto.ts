@@ -1,23 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
 import { LEDGER_KINDS, LedgerKind } from '@gen/contracts';
+import { PageQueryDto } from '../page-query.dto';
 
-export class LedgerQueryDto {
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be an integer' })
-  @Min(1, { message: 'limit must be at least 1' })
-  @Max(100, { message: 'limit must be at most 100' })
-  limit?: number;
-
-  @ApiPropertyOptional({ maxLength: 200, description: 'next_cursor of the previous page.' })
-  @IsOptional()
-  @IsString({ message: 'cursor must be a string' })
-  @MaxLength(200, { message: 'cursor: not a cursor returned by this endpoint.' })
-  cursor?: string;
-}
+/** `GET /api/v1/credits/ledger` (and the dashboard's usage page): a page of entries. */
+export class LedgerQueryDto extends PageQueryDto {}
 
 export class LedgerEntryDto {
   @ApiProperty({ example: '1042', description: 'Increases with time within an account.' })

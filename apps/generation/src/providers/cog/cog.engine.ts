@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput, valueAt } from '../shared/binding-settings';
-import { Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
-import { UpstreamFailure } from '../shared/upstream-failure';
+import { BindingSettings, generationInput } from '../shared/binding-settings';
+import { Prediction, PredictionEngine } from '../shared/prediction';
+import type { UpstreamJob } from '../shared/upstream-client';
+import type { CancelCall } from '../shared/upstream-engine';
 import { parseJsonObject, statusFailure } from '../shared/upstream-http';
-import { decodeRef, encodeRef } from '../shared/upstream-ref';
 
-const PENDING = new Set(['starting', 'processing']);
-const ENDED = new Set(['failed', 'canceled']);
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /**
@@ -31,76 +27,28 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
  *   connection closes, so when this worker stops waiting (its lease lost, a shutdown) the taker runs
  *   the prediction again rather than attaching to it.
  */
-export class CogEngine implements Engine {
-  private readonly client: UpstreamClient;
-  private readonly inlineLimit: number;
+export class CogEngine extends PredictionEngine<BindingSettings> {
+  protected readonly kind = 'cog';
 
-  constructor(
-    readonly name: string,
-    private readonly settings: BindingSettings,
-    credential: Credential | null,
-    allowPrivateNetworks: boolean,
-  ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
-    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
+  /** Nothing to call: the id is ours, so the reference is stored before anything runs. */
+  protected submit(job: UpstreamJob): Promise<{ ref: string }> {
+    return Promise.resolve({ ref: predictionId(job.request.jobId) });
   }
 
-  generate(request: EngineRequest): Promise<EngineOutput> {
-    return this.client.run(request, (job) => this.run(job), (ref) => this.cancel(ref));
+  /** The same idempotent call starts the prediction and, while another call runs it, tells its state. */
+  protected poll(id: string, job: UpstreamJob): Promise<Prediction> {
+    return this.predictWhenFree(id, job);
   }
 
-  async cancel(upstreamRef: string): Promise<boolean> {
-    let id: string;
-    try {
-      id = decodeRef('cog', upstreamRef);
-    } catch {
-      return false;
-    }
-    return this.client.bestEffort(
-      { method: 'POST', url: this.client.apiUrl(`/predictions/${encodeURIComponent(id)}/cancel`), headers: this.client.apiHeaders() },
-      'predictions cancel',
-    );
-  }
-
-  dispose(): Promise<void> {
-    return this.client.close();
-  }
-
-  private async run(job: UpstreamJob): Promise<EngineOutput> {
-    const { request } = job;
-    let id: string;
-    if (request.upstreamRef !== null) {
-      id = decodeRef('cog', request.upstreamRef);
-      job.attach(request.upstreamRef);
-    } else {
-      id = predictionId(request.jobId);
-      // Before the call: the id is ours, so the reference can be stored before anything runs.
-      await job.saveRef(encodeRef('cog', id));
-    }
-    let prediction = await this.predictWhenFree(id, job);
-    while (PENDING.has(statusOf(prediction))) {
-      // Attached to a prediction another attempt started: ask again until it ends.
-      await job.pause(this.settings.pollIntervalMs);
-      prediction = await this.predictWhenFree(id, job);
-    }
-    job.upstreamFinished = true;
-    const status = statusOf(prediction);
-    if (ENDED.has(status)) {
-      const error = typeof prediction.error === 'string' ? prediction.error.slice(0, 300) : '';
-      throw new UpstreamFailure('generation_failed', `prediction ${id} ${status}${error ? `: ${error}` : ''}`);
-    }
-    if (status !== 'succeeded') throw new UpstreamFailure('malformed', `prediction ${id}: unknown status ${JSON.stringify(prediction.status)?.slice(0, 40)}`);
-    const output = this.settings.outputPath ? valueAt(prediction.output, this.settings.outputPath) : prediction.output;
-    const first = Array.isArray(output) ? output.find((item) => typeof item === 'string') : output;
-    if (typeof first !== 'string' || first === '') {
-      const shape = isRecord(output) ? `an object (${Object.keys(output).slice(0, 5).join(', ')}): set outputPath` : typeof output;
-      throw new UpstreamFailure('malformed', `prediction ${id} succeeded without an output (output is ${shape})`);
-    }
-    return job.retrying(true, () => this.client.output.fetch(first, request.type, job.signal));
+  protected cancelCall(id: string): CancelCall {
+    return {
+      call: { method: 'POST', url: this.client.apiUrl(`/predictions/${encodeURIComponent(id)}/cancel`), headers: this.client.apiHeaders() },
+      what: 'predictions cancel',
+    };
   }
 
   /** `predict`, waiting for a free slot while every one is busy (the deadline bounds the wait). */
-  private async predictWhenFree(id: string, job: UpstreamJob): Promise<Record<string, unknown>> {
+  private async predictWhenFree(id: string, job: UpstreamJob): Promise<Prediction> {
     for (;;) {
       const answer = await job.retrying(true, () => this.predict(id, job));
       if (answer !== 'busy') return answer;
@@ -112,7 +60,7 @@ export class CogEngine implements Engine {
    * `PUT /predictions/{id}`: the prediction's end (200), its state while another call runs it (202),
    * or `busy`: "when all prediction slots are in use, the server returns 409 Conflict" (nothing started).
    */
-  private async predict(id: string, job: UpstreamJob): Promise<Record<string, unknown> | 'busy'> {
+  private async predict(id: string, job: UpstreamJob): Promise<Prediction | 'busy'> {
     const answer = await this.client.http.send(
       {
         method: 'PUT',
@@ -149,8 +97,4 @@ export function predictionId(jobId: string): string {
   }
   if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
   return out;
-}
-
-function statusOf(prediction: Record<string, unknown>): string {
-  return typeof prediction.status === 'string' ? prediction.status : '';
 }

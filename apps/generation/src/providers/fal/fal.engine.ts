@@ -1,11 +1,12 @@
 import type { GenerationType } from '@gen/contracts';
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { BindingSettings, generationInput, valueAt } from '../shared/binding-settings';
-import { Credential, inlineJsonLimit, MAX_JSON_BYTES, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
+import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
+import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
 import { jsonObject, parseJsonObject, snippet } from '../shared/upstream-http';
-import { decodeRef, encodeRef, readUpstreamId } from '../shared/upstream-ref';
+import { readUpstreamId } from '../shared/upstream-ref';
 
 export interface FalSettings extends BindingSettings {
   upstreamModel: string;
@@ -18,6 +19,9 @@ interface FalRef {
   response: string;
   cancel: string;
 }
+
+/** A request's state in the queue (any other status is an answer we do not understand). */
+type QueueState = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED';
 
 /** Where each type's output URL is in a result, by the shapes fal's model APIs document. */
 const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
@@ -46,68 +50,60 @@ const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
  * The three URLs are kept only when they are on the API's origin (the key goes with them), and are
  * checked again when read back from our job after a crash.
  */
-export class FalEngine implements Engine {
-  private readonly client: UpstreamClient;
-  private readonly inlineLimit: number;
+export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueState> {
+  protected readonly kind = 'fal';
 
-  constructor(
-    readonly name: string,
-    private readonly settings: FalSettings,
-    credential: Credential,
-    allowPrivateNetworks: boolean,
-  ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
-    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
+  protected storeRef(ref: FalRef): string {
+    return JSON.stringify(ref);
   }
 
-  generate(request: EngineRequest): Promise<EngineOutput> {
-    return this.client.run(request, (job) => this.run(job), (ref) => this.cancel(ref));
-  }
-
-  async cancel(upstreamRef: string): Promise<boolean> {
-    let ref: FalRef;
+  /** Our stored reference, its URLs checked again: a reference is data from our database, not trusted blindly. */
+  protected loadRef(stored: string): FalRef {
+    let parsed: unknown;
     try {
-      ref = this.readRef(upstreamRef);
+      parsed = JSON.parse(stored);
     } catch {
-      return false;
+      throw new UpstreamFailure('malformed', 'stored fal reference is not JSON', { retryable: false });
     }
-    return this.client.bestEffort({ method: 'PUT', url: new URL(ref.cancel), headers: this.client.apiHeaders() }, 'queue cancel');
+    if (!isRecord(parsed)) throw new UpstreamFailure('malformed', 'stored fal reference is not an object');
+    return {
+      id: readUpstreamId(parsed.id, 'stored fal reference'),
+      status: this.client.ownApiUrl(parsed.status, 'stored status URL').href,
+      response: this.client.ownApiUrl(parsed.response, 'stored response URL').href,
+      cancel: this.client.ownApiUrl(parsed.cancel, 'stored cancel URL').href,
+    };
   }
 
-  dispose(): Promise<void> {
-    return this.client.close();
+  protected async submit(job: UpstreamJob): Promise<{ ref: FalRef }> {
+    // Not repeatable: the queue takes no idempotency key, a second submit is a second request.
+    return { ref: await job.retrying(false, () => this.submitRequest(job)) };
   }
 
-  private async run(job: UpstreamJob): Promise<EngineOutput> {
-    const { request } = job;
-    let ref: FalRef;
-    if (request.upstreamRef !== null) {
-      ref = this.readRef(request.upstreamRef);
-      job.attach(request.upstreamRef);
-    } else {
-      // Not repeatable: the queue takes no idempotency key, a second submit is a second request.
-      ref = await job.retrying(false, () => this.submit(job));
-      await job.saveRef(encodeRef('fal', JSON.stringify(ref)));
+  protected async poll(ref: FalRef, job: UpstreamJob): Promise<QueueState> {
+    const status = await job.retrying(true, () => this.status(ref, job));
+    const state = typeof status.status === 'string' ? status.status : '';
+    if (state !== 'COMPLETED' && state !== 'IN_QUEUE' && state !== 'IN_PROGRESS') {
+      throw new UpstreamFailure('malformed', `status of ${ref.id}: unknown status ${JSON.stringify(status.status)?.slice(0, 40)}`);
     }
-    for (;;) {
-      const status = await job.retrying(true, () => this.status(ref, job));
-      const state = typeof status.status === 'string' ? status.status : '';
-      if (state === 'COMPLETED') {
-        // Success or failure alike: the result endpoint says which.
-        job.upstreamFinished = true;
-        break;
-      }
-      if (state !== 'IN_QUEUE' && state !== 'IN_PROGRESS') {
-        throw new UpstreamFailure('malformed', `status of ${ref.id}: unknown status ${JSON.stringify(status.status)?.slice(0, 40)}`);
-      }
-      await job.pause(this.settings.pollIntervalMs);
-    }
+    return state;
+  }
+
+  /** `COMPLETED` is success or failure alike: the result endpoint says which. */
+  protected isPending(state: QueueState): boolean {
+    return state !== 'COMPLETED';
+  }
+
+  protected async finish(ref: FalRef, _state: QueueState, job: UpstreamJob): Promise<EngineOutput> {
     const result = await job.retrying(true, () => this.result(ref, job));
-    const output = this.outputOf(result, request.type, ref.id);
-    return job.retrying(true, () => this.client.output.fetch(output, request.type, job.signal));
+    const output = this.outputOf(result, job.request.type, ref.id);
+    return job.retrying(true, () => this.client.output.fetch(output, job.request.type, job.signal));
   }
 
-  private async submit(job: UpstreamJob): Promise<FalRef> {
+  protected cancelCall(ref: FalRef): CancelCall {
+    return { call: { method: 'PUT', url: new URL(ref.cancel), headers: this.client.apiHeaders() }, what: 'queue cancel' };
+  }
+
+  private async submitRequest(job: UpstreamJob): Promise<FalRef> {
     const answer = await this.client.http.send(
       {
         method: 'POST',
@@ -161,24 +157,6 @@ export class FalEngine implements Engine {
     }
     const keys = Object.keys(result).slice(0, 8).join(', ');
     throw new UpstreamFailure('malformed', `result of ${id} has no output at ${paths.map((p) => p.join('.')).join(' or ')} (keys: ${keys}): set outputPath`);
-  }
-
-  /** Our stored reference, its URLs checked again: a reference is data from our database, not trusted blindly. */
-  private readRef(upstreamRef: string): FalRef {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(decodeRef('fal', upstreamRef));
-    } catch (error) {
-      if (error instanceof UpstreamFailure) throw error;
-      throw new UpstreamFailure('malformed', 'stored fal reference is not JSON', { retryable: false });
-    }
-    if (!isRecord(parsed)) throw new UpstreamFailure('malformed', 'stored fal reference is not an object');
-    return {
-      id: readUpstreamId(parsed.id, 'stored fal reference'),
-      status: this.client.ownApiUrl(parsed.status, 'stored status URL').href,
-      response: this.client.ownApiUrl(parsed.response, 'stored response URL').href,
-      cancel: this.client.ownApiUrl(parsed.cancel, 'stored cancel URL').href,
-    };
   }
 }
 

@@ -1,7 +1,8 @@
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { BindingSettings, generationInput } from '../shared/binding-settings';
-import { Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
+import type { UpstreamJob } from '../shared/upstream-client';
+import { UpstreamEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
 import { jsonObject } from '../shared/upstream-http';
 
@@ -21,29 +22,8 @@ export interface OpenAiImagesSettings extends BindingSettings {
  * been generated and billed, so it fails (refunded) rather than being paid twice. A crash during the
  * call is the one case where a retried job calls again (docs/engines.md).
  */
-export class OpenAiImagesEngine implements Engine {
-  private readonly client: UpstreamClient;
-  private readonly inlineLimit: number;
-
-  constructor(
-    readonly name: string,
-    private readonly settings: OpenAiImagesSettings,
-    credential: Credential | null,
-    allowPrivateNetworks: boolean,
-  ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
-    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
-  }
-
-  generate(request: EngineRequest): Promise<EngineOutput> {
-    return this.client.run(request, (job) => this.run(job));
-  }
-
-  dispose(): Promise<void> {
-    return this.client.close();
-  }
-
-  private async run(job: UpstreamJob): Promise<EngineOutput> {
+export class OpenAiImagesEngine extends UpstreamEngine<OpenAiImagesSettings> {
+  protected async run(job: UpstreamJob): Promise<EngineOutput> {
     const { request } = job;
     const body = await job.retrying(false, () => this.generateImage(job));
     job.upstreamFinished = true;

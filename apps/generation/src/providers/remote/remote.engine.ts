@@ -1,8 +1,9 @@
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
-import { Credential, MAX_JSON_BYTES, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
+import type { EngineOutput } from '../../engines/engine';
+import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
+import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
 import { jsonObject } from '../shared/upstream-http';
-import { decodeRef, encodeRef, readUpstreamId } from '../shared/upstream-ref';
+import { readUpstreamId } from '../shared/upstream-ref';
 import type { RemoteEngineSettings } from './remote-engine.settings';
 
 const PENDING = new Set(['queued', 'pending', 'starting', 'processing', 'running', 'in_progress']);
@@ -19,66 +20,46 @@ type UpstreamState = { phase: 'pending' } | { phase: 'succeeded'; outputUrl: str
  * failure (the upstream deduplicates it); the upstream's id is also stored on our job, so a job taken
  * over after a crash polls it without submitting at all.
  */
-export class RemoteEngine implements Engine {
-  private readonly client: UpstreamClient;
+export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, string, UpstreamState> {
+  protected readonly kind = 'remote';
 
-  constructor(
-    readonly name: string,
-    private readonly settings: RemoteEngineSettings,
-    credential: Credential | null,
-    allowPrivateNetworks: boolean,
-  ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
+  protected storeRef(id: string): string {
+    return id;
   }
 
-  generate(request: EngineRequest): Promise<EngineOutput> {
-    return this.client.run(request, (job) => this.run(job), (ref) => this.cancel(ref));
+  protected loadRef(stored: string): string {
+    return stored;
   }
 
-  async cancel(upstreamRef: string): Promise<boolean> {
-    if (!this.settings.cancelPath) return false;
-    let id: string;
-    try {
-      id = decodeRef('remote', upstreamRef);
-    } catch {
-      return false;
-    }
-    return this.client.bestEffort(
-      { method: 'POST', url: this.client.apiUrl(this.settings.cancelPath.replace('{id}', encodeURIComponent(id))), headers: this.client.apiHeaders() },
-      'cancel',
-    );
+  protected submit(job: UpstreamJob): Promise<{ ref: string; state: UpstreamState }> {
+    // Idempotency-Key: the upstream deduplicates, so even a submit that may have started is repeatable.
+    return job.retrying(true, () => this.submitJob(job));
   }
 
-  dispose(): Promise<void> {
-    return this.client.close();
+  protected poll(id: string, job: UpstreamJob): Promise<UpstreamState> {
+    return job.retrying(true, () => this.status(id, job));
   }
 
-  private async run(job: UpstreamJob): Promise<EngineOutput> {
-    const { request } = job;
-    let id: string;
-    let state: UpstreamState;
-    if (request.upstreamRef !== null) {
-      id = decodeRef('remote', request.upstreamRef);
-      job.attach(request.upstreamRef);
-      state = await job.retrying(true, () => this.poll(id, job));
-    } else {
-      // Idempotency-Key: the upstream deduplicates, so even a submit that may have started is repeatable.
-      const submitted = await job.retrying(true, () => this.submit(job));
-      id = submitted.id;
-      await job.saveRef(encodeRef('remote', id));
-      state = submitted.state;
-    }
-    while (state.phase === 'pending') {
-      await job.pause(this.settings.pollIntervalMs);
-      state = await job.retrying(true, () => this.poll(id, job));
-    }
-    job.upstreamFinished = true;
+  protected isPending(state: UpstreamState): boolean {
+    return state.phase === 'pending';
+  }
+
+  protected finish(id: string, state: UpstreamState, job: UpstreamJob): Promise<EngineOutput> {
+    if (state.phase === 'pending') throw new Error(`upstream job ${id} finished while pending`); // the flow finishes ended jobs only
     if (state.phase === 'failed') throw new UpstreamFailure('generation_failed', `upstream job ${id} ended: ${state.reason}`);
     const outputUrl = state.outputUrl;
-    return job.retrying(true, () => this.client.output.fetch(outputUrl, request.type, job.signal));
+    return job.retrying(true, () => this.client.output.fetch(outputUrl, job.request.type, job.signal));
   }
 
-  private async submit(job: UpstreamJob): Promise<{ id: string; state: UpstreamState }> {
+  protected cancelCall(id: string): CancelCall | null {
+    if (!this.settings.cancelPath) return null;
+    return {
+      call: { method: 'POST', url: this.client.apiUrl(this.settings.cancelPath.replace('{id}', encodeURIComponent(id))), headers: this.client.apiHeaders() },
+      what: 'cancel',
+    };
+  }
+
+  private async submitJob(job: UpstreamJob): Promise<{ ref: string; state: UpstreamState }> {
     const { request } = job;
     const answer = await this.client.http.send(
       {
@@ -99,10 +80,10 @@ export class RemoteEngine implements Engine {
     );
     const body = jsonObject(answer, 'submit');
     const id = readUpstreamId(body.id, 'submit answer');
-    return { id, state: body.status === undefined ? { phase: 'pending' } : readState(body, 'submit') };
+    return { ref: id, state: body.status === undefined ? { phase: 'pending' } : readState(body, 'submit') };
   }
 
-  private async poll(id: string, job: UpstreamJob): Promise<UpstreamState> {
+  private async status(id: string, job: UpstreamJob): Promise<UpstreamState> {
     const answer = await this.client.http.send(
       {
         method: 'GET',

@@ -1,10 +1,9 @@
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput, valueAt } from '../shared/binding-settings';
-import { Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from '../shared/upstream-client';
-import { UpstreamFailure } from '../shared/upstream-failure';
+import { BindingSettings, generationInput } from '../shared/binding-settings';
+import { Prediction, PredictionEngine } from '../shared/prediction';
+import type { UpstreamJob } from '../shared/upstream-client';
+import type { CancelCall } from '../shared/upstream-engine';
 import { jsonObject } from '../shared/upstream-http';
-import { decodeRef, encodeRef, readUpstreamId } from '../shared/upstream-ref';
+import { readUpstreamId } from '../shared/upstream-ref';
 
 export interface ReplicateSettings extends BindingSettings {
   upstreamModel: string;
@@ -14,11 +13,6 @@ export interface ReplicateSettings extends BindingSettings {
 
 /** A pinned version: `owner/name:<64 hex>` or the bare 64-hex version id. */
 const VERSION = /(^|:)[0-9a-f]{64}$/;
-const PENDING = new Set(['starting', 'processing']);
-/** `canceled` (by its creator, or its deadline while running) and `aborted` (its deadline before it started). */
-const ENDED = new Set(['failed', 'canceled', 'aborted']);
-
-type Prediction = Record<string, unknown>;
 
 /**
  * Replicate's HTTP API (https://replicate.com/docs/reference/http):
@@ -38,69 +32,24 @@ type Prediction = Record<string, unknown>;
  *   cannot be re-attached and the retried job pays again. It saves the polls of models that finish
  *   within N seconds; see docs/engines.md for the trade-off.
  */
-export class ReplicateEngine implements Engine {
-  private readonly client: UpstreamClient;
-  private readonly inlineLimit: number;
+export class ReplicateEngine extends PredictionEngine<ReplicateSettings> {
+  protected readonly kind = 'replicate';
 
-  constructor(
-    readonly name: string,
-    private readonly settings: ReplicateSettings,
-    credential: Credential,
-    allowPrivateNetworks: boolean,
-  ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
-    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
+  protected async submit(job: UpstreamJob): Promise<{ ref: string; state: Prediction }> {
+    // Not repeatable: Replicate takes no idempotency key, a second create is a second prediction.
+    const prediction = await job.retrying(false, () => this.create(job));
+    return { ref: readUpstreamId(prediction.id, 'create answer'), state: prediction };
   }
 
-  generate(request: EngineRequest): Promise<EngineOutput> {
-    return this.client.run(request, (job) => this.run(job), (ref) => this.cancel(ref));
+  protected poll(id: string, job: UpstreamJob): Promise<Prediction> {
+    return job.retrying(true, () => this.get(id, job));
   }
 
-  async cancel(upstreamRef: string): Promise<boolean> {
-    let id: string;
-    try {
-      id = decodeRef('replicate', upstreamRef);
-    } catch {
-      return false;
-    }
-    return this.client.bestEffort(
-      { method: 'POST', url: this.client.apiUrl(`/v1/predictions/${encodeURIComponent(id)}/cancel`), headers: this.client.apiHeaders() },
-      'predictions.cancel',
-    );
-  }
-
-  dispose(): Promise<void> {
-    return this.client.close();
-  }
-
-  private async run(job: UpstreamJob): Promise<EngineOutput> {
-    const { request } = job;
-    let id: string;
-    let prediction: Prediction;
-    if (request.upstreamRef !== null) {
-      // An earlier attempt created it: attach, never create again.
-      id = decodeRef('replicate', request.upstreamRef);
-      job.attach(request.upstreamRef);
-      prediction = await job.retrying(true, () => this.get(id, job));
-    } else {
-      // Not repeatable: Replicate takes no idempotency key, a second create is a second prediction.
-      prediction = await job.retrying(false, () => this.create(job));
-      id = readUpstreamId(prediction.id, 'create answer');
-      await job.saveRef(encodeRef('replicate', id));
-    }
-    while (PENDING.has(statusOf(prediction))) {
-      await job.pause(this.settings.pollIntervalMs);
-      prediction = await job.retrying(true, () => this.get(id, job));
-    }
-    job.upstreamFinished = true;
-    const status = statusOf(prediction);
-    if (ENDED.has(status)) {
-      const error = typeof prediction.error === 'string' ? prediction.error.slice(0, 300) : '';
-      throw new UpstreamFailure('generation_failed', `prediction ${id} ${status}${error ? `: ${error}` : ''}`);
-    }
-    if (status !== 'succeeded') throw new UpstreamFailure('malformed', `prediction ${id}: unknown status ${JSON.stringify(prediction.status)?.slice(0, 40)}`);
-    const output = this.outputOf(prediction, id);
-    return job.retrying(true, () => this.client.output.fetch(output, request.type, job.signal));
+  protected cancelCall(id: string): CancelCall {
+    return {
+      call: { method: 'POST', url: this.client.apiUrl(`/v1/predictions/${encodeURIComponent(id)}/cancel`), headers: this.client.apiHeaders() },
+      what: 'predictions.cancel',
+    };
   }
 
   private async create(job: UpstreamJob): Promise<Prediction> {
@@ -141,19 +90,4 @@ export class ReplicateEngine implements Engine {
     );
     return jsonObject(answer, 'predictions.get');
   }
-
-  /** The output URL or data URI: `output` itself, its first string, or the value at `outputPath` in it. */
-  private outputOf(prediction: Prediction, id: string): string {
-    const output = this.settings.outputPath ? valueAt(prediction.output, this.settings.outputPath) : prediction.output;
-    const first = Array.isArray(output) ? output.find((item) => typeof item === 'string') : output;
-    if (typeof first === 'string' && first !== '') return first;
-    // Replicate removes inputs and outputs of API predictions after an hour (`data_removed`).
-    if (prediction.data_removed === true) throw new UpstreamFailure('output_unavailable', `prediction ${id}: output removed upstream`);
-    const shape = isRecord(output) ? `an object (${Object.keys(output).slice(0, 5).join(', ')}): set outputPath` : typeof output;
-    throw new UpstreamFailure('malformed', `prediction ${id} succeeded without an output URL (output is ${shape})`);
-  }
-}
-
-function statusOf(prediction: Prediction): string {
-  return typeof prediction.status === 'string' ? prediction.status : '';
 }

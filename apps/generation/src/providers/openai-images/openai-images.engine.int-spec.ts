@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { ASSETS, engineFailure, engineRequest } from '../../../../../test/support/fake-provider';
-import { FakeOpenAiImages, OpenAiImagesScenario, startFakeOpenAiImages } from '../../../../../test/support/fake-openai-images';
+import { ASSETS, FakeOpenAiImages, OpenAiImagesScenario, startFakeOpenAiImages } from '@gen/testing';
+import { engineFailure, engineRequest } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
 import { USER_MESSAGES } from '../shared/upstream-failure';
 import { openAiImagesEngineKind } from './openai-images.kind';

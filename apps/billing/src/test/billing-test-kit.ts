@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { PlanName } from '@gen/contracts';
-import { BillingBatchSettings, openBillingDatabase } from '@gen/billing';
-import { BillingRepository } from '../../apps/billing/src/holds/billing.repository';
+import { openBillingDatabase } from '../billing.database';
+import type { BillingBatchSettings } from '../holds/billing-batch.settings';
+import { BillingRepository } from '../holds/billing.repository';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 
 export interface BillingTestKit {

@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ASSETS, dataUri } from '../../../../../test/support/fake-provider';
+import { ASSETS, dataUri } from '@gen/testing';
 import { OutputFetcher } from './output-fetch';
 import { UpstreamFailure } from './upstream-failure';
 import { parseRetryAfter, UpstreamHttp } from './upstream-http';

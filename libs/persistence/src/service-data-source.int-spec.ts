@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError } from '@gen/config';
-import { testAdminUrl } from '@gen/testing';
 import { createDatabaseIfMissing, dropDatabase } from './embedded-postgres';
 import { MissingDatabaseError, openServiceDataSource } from './service-data-source';
+
+/**
+ * The suite's server, as jest's globalSetup names it (read here rather than through @gen/testing's
+ * testAdminUrl: @gen/testing builds on this lib, and a spec importing it would make a cycle).
+ */
+const adminUrl = () => String(process.env.TEST_PG_ADMIN_URL);
 
 /** A database that does not exist (yet) on the suite's server. */
 function missingDatabaseUrl(): { name: string; url: string } {
   const name = `gen_missing_${randomBytes(5).toString('hex')}`;
-  const url = new URL(testAdminUrl());
+  const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return { name, url: url.toString() };
 }
@@ -30,7 +35,7 @@ describe('a database that does not exist', () => {
       const dataSource = await openServiceDataSource({ url, schema: 'auth', entities: [], migrations: [] });
       await dataSource.destroy();
     } finally {
-      await dropDatabase(testAdminUrl(), name);
+      await dropDatabase(adminUrl(), name);
     }
   });
 });

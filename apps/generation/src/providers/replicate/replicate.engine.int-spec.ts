@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
-import { ASSETS, engineFailure, engineRequest, LEAK } from '../../../../../test/support/fake-provider';
-import { FakeReplicate, ReplicateScenario, startFakeReplicate } from '../../../../../test/support/fake-replicate';
+import { ASSETS, FakeReplicate, LEAK, ReplicateScenario, startFakeReplicate } from '@gen/testing';
+import { engineFailure, engineRequest } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
 import { USER_MESSAGES } from '../shared/upstream-failure';
 import { replicateEngineKind } from './replicate.kind';

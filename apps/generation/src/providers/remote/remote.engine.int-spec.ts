@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
-import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '../../../../../test/support/fake-upstream';
+import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '@gen/testing';
 import { EngineError, EngineRequest } from '../../engines/engine';
 import { Credential } from '../shared/upstream-client';
 import { USER_MESSAGES } from '../shared/upstream-failure';

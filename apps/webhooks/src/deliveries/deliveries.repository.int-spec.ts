@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { newDeliveryId } from '@gen/webhook-signature';
 import type { DataSource } from 'typeorm';
+import { newDelivery } from '../test/deliveries';
 import { openWebhooksDatabase } from '../webhooks.database';
 import { DeliveriesRepository, NewDelivery } from './deliveries.repository';
 
@@ -23,20 +24,7 @@ describe('DeliveriesRepository', () => {
     await database.drop();
   });
 
-  const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
-    id: newDeliveryId(),
-    eventId: randomUUID(),
-    redeliveryOf: null,
-    jobId: randomUUID(),
-    accountId: randomUUID(),
-    apiKeyId: randomUUID(),
-    event: 'generation.completed',
-    url: 'https://hooks.example.com/x',
-    urlSource: 'key',
-    body: Buffer.from('{"a":1}'),
-    firstAttemptAt: T,
-    ...overrides,
-  });
+  const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => newDelivery({ firstAttemptAt: T, ...overrides });
   /** Stores one delivery unclaimed (as the CLI does, or a process with no free slot); true if stored. */
   const store = async (d: NewDelivery) => (await repo.insert([d])).inserted.has(d.id);
   const row = async (id: string) =>

@@ -7,6 +7,7 @@ import { newDeliveryId, verify } from '@gen/webhook-signature';
 import type { DataSource } from 'typeorm';
 import { DeliveriesRepository, NewDelivery } from '../deliveries/deliveries.repository';
 import type { WebhookSecretsService } from '../keys/webhook-secrets.service';
+import { newDelivery } from '../test/deliveries';
 import { openWebhooksDatabase } from '../webhooks.database';
 import { resolveWebhooksSettings } from '../webhooks.settings';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
@@ -52,20 +53,7 @@ describe('DeliveryDispatcher', () => {
     return d;
   }
 
-  const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => ({
-    id: newDeliveryId(),
-    eventId: randomUUID(),
-    redeliveryOf: null,
-    jobId: randomUUID(),
-    accountId: randomUUID(),
-    apiKeyId: randomUUID(),
-    event: 'generation.completed',
-    url,
-    urlSource: 'key',
-    body: Buffer.from(`{"n":${Math.random()}}`),
-    firstAttemptAt: Date.now(),
-    ...overrides,
-  });
+  const delivery = (overrides: Partial<NewDelivery> = {}): NewDelivery => newDelivery({ url, ...overrides });
 
   const statusOf = async (id: string) =>
     (await db.query(`SELECT status, attempts_made FROM deliveries WHERE id = $1`, [id]))[0] as { status: string; attempts_made: number };

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
-import { ASSETS, engineFailure, engineRequest } from '../../../../../test/support/fake-provider';
-import { FakeFal, FalScenario, startFakeFal } from '../../../../../test/support/fake-fal';
+import { ASSETS, FakeFal, FalScenario, startFakeFal } from '@gen/testing';
+import { engineFailure, engineRequest } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
 import { USER_MESSAGES } from '../shared/upstream-failure';
 import { falEngineKind } from './fal.kind';

@@ -1,0 +1,67 @@
+import type { EngineOutput } from '../../engines/engine';
+import { isRecord } from '../provider-kind';
+import { BindingSettings, valueAt } from './binding-settings';
+import type { UpstreamJob } from './upstream-client';
+import { SubmitAndPollEngine } from './upstream-engine';
+import { UpstreamFailure } from './upstream-failure';
+
+/**
+ * A prediction as Replicate's API and Cog's HTTP server both answer it (Cog is Replicate's container
+ * format): `{"id", "status", "output", "error"}`.
+ */
+export type Prediction = Record<string, unknown>;
+
+const PENDING = new Set(['starting', 'processing']);
+/** `canceled` (by its creator, or its deadline while running) and `aborted` (Replicate: its deadline before it started). */
+const ENDED = new Set(['failed', 'canceled', 'aborted']);
+
+export function predictionPending(prediction: Prediction): boolean {
+  return PENDING.has(statusOf(prediction));
+}
+
+/**
+ * The output of a prediction that ended (a URL or a data URI: `output` itself, its first string, or
+ * the value at `outputPath` in it), or the failure it ended with.
+ */
+export function predictionOutput(prediction: Prediction, id: string, outputPath: string[] | null): string {
+  const status = statusOf(prediction);
+  if (ENDED.has(status)) {
+    const error = typeof prediction.error === 'string' ? prediction.error.slice(0, 300) : '';
+    throw new UpstreamFailure('generation_failed', `prediction ${id} ${status}${error ? `: ${error}` : ''}`);
+  }
+  if (status !== 'succeeded') throw new UpstreamFailure('malformed', `prediction ${id}: unknown status ${JSON.stringify(prediction.status)?.slice(0, 40)}`);
+  const output = outputPath ? valueAt(prediction.output, outputPath) : prediction.output;
+  const first = Array.isArray(output) ? output.find((item) => typeof item === 'string') : output;
+  if (typeof first === 'string' && first !== '') return first;
+  // Replicate removes inputs and outputs of API predictions after an hour (`data_removed`).
+  if (prediction.data_removed === true) throw new UpstreamFailure('output_unavailable', `prediction ${id}: output removed upstream`);
+  const shape = isRecord(output) ? `an object (${Object.keys(output).slice(0, 5).join(', ')}): set outputPath` : typeof output;
+  throw new UpstreamFailure('malformed', `prediction ${id} succeeded without an output (output is ${shape})`);
+}
+
+function statusOf(prediction: Prediction): string {
+  return typeof prediction.status === 'string' ? prediction.status : '';
+}
+
+/**
+ * The parts Replicate and Cog share: the reference is the prediction's id, a prediction is pending
+ * while `starting` or `processing`, and an ended one yields its output or its failure.
+ */
+export abstract class PredictionEngine<S extends BindingSettings> extends SubmitAndPollEngine<S, string, Prediction> {
+  protected storeRef(id: string): string {
+    return id;
+  }
+
+  protected loadRef(stored: string): string {
+    return stored;
+  }
+
+  protected isPending(prediction: Prediction): boolean {
+    return predictionPending(prediction);
+  }
+
+  protected finish(id: string, prediction: Prediction, job: UpstreamJob): Promise<EngineOutput> {
+    const output = predictionOutput(prediction, id, this.settings.outputPath);
+    return job.retrying(true, () => this.client.output.fetch(output, job.request.type, job.signal));
+  }
+}

@@ -1,0 +1,105 @@
+import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import { ClientSettings, Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from './upstream-client';
+import { UpstreamCall } from './upstream-http';
+import { decodeRef, encodeRef } from './upstream-ref';
+
+/** A best-effort call asking the upstream to stop a job, and its name for the log. */
+export interface CancelCall {
+  call: Omit<UpstreamCall, 'maxBytes' | 'tooLarge'>;
+  what: string;
+}
+
+/**
+ * A provider adapter: its `UpstreamClient` (pool, credential, retries, output checks, sanitised
+ * failures) built from the binding's settings, and its protocol in `run`.
+ */
+export abstract class UpstreamEngine<S extends ClientSettings> implements Engine {
+  protected readonly client: UpstreamClient;
+  /** Largest JSON answer that may carry the output inline (a data URI, `b64_json`). */
+  protected readonly inlineLimit: number;
+
+  constructor(
+    readonly name: string,
+    protected readonly settings: S,
+    credential: Credential | null,
+    allowPrivateNetworks: boolean,
+  ) {
+    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
+    this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
+  }
+
+  generate(request: EngineRequest): Promise<EngineOutput> {
+    return this.client.run(request, (job) => this.run(job), this.cancel ? (ref) => this.cancel!(ref) : undefined);
+  }
+
+  cancel?(upstreamRef: string): Promise<boolean>;
+
+  dispose(): Promise<void> {
+    return this.client.close();
+  }
+
+  protected abstract run(job: UpstreamJob): Promise<EngineOutput>;
+}
+
+/**
+ * The flow of every provider whose job is submitted once and then polled until it ends (Replicate,
+ * fal, Cog, our `remote` protocol), written once: a job that finds an earlier attempt's reference
+ * attaches to it and never submits; otherwise it submits and stores the reference before waiting on
+ * anything (so a retry after a crash attaches instead of paying twice); then it polls every
+ * `pollIntervalMs` while the state is pending, and hands the final state to `finish`. Each adapter
+ * supplies the parts its protocol decides: the reference, the submit, the poll, what is pending, what
+ * an ended job yields, and the cancel call.
+ */
+export abstract class SubmitAndPollEngine<S extends ClientSettings & { pollIntervalMs: number }, Ref, State> extends UpstreamEngine<S> {
+  /** The prefix of the references stored on our jobs (`replicate:<id>`), which says whose they are. */
+  protected abstract readonly kind: string;
+
+  /** The reference as stored on our job, after `<kind>:`. */
+  protected abstract storeRef(ref: Ref): string;
+  /** A stored reference read back: checked, since it is data from our database. */
+  protected abstract loadRef(stored: string): Ref;
+  /**
+   * Starts the upstream job, with the retries the provider allows (a submit no provider deduplicates
+   * is not repeated after it may have started); `state` when the answer already tells it.
+   */
+  protected abstract submit(job: UpstreamJob): Promise<{ ref: Ref; state?: State }>;
+  /** The upstream job's state now, with the retries a read allows. */
+  protected abstract poll(ref: Ref, job: UpstreamJob): Promise<State>;
+  protected abstract isPending(state: State): boolean;
+  /** What a job that ended yields: its output fetched into an `EngineOutput`, or the failure it ended with. */
+  protected abstract finish(ref: Ref, state: State, job: UpstreamJob): Promise<EngineOutput>;
+  /** The call asking the upstream to stop a job, or null where the protocol (or binding) has none. */
+  protected abstract cancelCall(ref: Ref): CancelCall | null;
+
+  override async cancel(upstreamRef: string): Promise<boolean> {
+    let ref: Ref;
+    try {
+      ref = this.loadRef(decodeRef(this.kind, upstreamRef));
+    } catch {
+      return false;
+    }
+    const cancel = this.cancelCall(ref);
+    return cancel ? this.client.bestEffort(cancel.call, cancel.what) : false;
+  }
+
+  protected async run(job: UpstreamJob): Promise<EngineOutput> {
+    const { request } = job;
+    let ref: Ref;
+    let state: State | undefined;
+    if (request.upstreamRef !== null) {
+      // An earlier attempt submitted it: attach, never submit again.
+      ref = this.loadRef(decodeRef(this.kind, request.upstreamRef));
+      job.attach(request.upstreamRef);
+    } else {
+      ({ ref, state } = await this.submit(job));
+      await job.saveRef(encodeRef(this.kind, this.storeRef(ref)));
+    }
+    state ??= await this.poll(ref, job);
+    while (this.isPending(state)) {
+      await job.pause(this.settings.pollIntervalMs);
+      state = await this.poll(ref, job);
+    }
+    job.upstreamFinished = true;
+    return this.finish(ref, state, job);
+  }
+}
