@@ -42,7 +42,7 @@ const claimMessages = new PreparedStatement<{ id: string; pattern: string; paylo
 // JetStream (message id) and every consumer (event id, job id) take a second copy as a no-op.
 const markMessagesPublished = new PreparedStatement<never>(
   'generation.outbox_mark_published',
-  `UPDATE outbox SET published_at = now()
+  `UPDATE outbox SET published_at = now(), lease_owner = NULL, lease_expires_at = NULL
    FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
    WHERE id = ANY($1::uuid[]) AND published_at IS NULL`,
 );
