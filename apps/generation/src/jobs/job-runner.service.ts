@@ -111,12 +111,14 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   /** Runs the jobs an admission claimed with `offer` (none if it claimed none, or failed), and frees the promise. */
   accept(offer: ClaimOffer | undefined, claimed: readonly JobEntity[]): void {
     if (offer) this.reserved--;
+    if (this.stopping && claimed.length > 0) {
+      // Shutdown began during the admission: back to the queue at once, for another replica.
+      void this.jobs.release(this.settings.workerId, claimed.map((job) => job.id)).catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'Could not hand back jobs claimed during shutdown; their leases will expire'),
+      );
+      return;
+    }
     for (const job of claimed) this.start(job);
-  }
-
-  /** Whether a run of this job is under way in this process. */
-  runsHere(jobId: string): boolean {
-    return this.running.has(jobId);
   }
 
   /** Stops this process's run of a job that was finished by someone else (a cancel); no-op if not running here. */
