@@ -5,6 +5,7 @@ import { ModelEntity } from './catalogue/model.entity';
 import { GenerationInit1763700000000 } from './migrations/1763700000000-generation-init';
 import { GenerationModels1764300000000 } from './migrations/1764300000000-generation-models';
 import { GenerationJobControl1764400000000 } from './migrations/1764400000000-generation-job-control';
+import { GenerationAdmissionClaim1764730000000 } from './migrations/1764730000000-generation-admission-claim';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -14,7 +15,12 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
     url,
     schema: GENERATION_SCHEMA,
     entities: [JobEntity, OutboxEventEntity, ModelEntity],
-    migrations: [GenerationInit1763700000000, GenerationModels1764300000000, GenerationJobControl1764400000000],
+    migrations: [
+      GenerationInit1763700000000,
+      GenerationModels1764300000000,
+      GenerationJobControl1764400000000,
+      GenerationAdmissionClaim1764730000000,
+    ],
     poolSize,
   };
 }

@@ -10,6 +10,8 @@ import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
+import { JobFinisher } from './jobs/job-finisher.service';
+import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
@@ -17,6 +19,8 @@ import { JobsService } from './jobs/jobs.service';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
+import { OutboxRepository } from './outbox/outbox.repository';
+import { DEFAULT_OUTBOX_SETTINGS, OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import type { ProviderContext } from './providers';
 import { LocalDirectoryStorage, OutputStorage } from '@gen/storage';
 
@@ -53,12 +57,19 @@ export class GenerationModule {
         { provide: ENGINE_KINDS, useValue: engineKinds(options) },
         { provide: PROVIDER_CONTEXT, useValue: context },
         { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
+        {
+          provide: OUTBOX_SETTINGS,
+          useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },
+        },
+        { provide: JOB_FINISHER_SETTINGS, useValue: { ...DEFAULT_JOB_FINISHER_SETTINGS, maxBatch: options.settings.jobFinishBatch ?? DEFAULT_JOB_FINISHER_SETTINGS.maxBatch } },
         ModelsRepository,
         ModelEngines,
         CatalogueService,
         JobsRepository,
         JobsService,
         JobRunnerService,
+        JobFinisher,
+        OutboxRepository,
         JobJanitorService,
         OutboxRelayService,
         QueueStatsRepository,

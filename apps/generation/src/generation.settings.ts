@@ -1,3 +1,5 @@
+import { DEFAULT_JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
+import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
 import type { GenerationSettings } from './generation.tokens';
 
@@ -19,6 +21,9 @@ export const GENERATION_VARIABLES = {
   espeakPath: text('ESPEAK_NG_PATH', 'espeak-ng', 'the program `voice-1` speaks with (Debian: `apt-get install espeak-ng`); missing, the model is listed unavailable'),
   outputRetentionSeconds: int('OUTPUT_RETENTION_HOURS', 168, 'how long a completed output is kept; then deleted, its URL answers `410`', { min: 1, max: 87_600, scale: 3600 }),
   outputSweepIntervalMs: int('OUTPUT_SWEEP_INTERVAL_MS', 60_000, 'how often expired outputs are deleted', { min: 100, max: 3_600_000 }),
+  outboxLeaseMs: int('OUTBOX_LEASE_MS', DEFAULT_OUTBOX_SETTINGS.leaseMs, "how long a relay holds the events it is publishing (the longest a dead relay's event waits)", { min: 500, max: 600_000 }),
+  outboxBatch: int('OUTBOX_BATCH', DEFAULT_OUTBOX_SETTINGS.batch, 'events the outbox poll claims at a time', { min: 1, max: 10_000 }),
+  jobFinishBatch: int('JOB_FINISH_BATCH', DEFAULT_JOB_FINISHER_SETTINGS.maxBatch, 'job finishes written in one transaction at most (group commit)', { min: 1, max: 10_000 }),
 };
 
 /** Variables no longer read; one still set is refused, with how to move on. */

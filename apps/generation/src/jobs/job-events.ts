@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Events, GenerationFinishedEvent } from '@gen/contracts';
 import type { JobEntity } from './job.entity';
-import type { OutboxMessage } from './jobs.repository';
+import type { OutboxMessage } from '../outbox/outbox.repository';
 import { toGenerationRecord } from './job-record';
 
 /** The generation.completed / generation.failed event of a finished job, as stored in the outbox. */

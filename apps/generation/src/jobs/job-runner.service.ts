@@ -6,11 +6,13 @@ import { CatalogueService } from '../catalogue/catalogue.service';
 import { Engine, EngineError, EngineOutput } from '../engines/engine';
 import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
+import type { OutboxMessage } from '../outbox/outbox.repository';
 import { OutputStorage } from '@gen/storage';
 import { finishedEvent } from './job-events';
+import { JobFinisher } from './job-finisher.service';
 import { toGenerationRecord } from './job-record';
 import type { JobEntity } from './job.entity';
-import { JobOutcome, JobsRepository } from './jobs.repository';
+import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
 import { JobMetrics } from '../metrics/job-metrics';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
@@ -44,6 +46,8 @@ const DRAINED = Symbol('drained');
 export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobRunnerService.name);
   private readonly running = new Map<string, Run>();
+  /** Workers promised to admissions under way (`offer`), not yet running anything. */
+  private reserved = 0;
   private readonly finished = new EventEmitter();
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -59,6 +63,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly catalogue: CatalogueService,
     private readonly storage: OutputStorage,
     private readonly relay: OutboxRelayService,
+    private readonly finisher: JobFinisher,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     private readonly metrics: JobMetrics,
     private readonly broadcaster: Broadcaster,
@@ -85,11 +90,35 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     this.nudge();
   }
 
-  /** A job finished outside a run (a cancel): counted, its event sent now, synchronous waiters answered. */
-  finishedElsewhere(job: JobEntity): void {
+  /** A job finished outside a run (a cancel), its event leased to this process: counted, its event sent now, synchronous waiters answered. */
+  finishedElsewhere(job: JobEntity, event: OutboxMessage): void {
     this.metrics.finished(job);
-    this.relay.kick();
-    this.finished.emit(job.id);
+    this.relay.publish([event]);
+    this.finished.emit(job.id, job);
+  }
+
+  /**
+   * A claim for a submit's admission (JobsRepository.admit) when this process has a free worker, so
+   * that a job that can start at once costs no separate claim; undefined when full or stopping. The
+   * worker stays promised until `accept`.
+   */
+  offer(): ClaimOffer | undefined {
+    if (this.stopping || this.running.size + this.reserved >= this.settings.workerConcurrency) return undefined;
+    this.reserved++;
+    return { owner: this.settings.workerId, leaseMs: this.settings.leaseMs, max: 1 };
+  }
+
+  /** Runs the jobs an admission claimed with `offer` (none if it claimed none, or failed), and frees the promise. */
+  accept(offer: ClaimOffer | undefined, claimed: readonly JobEntity[]): void {
+    if (offer) this.reserved--;
+    if (this.stopping && claimed.length > 0) {
+      // Shutdown began during the admission: back to the queue at once, for another replica.
+      void this.jobs.release(this.settings.workerId, claimed.map((job) => job.id)).catch((error: unknown) =>
+        this.logger.warn({ err: error }, 'Could not hand back jobs claimed during shutdown; their leases will expire'),
+      );
+      return;
+    }
+    for (const job of claimed) this.start(job);
   }
 
   /** Stops this process's run of a job that was finished by someone else (a cancel); no-op if not running here. */
@@ -120,6 +149,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     clearTimeout(timer);
     this.drained = true;
     this.finished.emit(DRAINED);
+    await this.finisher.drain();
     await this.relay.drain().catch((error: unknown) => this.logger.warn({ err: error }, 'Final outbox flush failed; another replica publishes it'));
   }
 
@@ -133,37 +163,38 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     return this.settings.drainTimeoutMs ?? 20_000;
   }
 
-  /** Resolves with true when the job finished (anywhere) within `ms`. */
-  waitForFinish(jobId: string, ms: number): Promise<boolean> {
-    const isFinal = async () => {
+  /** Resolves with the job once it is final (finished anywhere) within `ms`; null if it is not by then. */
+  waitForFinish(jobId: string, ms: number): Promise<JobEntity | null> {
+    const finalJob = async () => {
       const job = await this.jobs.findById(jobId);
-      return job !== null && (job.status === 'completed' || job.status === 'failed');
+      return job !== null && (job.status === 'completed' || job.status === 'failed') ? job : null;
     };
-    return new Promise<boolean>((resolve) => {
+    return new Promise<JobEntity | null>((resolve) => {
       let settled = false;
-      const finish = (value: boolean) => {
+      const finish = (job: JobEntity | null) => {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
         clearInterval(poll);
         this.finished.off(jobId, onLocal);
         this.finished.off(DRAINED, onDrained);
-        resolve(value);
+        resolve(job);
       };
       // Listen before looking, so a run of this process that ends in between is not missed.
-      const onLocal = () => finish(true);
+      const onLocal = (job: JobEntity) => finish(job);
       // Shutting down: answer with the job as it stands (another replica runs it if it is not done).
       const onDrained = () => {
-        isFinal().then(finish, () => finish(false));
+        finalJob().then(finish, () => finish(null));
       };
       this.finished.on(jobId, onLocal);
       this.finished.once(DRAINED, onDrained);
       if (this.drained) onDrained();
-      const deadline = setTimeout(() => finish(false), ms);
-      const check = () => void isFinal().then((final) => final && finish(true), () => undefined);
-      // Another replica may run it (or it was already final): look at the row now and then.
+      const deadline = setTimeout(() => finish(null), ms);
+      const check = () => void finalJob().then((job) => job && finish(job), () => undefined);
+      // Another replica may run it (or it was already final): look at the row now and then. A run of
+      // this process reports its end itself, so the row is not read at once for it.
       const poll = setInterval(check, 250);
-      check();
+      if (!this.running.has(jobId)) check();
     });
   }
 
@@ -193,12 +224,12 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private async pump(): Promise<void> {
     // Another round only while some account gave all it was asked for (it may have more).
     let more = true;
-    while (more && !this.stopping && this.running.size < this.settings.workerConcurrency) {
+    while (more && !this.stopping && this.running.size + this.reserved < this.settings.workerConcurrency) {
       more = false;
       const accounts = await this.jobs.accountsWithQueuedJobs(100);
-      const share = Math.max(1, Math.floor((this.settings.workerConcurrency - this.running.size) / Math.max(1, accounts.length)));
+      const share = Math.max(1, Math.floor((this.settings.workerConcurrency - this.running.size - this.reserved) / Math.max(1, accounts.length)));
       for (const accountId of accounts) {
-        const capacity = this.settings.workerConcurrency - this.running.size;
+        const capacity = this.settings.workerConcurrency - this.running.size - this.reserved;
         if (this.stopping || capacity <= 0) return;
         const asked = Math.min(share, capacity);
         const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, asked);
@@ -244,18 +275,34 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       outcome = { status: 'failed', error: error instanceof EngineError ? error.userMessage : GENERIC_FAILURE };
       if (!(error instanceof EngineError)) this.logger.error({ err: error, jobId: job.id }, 'Engine crashed');
     }
-    const finished = await this.jobs.finish(job.id, this.settings.workerId, outcome, (j) =>
-      finishedEvent(j, this.settings.cdnBaseUrl),
-    );
+    let finished: FinishedJob | null;
+    try {
+      finished = await this.finisher.finish({ jobId: job.id, owner: this.settings.workerId, outcome, event: (j) => finishedEvent(j, this.settings.cdnBaseUrl) });
+    } catch (error) {
+      // Not written (the database kept failing it): the lease runs out and the job is queued again.
+      this.logger.error({ err: error, jobId: job.id }, 'Could not write the final state; the job will run again');
+      return;
+    }
     if (finished) {
-      this.metrics.finished(finished);
-      this.relay.kick();
-      this.finished.emit(job.id);
+      this.metrics.finished(finished.job);
+      this.relay.publish([finished.event]);
+      this.finished.emit(job.id, finished.job);
     } else if (outcome.status === 'completed') {
-      // We lost the job while storing its output: nothing will ever point at this file.
-      await this.storage.delete(outcome.outputKey).catch((error: unknown) =>
-        this.logger.warn({ err: error, jobId: job.id }, 'Could not remove the output of a job we no longer own'),
-      );
+      await this.discardOutput(job.id, outcome.outputKey);
+    }
+  }
+
+  /**
+   * The job was not ours to finish: we lost it while storing its output, and nothing will ever point
+   * at this file. Unless our own finish did commit and only its answer was lost (a retry found the
+   * job final with this very output): then the file is the job's.
+   */
+  private async discardOutput(jobId: string, outputKey: string): Promise<void> {
+    try {
+      if ((await this.jobs.findById(jobId))?.outputKey === outputKey) return;
+      await this.storage.delete(outputKey);
+    } catch (error) {
+      this.logger.warn({ err: error, jobId }, 'Could not remove the output of a job we no longer own');
     }
   }
 
@@ -351,15 +398,15 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     try {
       for (const { id, attempts } of await this.jobs.expiredLeases(50)) {
         if (attempts >= this.settings.maxAttempts) {
-          const failed = await this.jobs.finish(
-            id,
-            null,
-            { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
-            (j) => finishedEvent(j, this.settings.cdnBaseUrl),
-          );
+          const failed = await this.finisher.finish({
+            jobId: id,
+            owner: null,
+            outcome: { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
+            event: (j) => finishedEvent(j, this.settings.cdnBaseUrl),
+          });
           if (failed) {
-            this.metrics.finished(failed);
-            this.relay.kick();
+            this.metrics.finished(failed.job);
+            this.relay.publish([failed.event]);
           }
         } else if (await this.jobs.requeueExpired(id)) {
           this.metrics.requeued();

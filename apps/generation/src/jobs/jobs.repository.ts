@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { PreparedStatement, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
-import { OutboxEventEntity } from '../outbox/outbox-event.entity';
+import { OutboxLease, OutboxMessage, OutboxRepository } from '../outbox/outbox.repository';
 import { JobEntity } from './job.entity';
+
+export type { OutboxLease, OutboxMessage } from '../outbox/outbox.repository';
 
 export interface NewJob {
   id: string;
@@ -20,11 +22,16 @@ export interface NewJob {
   cancelAfterSeconds?: number | null;
 }
 
-/** First key of the advisory locks that serialise one account's admissions (the second is the account's hash). */
-const ADMISSION_LOCK_SPACE = 0x6a6f62; // 'job'
+/** A claim made with an admission, for the submitting process's free workers (see `admit`). */
+export interface ClaimOffer {
+  owner: string;
+  leaseMs: number;
+  /** Jobs it can take now (0: admit only). */
+  max: number;
+}
 
 export type AdmitOutcome =
-  | { kind: 'queued' }
+  | { kind: 'queued'; /** jobs of the account claimed for the offer's owner, oldest first (often just this one) */ claimed: JobEntity[] }
   | { kind: 'exists' }
   | { kind: 'queue-full'; queued: number; processing: number; retryAfterSeconds: number };
 
@@ -34,73 +41,74 @@ export type JobOutcome =
 
 /** What a cancel found. */
 export type CancelOutcome =
-  | { kind: 'canceled'; job: JobEntity; /** it was running somewhere: its worker must stop */ wasProcessing: boolean }
+  | { kind: 'canceled'; job: JobEntity; event: OutboxMessage; /** it was running somewhere: its worker must stop */ wasProcessing: boolean }
   | { kind: 'already-canceled'; job: JobEntity }
   | { kind: 'finished'; job: JobEntity }
   | { kind: 'not-found' };
 
-export interface OutboxMessage {
-  id: string;
-  pattern: string;
-  payload: unknown;
+/** One job's finish, as `finishMany` takes it. */
+export interface FinishRequest {
+  jobId: string;
+  /** The lease owner finishing it; null for operator and reclaim paths (anyone may finish). */
+  owner: string | null;
+  outcome: JobOutcome;
+  /** Its event, built from the final row. */
+  event: (job: JobEntity) => OutboxMessage;
+}
+
+/** A job finished by `finishMany`, with the event written with it. */
+export interface FinishedJob {
+  job: JobEntity;
+  event: OutboxMessage;
 }
 
 /** Every query of the generation schema's jobs. State changes are guarded in SQL, so they happen once. */
 @Injectable()
 export class JobsRepository {
-  constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
+  constructor(
+    @Inject(GENERATION_DB) private readonly db: DataSource,
+    // Events are written in the job's own transactions; tools that build this by hand get one on the same DataSource.
+    private readonly outbox: OutboxRepository = new OutboxRepository(db),
+  ) {}
 
   /**
    * Queues the job unless the account already has `parallelLimit + maxWaiting` jobs queued or
-   * running (its parallel slots plus the queue cap). Submits of one account take turns on a
-   * transaction-scoped advisory lock, so any number of replicas cannot overfill the queue.
+   * running (its parallel slots plus the queue cap), and with an offer, claims the account's head
+   * jobs for the offer's owner in the same statement (function `admit_job`, migration
+   * 1764730000000): one round trip and one synchronous commit, so the accepted job is durable
+   * before the caller is told. Submits of one account take turns on a transaction-scoped advisory
+   * lock, so any number of replicas cannot overfill the queue.
    *
    * Not the slot row claims lock: a claim moves a job from queued to processing, which leaves the
    * count unchanged, and a finish only lowers it, so admissions need to exclude each other only,
-   * and a burst of submits never delays the claims that drain the queue.
+   * and a burst of submits never delays the claims that drain the queue. The claim made here is
+   * the same as `claim`'s (the account's row locked, its limit and order kept), except that it waits
+   * for the row instead of skipping the account.
    * A job id that already exists is left as it is ('exists': a repeated submit).
    */
-  async admit(job: NewJob, maxWaiting: number): Promise<AdmitOutcome> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [ADMISSION_LOCK_SPACE, job.accountId]);
-      // One statement, with a snapshot taken after the lock: it sees every admission before ours.
-      const rows = await sqlRows<{ inserted: string; existed: boolean; queued: string; processing: string }>(
-        tx,
-        `WITH counts AS (
-           SELECT count(*) FILTER (WHERE status = 'queued') AS queued, count(*) FILTER (WHERE status = 'processing') AS processing
-           FROM jobs WHERE account_id = $2::uuid AND status IN ('queued', 'processing')
-         ), inserted AS (
-           INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url, deadline_at)
-           SELECT $1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, 'queued', $7::int, $8::int, $9::text,
-                  now() + ($11::int * interval '1 second')
-           FROM counts WHERE counts.queued + counts.processing < $8::int + $10::int
-           ON CONFLICT (id) DO NOTHING
-           RETURNING id
-         )
-         SELECT (SELECT count(*) FROM inserted) AS inserted, EXISTS (SELECT 1 FROM jobs WHERE id = $1::uuid) AS existed,
-                counts.queued, counts.processing
-         FROM counts`,
-        [job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl, maxWaiting, job.cancelAfterSeconds ?? null],
-      );
-      const row = rows[0];
-      if (Number(row.inserted) === 1) return { kind: 'queued' } as const;
-      if (row.existed) return { kind: 'exists' } as const;
-      return {
-        kind: 'queue-full',
-        queued: Number(row.queued),
-        processing: Number(row.processing),
-        retryAfterSeconds: await this.nextSlotEstimate(tx, job.accountId),
-      } as const;
-    });
+  async admit(job: NewJob, maxWaiting: number, offer?: ClaimOffer): Promise<AdmitOutcome> {
+    const rows = await admitJob.rows(this.db, [
+      job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl,
+      job.cancelAfterSeconds ?? null, maxWaiting, offer?.owner ?? null, offer?.leaseMs ?? 0, offer?.max ?? 0,
+    ]);
+    const { outcome, queued, processing } = rows[0];
+    if (outcome === 'queued') return { kind: 'queued', claimed: bySeq(rows.filter((r): r is AdmitRow & JobRow => r.id !== null).map(jobFromRow)) };
+    if (outcome === 'exists') return { kind: 'exists' };
+    return {
+      kind: 'queue-full',
+      queued: Number(queued),
+      processing: Number(processing),
+      retryAfterSeconds: await this.nextSlotEstimate(job.accountId),
+    };
   }
 
   /**
    * Seconds until a running job of the account is likely to finish (and free a queue place): the
    * mean run time of its last 20 finished jobs less the age of its oldest running one; 1 to 60.
    */
-  private async nextSlotEstimate(tx: EntityManager, accountId: string): Promise<number> {
+  private async nextSlotEstimate(accountId: string): Promise<number> {
     const rows = await sqlRows<{ mean_run: string | null; oldest_running: string | null }>(
-      tx,
+      this.db,
       `SELECT
          (SELECT avg(extract(epoch FROM recent.completed_at - recent.started_at)) FROM (
             SELECT completed_at, started_at FROM jobs
@@ -115,12 +123,15 @@ export class JobsRepository {
     return Math.min(60, Math.max(1, Math.ceil(meanRun - oldestRunning)));
   }
 
-  findById(jobId: string): Promise<JobEntity | null> {
-    return this.db.getRepository(JobEntity).findOneBy({ id: jobId });
+  async findById(jobId: string): Promise<JobEntity | null> {
+    const rows = await findJob.rows(this.db, [jobId]);
+    return rows.length === 0 ? null : jobFromRow(rows[0]);
   }
 
-  findForAccount(accountId: string, jobId: string): Promise<JobEntity | null> {
-    return this.db.getRepository(JobEntity).findOneBy({ id: jobId, accountId });
+  /** The read path (GET /api/v1/generations/{id}): one prepared statement, no entity metadata. */
+  async findForAccount(accountId: string, jobId: string): Promise<JobEntity | null> {
+    const rows = await findAccountJob.rows(this.db, [jobId, accountId]);
+    return rows.length === 0 ? null : jobFromRow(rows[0]);
   }
 
   /** Newest first, keyset-paginated on `seq` (stable under concurrent inserts). */
@@ -164,41 +175,18 @@ export class JobsRepository {
 
   /**
    * Claims up to `max` of the account's oldest queued jobs, as many as its free parallel slots allow
-   * (docs/jobs.md). The decision is made under a lock on the account's row in `account_slots`, so
-   * claimers on any number of replicas can never exceed the limit, and jobs start in submission
-   * order. A claimer that finds the account being claimed by someone else right now skips it
-   * (SKIP LOCKED) instead of queueing behind the lock: the other claimer is already serving it.
+   * (docs/jobs.md), in one round trip (function `claim_jobs`, migration 1764730000000). The decision
+   * is made under a lock on the account's row in `account_slots`, so claimers on any number of
+   * replicas can never exceed the limit, and jobs start in submission order. A claimer that finds
+   * the account being claimed by someone else right now skips it (SKIP LOCKED) instead of queueing
+   * behind the lock: the other claimer is already serving it.
+   *
+   * Asynchronous commit: the account's lock is released without waiting for the WAL flush. A claim
+   * lost in a database crash is harmless: the job is queued again, its worker finds it no longer
+   * owns it at the next heartbeat, and the finish (synchronous) is guarded by the lease owner.
    */
   async claim(accountId: string, owner: string, leaseMs: number, max = 1): Promise<JobEntity[]> {
-    return this.db.transaction(async (tx) => {
-      // The account's lock is held until commit; an asynchronous commit releases it without waiting
-      // for the WAL flush. A claim lost in a database crash is harmless: the job is queued again,
-      // its worker finds it no longer owns it at the next heartbeat, and finish() (synchronous) is
-      // guarded by the lease owner. Money and final states keep synchronous commits.
-      await tx.query(`SET LOCAL synchronous_commit = off`);
-      let locked = await sqlRows<unknown>(tx, `SELECT 1 FROM account_slots WHERE account_id = $1 FOR UPDATE SKIP LOCKED`, [accountId]);
-      if (locked.length === 0) {
-        // First claim for this account (a new row is locked by its inserter), or someone holds it.
-        locked = await sqlRows<unknown>(tx, `INSERT INTO account_slots (account_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING 1`, [accountId]);
-        if (locked.length === 0) return [];
-      }
-      // The head job's parallel_limit is the account's limit (taken from its plan at submit).
-      const rows = await sqlRows<JobRow>(tx,
-        `WITH head AS (
-           SELECT id, seq, parallel_limit FROM jobs WHERE account_id = $1 AND status = 'queued' ORDER BY seq LIMIT $4
-         ), free AS (
-           SELECT (SELECT parallel_limit FROM head ORDER BY seq LIMIT 1)
-                - (SELECT count(*) FROM jobs WHERE account_id = $1 AND status = 'processing') AS slots
-         )
-         UPDATE jobs SET status = 'processing', started_at = COALESCE(started_at, now()), attempts = attempts + 1,
-                lease_owner = $2, lease_expires_at = now() + ($3::int * interval '1 millisecond')
-         WHERE id IN (SELECT id FROM head ORDER BY seq LIMIT GREATEST(0, (SELECT slots FROM free)))
-           AND status = 'queued'
-         RETURNING *`,
-        [accountId, owner, leaseMs, max],
-      );
-      return rows.map(jobFromRow).sort((a, b) => a.seq - b.seq);
-    });
+    return bySeq((await claimJobs.rows(this.db, [accountId, owner, leaseMs, max])).map(jobFromRow));
   }
 
   /**
@@ -235,34 +223,48 @@ export class JobsRepository {
   }
 
   /**
-   * Writes a job's final state and its event in one transaction. Only the lease owner of a
-   * processing job can finish it (or anyone, with owner null, for operator and reclaim paths).
+   * Writes a job's final state and its event in one transaction (`finishMany` for one job). Only the
+   * lease owner of a processing job can finish it (or anyone, with owner null, for operator and
+   * reclaim paths). With a lease, the event is held by that relay, which publishes it at once.
    */
   async finish(
     jobId: string,
     owner: string | null,
     outcome: JobOutcome,
     buildEvent: (job: JobEntity) => OutboxMessage,
+    lease: OutboxLease | null = null,
   ): Promise<JobEntity | null> {
+    const [finished] = await this.finishMany([{ jobId, owner, outcome, event: buildEvent }], lease);
+    return finished?.job ?? null;
+  }
+
+  /**
+   * Finishes many jobs in one transaction, one synchronous commit for all (group commit: the final
+   * states and their events are durable when this resolves). One result per request, in order:
+   * null where the job was not there to finish (already final, or no longer the owner's), exactly as
+   * if each had been finished alone. A job named twice is finished by the first request; the second
+   * finds it final.
+   */
+  async finishMany(requests: readonly FinishRequest[], lease: OutboxLease | null): Promise<Array<FinishedJob | null>> {
+    if (requests.length === 0) return [];
     return this.db.transaction(async (tx) => {
-      const params =
-        outcome.status === 'completed'
-          ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null, false, outcome.keepSeconds]
-          : [jobId, owner, 'failed', null, null, outcome.error, outcome.canceled === true, null];
-      const rows = await sqlRows<JobRow>(tx,
-        `UPDATE jobs SET status = $3, output_key = $4, output_content_type = $5, error = $6, completed_at = now(),
-                lease_owner = NULL, lease_expires_at = NULL,
-                canceled_at = CASE WHEN $7::boolean THEN now() END,
-                progress = CASE WHEN $3 = 'completed' THEN 1 ELSE progress END,
-                output_expires_at = now() + ($8::int * interval '1 second')
-         WHERE id = $1 AND status IN ('queued', 'processing') AND ($2::text IS NULL OR lease_owner = $2)
-         RETURNING *`,
-        params,
-      );
-      if (rows.length === 0) return null;
-      const job = jobFromRow(rows[0]);
-      await this.appendOutbox(tx, buildEvent(job));
-      return job;
+      const runner = tx.queryRunner as QueryRunner;
+      const results: Array<FinishedJob | null> = requests.map(() => null);
+      for (const round of distinctJobRounds(requests)) {
+        const params = round.map((i) => finishParams(requests[i]));
+        const rows = await finishJobs.rows(runner, FINISH_COLUMNS.map((_, column) => params.map((p) => p[column])));
+        const finished = new Map(rows.map((row) => [row.id.toLowerCase(), jobFromRow(row)]));
+        const events: OutboxMessage[] = [];
+        for (const i of round) {
+          const job = finished.get(requests[i].jobId.toLowerCase());
+          if (!job) continue;
+          const event = requests[i].event(job);
+          results[i] = { job, event };
+          events.push(event);
+        }
+        await this.outbox.append(runner, events, lease);
+      }
+      return results;
     });
   }
 
@@ -273,7 +275,13 @@ export class JobsRepository {
    * this commits first, the worker's finish finds no processing job and its output is discarded.
    * Either way the job is charged exactly once or refunded exactly once.
    */
-  async cancel(accountId: string, jobId: string, error: string, buildEvent: (job: JobEntity) => OutboxMessage): Promise<CancelOutcome> {
+  async cancel(
+    accountId: string,
+    jobId: string,
+    error: string,
+    buildEvent: (job: JobEntity) => OutboxMessage,
+    lease: OutboxLease | null = null,
+  ): Promise<CancelOutcome> {
     return this.db.transaction(async (tx) => {
       const rows = await sqlRows<JobRow & { was_processing: boolean }>(tx,
         `WITH before AS (SELECT id, status FROM jobs WHERE id = $1 AND account_id = $2 FOR UPDATE)
@@ -286,8 +294,9 @@ export class JobsRepository {
       );
       if (rows.length === 1) {
         const job = jobFromRow(rows[0]);
-        await this.appendOutbox(tx, buildEvent(job));
-        return { kind: 'canceled', job, wasProcessing: rows[0].was_processing } as const;
+        const event = buildEvent(job);
+        await this.outbox.append(tx.queryRunner as QueryRunner, [event], lease);
+        return { kind: 'canceled', job, event, wasProcessing: rows[0].was_processing } as const;
       }
       const existing = await sqlRows<JobRow>(tx, `SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [jobId, accountId]);
       if (existing.length === 0) return { kind: 'not-found' } as const;
@@ -394,39 +403,9 @@ export class JobsRepository {
     );
     return rows.length > 0;
   }
-
-  async pendingOutbox(tx: EntityManager, limit: number): Promise<OutboxEventEntity[]> {
-    return tx.query(
-      `SELECT id, pattern, payload FROM outbox WHERE published_at IS NULL ORDER BY created_at
-       LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
-    );
-  }
-
-  async markPublished(tx: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) await tx.query(`UPDATE outbox SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
-  }
-
-  async markPublishFailed(tx: EntityManager, ids: string[]): Promise<void> {
-    if (ids.length > 0) {
-      await tx.query(`UPDATE outbox SET publish_attempts = publish_attempts + 1 WHERE id = ANY($1::uuid[])`, [ids]);
-    }
-  }
-
-  inTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    return this.db.transaction(work);
-  }
-
-  private async appendOutbox(tx: EntityManager, message: OutboxMessage): Promise<void> {
-    await tx.query(`INSERT INTO outbox (id, pattern, payload) VALUES ($1, $2, $3::jsonb)`, [
-      message.id,
-      message.pattern,
-      JSON.stringify(message.payload),
-    ]);
-  }
 }
 
-/** A `jobs` row as `RETURNING *` gives it. */
+/** A `jobs` row as the statements below return it. */
 interface JobRow {
   id: string;
   seq: string;
@@ -454,6 +433,83 @@ interface JobRow {
   created_at: Date;
   started_at: Date | null;
   completed_at: Date | null;
+}
+
+// Named, not `*`: a prepared statement whose result shape changed under it (a column added by a
+// migration while this process runs) would fail with "cached plan must not change result type".
+const JOB_COLUMNS: ReadonlyArray<keyof JobRow> = [
+  'id', 'seq', 'account_id', 'api_key_id', 'model_id', 'type', 'prompt', 'status', 'credits', 'parallel_limit', 'webhook_url',
+  'output_key', 'output_content_type', 'error', 'attempts', 'lease_owner', 'lease_expires_at', 'upstream_ref', 'canceled_at',
+  'deadline_at', 'progress', 'output_expires_at', 'output_deleted_at', 'created_at', 'started_at', 'completed_at',
+];
+
+/** The job columns, each as `<of>.<column>` (a table alias, or a composite value such as `(r.job)`). */
+function jobColumns(of: string): string {
+  return JOB_COLUMNS.map((column) => `${of}.${column}`).join(', ');
+}
+
+const findJob = new PreparedStatement<JobRow>('generation.job_by_id', `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1`);
+
+const findAccountJob = new PreparedStatement<JobRow>(
+  'generation.job_of_account',
+  `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1 AND account_id = $2`,
+);
+
+/** One row per job claimed, or one row whose job columns are all null. */
+type AdmitRow = { outcome: 'queued' | 'exists' | 'queue-full'; queued: string; processing: string } & Omit<JobRow, 'id'> & { id: string | null };
+
+const admitJob = new PreparedStatement<AdmitRow>(
+  'generation.admit_job',
+  `SELECT r.outcome, r.queued, r.processing, ${jobColumns('(r.job)')}
+   FROM admit_job($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::int, $8::int, $9::text, $10::int, $11::int,
+                  $12::text, $13::int, $14::int) AS r`,
+);
+
+const claimJobs = new PreparedStatement<JobRow>(
+  'generation.claim_jobs',
+  `SELECT ${jobColumns('c')} FROM claim_jobs($1::uuid, $2::text, $3::int, $4::int) AS c`,
+);
+
+/** The arrays `finishJobs` takes, one per column of `f`, in this order. */
+const FINISH_COLUMNS = ['id', 'owner', 'status', 'output_key', 'content_type', 'error', 'canceled', 'keep_seconds'] as const;
+
+const finishJobs = new PreparedStatement<JobRow>(
+  'generation.finish_jobs',
+  `UPDATE jobs SET status = f.status, output_key = f.output_key, output_content_type = f.content_type, error = f.error,
+          completed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
+          canceled_at = CASE WHEN f.canceled THEN now() END,
+          progress = CASE WHEN f.status = 'completed' THEN 1 ELSE jobs.progress END,
+          output_expires_at = now() + (f.keep_seconds * interval '1 second')
+   FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::int[])
+        AS f(${FINISH_COLUMNS.join(', ')})
+   WHERE jobs.id = f.id AND jobs.status IN ('queued', 'processing') AND (f.owner IS NULL OR jobs.lease_owner = f.owner)
+   RETURNING ${jobColumns('jobs')}`,
+);
+
+function finishParams({ jobId, owner, outcome }: FinishRequest): unknown[] {
+  return outcome.status === 'completed'
+    ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null, false, outcome.keepSeconds]
+    : [jobId, owner, 'failed', null, null, outcome.error, outcome.canceled === true, null];
+}
+
+/**
+ * The requests' indexes in rounds where no job appears twice (one UPDATE ... FROM per round: a row
+ * joined to two inputs would take one of them, unspecified which). Nearly always one round.
+ */
+function distinctJobRounds(requests: readonly FinishRequest[]): number[][] {
+  const rounds: Array<{ ids: Set<string>; indexes: number[] }> = [];
+  requests.forEach((request, index) => {
+    const id = request.jobId.toLowerCase();
+    let round = rounds.find((r) => !r.ids.has(id));
+    if (!round) rounds.push((round = { ids: new Set(), indexes: [] }));
+    round.ids.add(id);
+    round.indexes.push(index);
+  });
+  return rounds.map((r) => r.indexes);
+}
+
+function bySeq(jobs: JobEntity[]): JobEntity[] {
+  return jobs.sort((a, b) => a.seq - b.seq);
 }
 
 function jobFromRow(row: JobRow): JobEntity {

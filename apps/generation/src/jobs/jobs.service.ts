@@ -20,7 +20,8 @@ import { JobRunnerService } from './job-runner.service';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { toGenerationRecord } from './job-record';
-import { JobsRepository } from './jobs.repository';
+import { AdmitOutcome, JobsRepository } from './jobs.repository';
+import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 
 @Injectable()
 export class JobsService {
@@ -29,6 +30,7 @@ export class JobsService {
     private readonly catalogue: CatalogueService,
     private readonly runner: JobRunnerService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+    @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
   ) {}
 
   /**
@@ -45,22 +47,32 @@ export class JobsService {
     const model = this.catalogue.find(request.model) as ModelDefinition;
     const slots = request.parallelLimit;
     const maxWaiting = slots * this.settings.queueCapPerSlot;
-    const admitted = await this.jobs.admit(
-      {
-        id: request.jobId,
-        accountId: request.accountId,
-        apiKeyId: request.apiKeyId,
-        modelId: model.id,
-        type: model.type,
-        prompt: request.prompt,
-        // What billing holds for this job: the price when the gateway checked it, even if it changed since.
-        credits: request.credits,
-        parallelLimit: slots,
-        webhookUrl: request.webhookUrl,
-        cancelAfterSeconds: request.cancelAfterSeconds,
-      },
-      maxWaiting,
-    );
+    // With a free worker here, the admission claims the job too (one statement): it starts at once.
+    const offer = this.runner.offer();
+    let claimed: JobEntity[] = [];
+    let admitted: AdmitOutcome;
+    try {
+      admitted = await this.jobs.admit(
+        {
+          id: request.jobId,
+          accountId: request.accountId,
+          apiKeyId: request.apiKeyId,
+          modelId: model.id,
+          type: model.type,
+          prompt: request.prompt,
+          // What billing holds for this job: the price when the gateway checked it, even if it changed since.
+          credits: request.credits,
+          parallelLimit: slots,
+          webhookUrl: request.webhookUrl,
+          cancelAfterSeconds: request.cancelAfterSeconds,
+        },
+        maxWaiting,
+        offer,
+      );
+      if (admitted.kind === 'queued') claimed = admitted.claimed;
+    } finally {
+      this.runner.accept(offer, claimed);
+    }
     if (admitted.kind === 'queue-full') {
       throw new RateLimitError(
         `Parallel-task limit reached: this account runs at most ${slots} generation${slots === 1 ? '' : 's'} at once ` +
@@ -69,10 +81,15 @@ export class JobsService {
         admitted.retryAfterSeconds,
       );
     }
-    this.runner.nudge();
-    const finished = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : false;
+    // Still queued (behind the account's limit, or no free worker here): the claimers look now.
+    if (!claimed.some((job) => job.id === request.jobId)) this.runner.nudge();
+    const final = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : null;
+    // The final row is the record (no position, nothing more to read); else the job as it stands now.
+    if (final && final.accountId === request.accountId) {
+      return { finished: true, record: toGenerationRecord(final, this.settings.cdnBaseUrl) };
+    }
     const record = await this.get({ accountId: request.accountId, jobId: request.jobId });
-    return { finished: finished || record.status === 'completed' || record.status === 'failed', record };
+    return { finished: record.status === 'completed' || record.status === 'failed', record };
   }
 
   async get(request: GetGenerationRequest): Promise<GenerationRecord> {
@@ -89,8 +106,13 @@ export class JobsService {
    * completed: `409`. Canceling a canceled job answers it again (idempotent).
    */
   async cancel(request: CancelGenerationRequest, why: 'user' | 'deadline' = 'user'): Promise<CancelGenerationReply> {
-    const outcome = await this.jobs.cancel(request.accountId, request.jobId, CANCEL_MESSAGES[why], (job) =>
-      finishedEvent(job, this.settings.cdnBaseUrl),
+    // The event is leased to this process's relay, which publishes it right after the commit.
+    const outcome = await this.jobs.cancel(
+      request.accountId,
+      request.jobId,
+      CANCEL_MESSAGES[why],
+      (job) => finishedEvent(job, this.settings.cdnBaseUrl),
+      { owner: this.settings.workerId, leaseMs: this.outbox.leaseMs },
     );
     switch (outcome.kind) {
       case 'not-found':
@@ -101,7 +123,7 @@ export class JobsService {
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
       case 'canceled':
         if (outcome.wasProcessing) this.runner.stop(outcome.job.id);
-        this.runner.finishedElsewhere(outcome.job);
+        this.runner.finishedElsewhere(outcome.job, outcome.event);
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
     }
   }

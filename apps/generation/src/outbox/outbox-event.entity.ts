@@ -2,7 +2,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * An event written in the same transaction as the state it announces; the relay publishes it.
- * Mirrors migration 1763700000000 (generation-init), index names included.
+ * Mirrors migrations 1763700000000 (generation-init) and 1764730000000 (-admission-claim), index names included.
  */
 @Entity({ name: 'outbox' })
 @Index('outbox_pending', ['createdAt'], { where: `"published_at" IS NULL` })
@@ -24,4 +24,11 @@ export class OutboxEventEntity {
 
   @Column('integer', { name: 'publish_attempts', default: 0 })
   publishAttempts!: number;
+
+  /** The relay (process) publishing it now; another relay takes it over once `leaseExpiresAt` has passed. */
+  @Column('text', { name: 'lease_owner', nullable: true })
+  leaseOwner!: string | null;
+
+  @Column('timestamptz', { name: 'lease_expires_at', nullable: true })
+  leaseExpiresAt!: Date | null;
 }

@@ -8,6 +8,8 @@ import type { GenerationSettings } from '../generation.tokens';
 import { finishedEvent } from '../jobs/job-events';
 import { JobsRepository } from '../jobs/jobs.repository';
 import { OutboxRelayService } from './outbox-relay.service';
+import { OutboxRepository } from './outbox.repository';
+import { DEFAULT_OUTBOX_SETTINGS } from './outbox.settings';
 
 /** A broker that can be "down": publishes fail until it comes back. Records what it accepted. */
 class FlakyBroker extends EventPublisher {
@@ -32,12 +34,14 @@ describe('OutboxRelayService (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
   let repo: JobsRepository;
-  const settings = { pollIntervalMs: 50 } as GenerationSettings;
+  let outbox: OutboxRepository;
+  const settings = { pollIntervalMs: 50, workerId: 'relay-test' } as GenerationSettings;
 
   beforeAll(async () => {
     database = await createTestDatabase('outbox');
     db = await openGenerationDatabase(database.url, 5);
     repo = new JobsRepository(db);
+    outbox = new OutboxRepository(db);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });
   afterAll(async () => {
@@ -64,7 +68,7 @@ describe('OutboxRelayService (PostgreSQL)', () => {
 
   it('keeps events while the broker is down and publishes each exactly once, under its event id, when it is back', async () => {
     const broker = new FlakyBroker();
-    const relay = new OutboxRelayService(repo, broker, new InProcessBroadcaster(), settings);
+    const relay = new OutboxRelayService(outbox, broker, new InProcessBroadcaster(), settings, DEFAULT_OUTBOX_SETTINGS);
     const ids = [await finishedJob('completed'), await finishedJob('failed')];
 
     await relay.drain();
@@ -89,7 +93,7 @@ describe('OutboxRelayService (PostgreSQL)', () => {
     const broker = new FlakyBroker();
     broker.up = true;
     const [id] = [await finishedJob('completed')];
-    const relay = new OutboxRelayService(repo, broker, new InProcessBroadcaster(), settings);
+    const relay = new OutboxRelayService(outbox, broker, new InProcessBroadcaster(), settings, DEFAULT_OUTBOX_SETTINGS);
     relay.onApplicationBootstrap();
     try {
       const deadline = Date.now() + 5_000;

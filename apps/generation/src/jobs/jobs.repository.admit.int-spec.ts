@@ -1,0 +1,207 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { openGenerationDatabase } from '../generation.database';
+import { finishedEvent } from './job-events';
+import type { JobEntity } from './job.entity';
+import { JobsRepository, NewJob } from './jobs.repository';
+import { claimOrder, installClaimLog } from './test/claim-log';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Integration (real PostgreSQL): the admission that also claims (function admit_job), the submit
+ * path of a process with a free worker. It keeps every guarantee of the separate claim: never more
+ * running than the account's slots, oldest first, the queue cap exact, under any mix of submits
+ * and workers' claims on several replicas.
+ */
+describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
+  let database: TestDatabase;
+  const replicas: DataSource[] = [];
+  let repo: JobsRepository;
+  const LEASE = 30_000;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('admit_claim');
+    for (let i = 0; i < 3; i++) replicas.push(await openGenerationDatabase(database.url, 12));
+    repo = new JobsRepository(replicas[0]);
+    await installClaimLog(replicas[0]);
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.destroy()));
+    await database.drop();
+  });
+
+  const newJob = (accountId: string, parallelLimit: number, prompt = 'a bell'): NewJob => ({
+    id: randomUUID(),
+    accountId,
+    apiKeyId: randomUUID(),
+    modelId: 'pixel-flux-1',
+    type: 'TEXT_TO_IMAGE',
+    prompt,
+    credits: 4,
+    parallelLimit,
+    webhookUrl: null,
+    cancelAfterSeconds: 60,
+  });
+  const offer = (owner: string, max = 1) => ({ owner, leaseMs: LEASE, max });
+  const complete = (r: JobsRepository, jobId: string, owner: string) =>
+    r.finish(jobId, owner, { status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png', keepSeconds: 3600 }, (j) =>
+      finishedEvent(j, 'http://cdn.test'),
+    );
+  const claimedBy = (outcome: Awaited<ReturnType<JobsRepository['admit']>>): JobEntity[] => (outcome.kind === 'queued' ? outcome.claimed : []);
+
+  it('queues and claims in one statement while the account has a free slot, oldest first, and only queues once it has none', async () => {
+    const accountId = randomUUID();
+    const [a, b, c, d] = [newJob(accountId, 2), newJob(accountId, 2), newJob(accountId, 2), newJob(accountId, 2)];
+    const first = await repo.admit(a, 10, offer('w'));
+    expect(claimedBy(first)).toHaveLength(1);
+    expect(claimedBy(first)[0]).toMatchObject({ id: a.id, status: 'processing', attempts: 1, leaseOwner: 'w', accountId, prompt: a.prompt, parallelLimit: 2 });
+    expect(claimedBy(first)[0].deadlineAt).toBeInstanceOf(Date);
+    expect(claimedBy(first)[0]).toEqual(await repo.findById(a.id));
+    expect(claimedBy(await repo.admit(b, 10, offer('w'))).map((j) => j.id)).toEqual([b.id]);
+    // Both slots taken: queued, nothing claimed.
+    expect(await repo.admit(c, 10, offer('w'))).toEqual({ kind: 'queued', claimed: [] });
+    expect((await repo.findById(c.id))?.status).toBe('queued');
+    // A slot frees: the next admission claims the oldest queued job, not its own.
+    expect(await complete(repo, a.id, 'w')).not.toBeNull();
+    expect(claimedBy(await repo.admit(d, 10, offer('w2'))).map((j) => j.id)).toEqual([c.id]);
+    expect((await repo.findById(d.id))?.status).toBe('queued');
+  });
+
+  it('claims nothing without an offer, for a repeated job id, or when the queue is full', async () => {
+    const accountId = randomUUID();
+    const job = newJob(accountId, 1);
+    expect(await repo.admit(job, 0)).toEqual({ kind: 'queued', claimed: [] });
+    expect(await repo.admit(job, 0, offer('w'))).toEqual({ kind: 'exists' });
+    expect(await repo.admit(newJob(accountId, 1), 0, offer('w'))).toMatchObject({ kind: 'queue-full', queued: 1, processing: 0 });
+    expect((await repo.findById(job.id))?.status).toBe('queued');
+    expect(await repo.admit(newJob(accountId, 1), 5, { owner: 'w', leaseMs: LEASE, max: 0 })).toEqual({ kind: 'queued', claimed: [] });
+  });
+
+  it('keeps the queue cap exact with 60 concurrent claiming submits on two replicas', async () => {
+    const accountId = randomUUID();
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => new JobsRepository(replicas[i % 2]).admit(newJob(accountId, 2), 4, offer(`w${i % 2}`))),
+    );
+    expect(outcomes.filter((o) => o.kind === 'queued')).toHaveLength(6);
+    expect(outcomes.filter((o) => o.kind === 'queue-full')).toHaveLength(54);
+    expect(outcomes.flatMap(claimedBy)).toHaveLength(2);
+    const counts = (await replicas[0].query(`SELECT status, count(*)::int AS n FROM jobs WHERE account_id = $1 GROUP BY status ORDER BY status`, [
+      accountId,
+    ])) as Array<{ status: string; n: number }>;
+    expect(counts).toEqual([
+      { status: 'processing', n: 2 },
+      { status: 'queued', n: 4 },
+    ]);
+  });
+
+  it("never exceeds an account's slots and starts its jobs in order, with submits claiming and workers claiming at once on three replicas", async () => {
+    const limits = new Map<string, number>([
+      [randomUUID(), 1],
+      [randomUUID(), 3],
+      [randomUUID(), 5],
+    ]);
+    const accountIds = [...limits.keys()];
+    const perAccount = 30;
+    const inFlight = new Map<string, number>(accountIds.map((a) => [a, 0]));
+    const maxInFlight = new Map<string, number>(accountIds.map((a) => [a, 0]));
+    const violations: string[] = [];
+    const submitted = new Map<string, string[]>();
+    const finished = new Set<string>();
+    const runs: Promise<void>[] = [];
+
+    /** "Runs" jobs a claim (either kind) gave to `owner` on replica `r`, then completes them. */
+    const run = (r: JobsRepository, owner: string, jobs: JobEntity[]) => {
+      for (const job of jobs) {
+        const running = (inFlight.get(job.accountId) as number) + 1;
+        inFlight.set(job.accountId, running);
+        maxInFlight.set(job.accountId, Math.max(maxInFlight.get(job.accountId) as number, running));
+        if (running > (limits.get(job.accountId) as number)) violations.push(`${job.accountId}: ${running} running`);
+        runs.push(
+          (async () => {
+            await sleep(20 + Math.random() * 30);
+            inFlight.set(job.accountId, (inFlight.get(job.accountId) as number) - 1);
+            expect(await complete(r, job.id, owner)).not.toBeNull();
+            finished.add(job.id);
+          })(),
+        );
+      }
+    };
+
+    // Submits: each account's jobs in bursts of concurrent submits on all replicas, each offering a
+    // claim (submission order: seq). Workers: two per replica, claiming in a loop.
+    const submitters = accountIds.map(async (accountId, a) => {
+      for (let burst = 0; burst < perAccount / 6; burst++) {
+        await Promise.all(
+          Array.from({ length: 6 }, async (_, i) => {
+            const r = new JobsRepository(replicas[i % replicas.length]);
+            const owner = `submit-${a}-${i % replicas.length}`;
+            const outcome = await r.admit(newJob(accountId, limits.get(accountId) as number, `job ${burst}.${i}`), 1_000, offer(owner, 1 + (i % 2)));
+            expect(outcome.kind).toBe('queued');
+            run(r, owner, claimedBy(outcome));
+          }),
+        );
+        await sleep(Math.random() * 10);
+      }
+    });
+    let submitting = true;
+    const workers = Array.from({ length: 6 }, async (_, w) => {
+      const r = new JobsRepository(replicas[w % replicas.length]);
+      const owner = `worker-${w}`;
+      while (submitting || finished.size < limits.size * perAccount) {
+        let claimedAny = false;
+        // (Other tests' accounts still have queued jobs: not this test's.)
+        for (const accountId of (await r.accountsWithQueuedJobs(100)).filter((a) => limits.has(a))) {
+          const jobs = await r.claim(accountId, owner, LEASE, 2);
+          if (jobs.length > 0) claimedAny = true;
+          run(r, owner, jobs);
+        }
+        if (!claimedAny) await sleep(3);
+      }
+    });
+    let observing = true;
+    const observedMax = new Map<string, number>(accountIds.map((a) => [a, 0]));
+    const observer = (async () => {
+      while (observing) {
+        const rows = (await replicas[2].query(
+          `SELECT account_id, count(*) FILTER (WHERE status = 'processing')::int AS running,
+                  coalesce(max(seq) FILTER (WHERE status <> 'queued') < min(seq) FILTER (WHERE status = 'queued'), true) AS fifo
+           FROM jobs WHERE account_id = ANY($1::uuid[]) GROUP BY account_id`,
+          [accountIds],
+        )) as Array<{ account_id: string; running: number; fifo: boolean }>;
+        for (const row of rows) {
+          observedMax.set(row.account_id, Math.max(observedMax.get(row.account_id) as number, row.running));
+          if (row.running > (limits.get(row.account_id) as number)) violations.push(`db: ${row.account_id} ${row.running} running`);
+          if (!row.fifo) violations.push(`db: ${row.account_id} started a job before an older queued one`);
+        }
+      }
+    })();
+
+    await Promise.all(submitters);
+    submitting = false;
+    await Promise.all(workers);
+    await Promise.all(runs);
+    observing = false;
+    await observer;
+    for (const accountId of accountIds) {
+      const bySeq = (await replicas[0].query(`SELECT id FROM jobs WHERE account_id = $1 ORDER BY seq`, [accountId])) as Array<{ id: string }>;
+      submitted.set(accountId, bySeq.map((row) => row.id));
+    }
+
+    expect(violations).toEqual([]);
+    for (const [accountId, limit] of limits) {
+      expect(maxInFlight.get(accountId)).toBeLessThanOrEqual(limit);
+      // The claimers really competed: the database showed each account at its limit.
+      expect(observedMax.get(accountId)).toBe(limit);
+      expect(await claimOrder(replicas[0], submitted.get(accountId) as string[])).toEqual(submitted.get(accountId));
+    }
+    const totals = (await replicas[0].query(
+      `SELECT count(*)::int AS jobs, count(*) FILTER (WHERE attempts = 1 AND status = 'completed')::int AS once,
+              (SELECT count(*)::int FROM outbox WHERE payload->'record'->>'id' IN (SELECT id::text FROM jobs WHERE account_id = ANY($1::uuid[]))) AS events
+       FROM jobs WHERE account_id = ANY($1::uuid[])`,
+      [accountIds],
+    )) as unknown[];
+    expect(totals).toEqual([{ jobs: 90, once: 90, events: 90 }]);
+  });
+});
