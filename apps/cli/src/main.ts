@@ -176,7 +176,7 @@ async function jobs(command: string, o: Options, url: string, out: Out): Promise
   });
   @Module({ imports: [JobAdminModule.register(generation, { cdnBaseUrl }), BillingModule.register(billingDs)] })
   class JobsCliModule {}
-  const app = await NestFactory.createApplicationContext(JobsCliModule, { logger: false });
+  const app = await NestFactory.createApplicationContext(JobsCliModule, { logger: false, abortOnError: false });
   try {
     const admin = app.get(JobAdminService);
     const billing = app.get(BillingService);
@@ -255,7 +255,7 @@ function modelChanges(o: Options): Partial<ModelEntry> {
 async function models(command: string, o: Options, url: string, out: Out): Promise<void> {
   const id = typeof o.id === 'string' ? o.id : '';
   const generation = await openGenerationDatabase(url, 2, 'verify');
-  const app = await NestFactory.createApplicationContext(CatalogueAdminModule.register(generation), { logger: false });
+  const app = await NestFactory.createApplicationContext(CatalogueAdminModule.register(generation), { logger: false, abortOnError: false });
   try {
     const catalogue = app.get(CatalogueAdminService);
     switch (command) {
@@ -323,7 +323,7 @@ async function retryDeliveries(o: Options, url: string, out: Out): Promise<void>
   const limit = parseInteger('limit', str('limit'), 500);
   if (limit < 1 || limit > 10_000) throw new ValidationError('--limit must be between 1 and 10000');
   const webhooks = await openWebhooksDatabase(url, 2, 'verify');
-  const app = await NestFactory.createApplicationContext(DeliveriesAdminModule.register(webhooks), { logger: false });
+  const app = await NestFactory.createApplicationContext(DeliveriesAdminModule.register(webhooks), { logger: false, abortOnError: false });
   try {
     // To the generation's own destination, as a customer's redeliver: nothing to ask the keys.
     const outcomes = await app.get(DeliveriesAdminService).retryFailedSince(since, {

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobsRepository } from '../jobs/jobs.repository';
+import { OutboxRepository } from '../outbox/outbox.repository';
 import { JobAdminRepository } from './job-admin.repository';
 import { JobAdminService } from './job-admin.service';
 
@@ -15,6 +16,7 @@ export class JobAdminModule {
       providers: [
         { provide: GENERATION_DB, useValue: dataSource },
         { provide: GENERATION_SETTINGS, useValue: settings },
+        OutboxRepository,
         JobsRepository,
         JobAdminRepository,
         JobAdminService,

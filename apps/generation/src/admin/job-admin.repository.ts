@@ -19,14 +19,6 @@ export interface OperatorJobRow {
   error: string | null;
 }
 
-export interface OutboxRow {
-  id: string;
-  pattern: string;
-  created_at: Date;
-  published_at: Date | null;
-  publish_attempts: number;
-}
-
 /**
  * Operator queries across accounts (the CLI's `jobs` commands). Not used on any request path:
  * customer reads go through JobsRepository, which always takes the account id.
@@ -58,14 +50,5 @@ export class JobAdminRepository {
       [jobId],
     );
     return rows[0] ?? null;
-  }
-
-  /** The job's events in the outbox (published or waiting for the relay). */
-  outboxFor(jobId: string): Promise<OutboxRow[]> {
-    return sqlRows<OutboxRow>(
-      this.db,
-      `SELECT id, pattern, created_at, published_at, publish_attempts FROM outbox WHERE payload->'record'->>'id' = $1 ORDER BY created_at`,
-      [jobId],
-    );
   }
 }

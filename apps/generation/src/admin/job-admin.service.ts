@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError } from '@gen/errors';
 import { finishedEvent } from '../jobs/job-events';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobsRepository } from '../jobs/jobs.repository';
-import { JobAdminRepository, OperatorJobRow, OutboxRow } from './job-admin.repository';
+import { OutboxRepository, OutboxRow } from '../outbox/outbox.repository';
+import { JobAdminRepository, OperatorJobRow } from './job-admin.repository';
 
 /** What the customer reads when an operator fails their job. */
 export const OPERATOR_FAILURE_MESSAGE = 'The generation could not be completed. Your credits were refunded.';
@@ -27,6 +28,7 @@ export class JobAdminService {
   constructor(
     private readonly admin: JobAdminRepository,
     private readonly jobs: JobsRepository,
+    private readonly outbox: OutboxRepository,
     /** The base of output URLs in the records its events carry, as the service has it. */
     @Inject(GENERATION_SETTINGS) private readonly settings: Pick<GenerationSettings, 'cdnBaseUrl'>,
   ) {}
@@ -41,7 +43,7 @@ export class JobAdminService {
     return {
       job,
       leaseExpired: job.status === 'processing' && job.lease_expires_at !== null && new Date(job.lease_expires_at) < new Date(),
-      events: await this.admin.outboxFor(jobId),
+      events: await this.outbox.eventsOfJob(jobId),
     };
   }
 

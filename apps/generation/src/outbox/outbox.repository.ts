@@ -1,9 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PreparedStatement } from '@gen/persistence';
+import { PreparedStatement, sqlRows } from '@gen/persistence';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 
 /** An event as the outbox stores it: the relay publishes `payload` on `pattern` with `id` as the message id. */
+/** One event of a job as the operator's `jobs inspect` shows it. */
+export interface OutboxRow {
+  id: string;
+  pattern: string;
+  created_at: Date;
+  published_at: Date | null;
+  publish_attempts: number;
+}
+
 export interface OutboxMessage {
   id: string;
   pattern: string;
@@ -91,5 +100,14 @@ export class OutboxRepository {
   /** A publish failed: the rows are free for the next claim at once, and the attempt is counted. */
   async releaseLease(owner: string, ids: readonly string[]): Promise<void> {
     if (ids.length > 0) await releaseMessages.rows(this.db, [owner, ids]);
+  }
+
+  /** A job's events, oldest first, published or not (the operator CLI's `jobs inspect`). */
+  eventsOfJob(jobId: string): Promise<OutboxRow[]> {
+    return sqlRows<OutboxRow>(
+      this.db,
+      `SELECT id, pattern, created_at, published_at, publish_attempts FROM outbox WHERE payload->'record'->>'id' = $1 ORDER BY created_at`,
+      [jobId],
+    );
   }
 }
