@@ -50,8 +50,9 @@ export function configureObservedHttp(
   fastify.addHook('onResponse', (request, reply, done) => {
     (request as ObservedRequest)[REPLY] = null;
     metrics.finished();
-    metrics.observe(request.method, routeOf(request), reply.statusCode, reply.elapsedTime / 1000);
-    requestLog.write(request, reply, true);
+    const route = routeOf(request);
+    metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    requestLog.write(request, reply, route, true);
     done();
   });
   fastify.addHook('onRequestAbort', (request, done) => {
@@ -60,7 +61,7 @@ export function configureObservedHttp(
     if (reply && !reply.raw.writableFinished) {
       (request as ObservedRequest)[REPLY] = null;
       metrics.finished();
-      requestLog.write(request, reply, false);
+      requestLog.write(request, reply, routeOf(request), false);
     }
     done();
   });

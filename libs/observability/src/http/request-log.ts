@@ -7,7 +7,10 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/** The matched route template (`/api/v1/generations/:id`), never the raw path. */
+/**
+ * The matched route template (`/api/v1/generations/:id`), never the raw path. Fastify builds a new
+ * `routeOptions` object on each read: read it once per request.
+ */
 export function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? UNMATCHED_ROUTE;
 }
@@ -41,9 +44,11 @@ export class RequestLog {
     private readonly flush?: () => void,
   ) {}
 
-  /** `answered`: the whole response was handed to the socket (not the case when the client left first). */
-  write(request: FastifyRequest, reply: FastifyReply, answered: boolean): void {
-    const route = routeOf(request);
+  /**
+   * `route`: routeOf(request); `answered`: the whole response was handed to the socket (not the
+   * case when the client left first).
+   */
+  write(request: FastifyRequest, reply: FastifyReply, route: string, answered: boolean): void {
     if (QUIET_ROUTES.has(route)) return;
     const statusCode = reply.statusCode;
     const level = statusCode >= 500 ? 'error' : statusCode >= 400 || !answered ? 'warn' : 'info';
