@@ -134,14 +134,14 @@ export class NatsJetStreamServer extends ServerNats {
       return;
     }
     const context = new NatsContext([message.subject, message.headers]);
-    return this.onProcessingStartHook(this.transportId ?? '', context, async () => {
+    return this.onProcessingStartHook(this.transportId, context, async () => {
       let reply: ReplyPacket;
       try {
         reply = { id, response: await settleReply(handler(packet.data, context)), isDisposed: true };
       } catch (err) {
         reply = { id, err, isDisposed: true };
       }
-      this.onProcessingEndHook?.(this.transportId ?? '', context);
+      this.onProcessingEndHook?.(this.transportId, context);
       this.respond(message, reply);
     });
   }

@@ -34,7 +34,7 @@ export function configureObservedHttp(
   const metrics = app.get(HttpMetrics);
   const drain = app.get(DrainState);
   const logs = app.get(ServiceLogs);
-  const requestLog = new RequestLog(logs.requestLines, options.accountIdOf ?? defaultAccountId, logs.flush);
+  const requestLog = new RequestLog(logs.requestLines, options.accountIdOf ?? defaultAccountId, logs.afterLine);
   const fastify = app.getHttpAdapter().getInstance();
 
   fastify.decorateRequest(REPLY, null);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type pino from 'pino';
+import { ERROR_LEVEL } from '../logging/log-output';
 import { scrubString } from '../logging/redact';
 
 /** Routes whose requests are not logged one by one (probes and scrapes every few seconds). */
@@ -40,8 +41,8 @@ export class RequestLog {
   constructor(
     private readonly logger: pino.Logger,
     private readonly accountIdOf: (request: FastifyRequest) => string | undefined,
-    /** Called after a line at error level (a 5xx) so it is not held in a buffer. */
-    private readonly flush?: () => void,
+    /** Told of each line at error level (a 5xx), so it is not held in a buffer (ServiceLogs.afterLine). */
+    private readonly afterLine?: (level: number) => void,
   ) {}
 
   /**
@@ -65,6 +66,6 @@ export class RequestLog {
       },
       requestOutcome(answered, statusCode),
     );
-    if (level === 'error') this.flush?.();
+    if (level === 'error') this.afterLine?.(ERROR_LEVEL);
   }
 }

@@ -46,10 +46,14 @@ switch (scenario) {
     setInterval(() => undefined, 1000);
     ready();
     break;
-  case 'error-then-killed':
-    logs.app.error({ err: new Error('database gone') }, 'cannot go on');
+  case 'fatal-then-killed':
+    logs.app.fatal({ err: new Error('database gone') }, 'cannot go on');
     setInterval(() => undefined, 1000);
     ready();
+    break;
+  case 'error':
+    logs.app.error({ status: 500 }, 'handler failed');
+    setInterval(() => undefined, 1000);
     break;
 }
 `;
@@ -61,8 +65,11 @@ interface Ended {
   signal: NodeJS.Signals | null;
 }
 
-/** Runs a scenario; `signal` is sent once the child says it is ready. */
-function run(scenario: string, signal?: NodeJS.Signals): Promise<Ended> {
+/**
+ * Runs a scenario; `signal` is sent once the child says it is ready on stderr (or, with `when`,
+ * once its stdout passes that test).
+ */
+function run(scenario: string, signal?: NodeJS.Signals, when?: (stdout: string) => boolean): Promise<Ended> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-e', CHILD, scenario], {
       cwd: ROOT,
@@ -71,15 +78,23 @@ function run(scenario: string, signal?: NodeJS.Signals): Promise<Ended> {
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-      if (signal && stderr.includes('ready\n')) {
+    const maybeSignal = () => {
+      if (signal && (when ? when(stdout) : stderr.includes('ready\n'))) {
         child.kill(signal);
         signal = undefined;
       }
+    };
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      maybeSignal();
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+      maybeSignal();
     });
     child.on('error', reject);
+    // A scenario that never gets its signal must not outlive the test.
+    setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
     child.on('close', (code, exitSignal) => {
       const lines = stdout
         .split('\n')
@@ -133,10 +148,16 @@ describe('buffered JSON logs on stdout are not lost when the process ends', () =
     expect(ended.code).toBe(0);
   });
 
-  it('an error line is written at once: even SIGKILL right after it does not lose it', async () => {
-    const ended = await run('error-then-killed', 'SIGKILL');
+  it('a fatal line is written before the call returns: even SIGKILL right after it loses nothing', async () => {
+    const ended = await run('fatal-then-killed', 'SIGKILL');
     expect(messages(ended)).toEqual(['request completed', 'last words', 'cannot go on']);
-    expect(ended.lines[2]).toMatchObject({ level: 'error', err: { message: 'database gone' } });
+    expect(ended.lines[2]).toMatchObject({ level: 'fatal', err: { message: 'database gone' } });
     expect(ended.signal).toBe('SIGKILL');
+  });
+
+  it('an error line does not wait for the batch: it comes out, with the lines before it, while the process runs', async () => {
+    const ended = await run('error', 'SIGKILL', (stdout) => stdout.includes('"status":500'));
+    expect(messages(ended)).toEqual(['request completed', 'last words', 'handler failed']);
+    expect(ended.lines[2]).toMatchObject({ level: 'error', status: 500 });
   });
 });

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { BufferedLogOutput, installFlushOnExit, LogSink } from './log-output';
+import { BufferedLogOutput, flushAfter, installFlushOnExit, LogSink } from './log-output';
 
 /** A sink that records each write it is handed and each synchronous flush. */
 function recordingSink(): LogSink & { writes: string[]; syncWrites: string[] } {
@@ -59,6 +59,27 @@ describe('buffered log output', () => {
     expect(sink.writes).toEqual([]);
   });
 
+  it('flush hands what is held to the asynchronous write at once, in order', () => {
+    jest.useFakeTimers();
+    const sink = recordingSink();
+    const output = new BufferedLogOutput(sink, { bufferBytes: 4096, flushDelayMs: 60_000, maxPendingBytes: 1 << 20 });
+    output.write('{"msg":"before"}\n');
+    output.write('{"level":"error"}\n');
+    output.flush();
+    expect(sink.writes).toEqual(['{"msg":"before"}\n{"level":"error"}\n']);
+    expect(sink.syncWrites).toEqual([]);
+  });
+
+  it('an error line leaves at once, a fatal one before the call returns, others wait for the batch', () => {
+    const calls: string[] = [];
+    const destination = { write: () => undefined, flush: () => calls.push('flush'), flushSync: () => calls.push('flushSync') };
+    for (const level of [30, 40]) flushAfter(destination, level);
+    expect(calls).toEqual([]);
+    flushAfter(destination, 50);
+    flushAfter(destination, 60);
+    expect(calls).toEqual(['flush', 'flushSync']);
+  });
+
   it('survives a sink that cannot flush any more (stdout closed)', () => {
     const output = new BufferedLogOutput(
       {
@@ -88,7 +109,7 @@ describe('flush on exit and on termination signals', () => {
   function setUp() {
     const fake = new FakeProcess();
     let flushes = 0;
-    installFlushOnExit({ write: () => undefined, flushSync: () => flushes++ }, fake as unknown as NodeJS.Process);
+    installFlushOnExit({ flushSync: () => flushes++ }, fake as unknown as NodeJS.Process);
     return { fake, flushes: () => flushes };
   }
 

@@ -23,13 +23,30 @@ export const LOG_OUTPUT_DEFAULTS: LogOutputSettings = {
   maxPendingBytes: 16 * 1024 * 1024,
 };
 
-/** A destination that can write what it holds before the process goes away. */
+/** A destination that holds lines back, and can let them go at once. */
 export interface FlushableDestination extends DestinationStream {
+  /** Hands what is held to the asynchronous write now, in order. */
+  flush(): void;
+  /** Writes what is held before returning (the process may be about to end). */
   flushSync(): void;
 }
 
 export function isFlushable(destination: DestinationStream): destination is FlushableDestination {
-  return typeof (destination as Partial<FlushableDestination>).flushSync === 'function';
+  const candidate = destination as Partial<FlushableDestination>;
+  return typeof candidate.flush === 'function' && typeof candidate.flushSync === 'function';
+}
+
+/** pino's level numbers. */
+export const ERROR_LEVEL = 50;
+export const FATAL_LEVEL = 60;
+
+/**
+ * What a line at `level` asks of a buffering destination: an error line leaves at once instead of
+ * waiting for the batch; a fatal line (the process is going down) is written before the call returns.
+ */
+export function flushAfter(destination: FlushableDestination, level: number): void {
+  if (level >= FATAL_LEVEL) destination.flushSync();
+  else if (level >= ERROR_LEVEL) destination.flush();
 }
 
 /** What BufferedLogOutput writes to: stdout through pino's asynchronous SonicBoom, or a stand-in in tests. */
@@ -42,8 +59,9 @@ export interface LogSink {
 
 /**
  * Log lines collected in memory and written to a sink in batches: a batch leaves when it reaches
- * `bufferBytes` or `flushDelayMs` after its first line, whichever comes first. `flushSync` writes
- * everything at once (exit, fatal and error lines, termination signals).
+ * `bufferBytes` or `flushDelayMs` after its first line, whichever comes first, or when `flush` is
+ * called (an error line). `flushSync` writes everything before returning (exit, a fatal line,
+ * termination signals).
  */
 export class BufferedLogOutput implements FlushableDestination {
   private pending = '';
@@ -65,9 +83,13 @@ export class BufferedLogOutput implements FlushableDestination {
     }
   }
 
+  flush(): void {
+    this.handOver();
+  }
+
   flushSync(): void {
     // What is held is written here and now, not handed to the asynchronous path: the process may
-    // be about to end (exit, a signal, an error before a crash).
+    // be about to end (exit, a signal, a fatal error).
     const rest = this.pending;
     this.pending = '';
     try {
@@ -146,7 +168,7 @@ export function writeAllSync(fd: number, text: string): void {
  * exit hook ends its stream. A signal with no other listener keeps its default meaning: once the
  * lines are written the process is terminated by the same signal again.
  */
-export function installFlushOnExit(output: FlushableDestination, target: NodeJS.Process = process): void {
+export function installFlushOnExit(output: Pick<FlushableDestination, 'flushSync'>, target: NodeJS.Process = process): void {
   const flush = () => output.flushSync();
   target.prependListener('beforeExit', flush);
   target.prependListener('exit', flush);

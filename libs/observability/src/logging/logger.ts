@@ -1,10 +1,7 @@
 import pino, { DestinationStream, LevelWithSilent, LoggerOptions } from 'pino';
-import { isFlushable, LOG_OUTPUT_DEFAULTS, LogOutputSettings, processLogOutput } from './log-output';
+import { ERROR_LEVEL, flushAfter, isFlushable, LOG_OUTPUT_DEFAULTS, LogOutputSettings, processLogOutput } from './log-output';
 import { defaultLogDestination } from './pretty';
 import { REDACT_PATHS, REDACTED, scrubString, scrubValue } from './redact';
-
-/** pino's number for `error`: lines at this level or above are written out at once. */
-const ERROR = 50;
 
 export const LOG_LEVELS: readonly LevelWithSilent[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -44,7 +41,7 @@ function baseOptions(options: LoggingOptions): LoggerOptions {
  * no path foresaw). The walk costs in proportion to what is logged, so the per-request line does
  * not go through here (request-log.ts builds it from fields that carry no secret).
  */
-export function pinoOptions(options: LoggingOptions, flush?: () => void): LoggerOptions {
+export function pinoOptions(options: LoggingOptions, afterLine?: (level: number) => void): LoggerOptions {
   return {
     ...baseOptions(options),
     redact: { paths: REDACT_PATHS, censor: REDACTED },
@@ -59,7 +56,7 @@ export function pinoOptions(options: LoggingOptions, flush?: () => void): Logger
         }
         method.apply(this, scrubbed);
         // An error may be the last thing the process says: it does not wait in a buffer.
-        if (level >= ERROR) flush?.();
+        if (level >= ERROR_LEVEL) afterLine?.(level);
       },
     },
     serializers: { err: pino.stdSerializers.err },
@@ -68,8 +65,8 @@ export function pinoOptions(options: LoggingOptions, flush?: () => void): Logger
 
 /** The application logger: every argument redacted and scrubbed (see pinoOptions). */
 export function createPinoLogger(options: LoggingOptions, destination: DestinationStream = logDestination(options)): pino.Logger {
-  const flush = isFlushable(destination) ? () => destination.flushSync() : undefined;
-  return pino(pinoOptions(options, flush), destination);
+  const afterLine = isFlushable(destination) ? (level: number) => flushAfter(destination, level) : undefined;
+  return pino(pinoOptions(options, afterLine), destination);
 }
 
 /**
@@ -82,16 +79,17 @@ export function createRequestLineLogger(options: LoggingOptions, destination: De
 
 /**
  * A service's loggers on one destination: the application logger (Nest's logs and everything
- * services log) and the request-line logger, with the destination's synchronous flush when it has one.
+ * services log) and the request-line logger; `afterLine` lets an error or fatal line out of the
+ * destination's buffer at once (flushAfter), when the destination buffers.
  */
 export class ServiceLogs {
   readonly app: pino.Logger;
   readonly requestLines: pino.Logger;
-  readonly flush?: () => void;
+  readonly afterLine?: (level: number) => void;
 
   constructor(options: LoggingOptions) {
     const destination = logDestination(options);
-    if (isFlushable(destination)) this.flush = () => destination.flushSync();
+    if (isFlushable(destination)) this.afterLine = (level) => flushAfter(destination, level);
     this.app = createPinoLogger(options, destination);
     this.requestLines = createRequestLineLogger(options, destination);
   }
