@@ -140,6 +140,16 @@ describe('NATS request/reply', () => {
     }
   });
 
+  it('a client closing fails its requests still waiting at once, as unavailable', async () => {
+    const closing = new NatsRpcClient({ ...config, service: 'rpc-spec-closing' });
+    const waiting = closing.request('t.slow', {}, 30_000);
+    while (gates.length === 0) await sleep(10);
+    await closing.onApplicationShutdown();
+    // Not its 30 s timeout (that would say "did not answer in time").
+    await expect(waiting).rejects.toMatchObject({ code: 'service_unavailable', message: 'A dependency is unavailable (t.slow); retry shortly.' });
+    gates.splice(0).forEach((open) => open());
+  });
+
   it('on close, a request already being handled still gets its answer', async () => {
     const pending = client.request<string>('t.slow', {});
     while (gates.length === 0) await sleep(10);
@@ -180,7 +190,7 @@ async function stopNatsServer(child: ChildProcess): Promise<void> {
 describe('NATS request/reply while the NATS server is away', () => {
   it('fails fast as service_unavailable while disconnected, and works again once NATS is back', async () => {
     const port = await freePort();
-    const config: NatsTransportConfig = { url: `nats://127.0.0.1:${port}`, service: 'outage-spec', subjectPrefix: 'o.', streamName: 'UNUSED', requestTimeoutMs: 10_000 };
+    const config: NatsTransportConfig = { url: `nats://127.0.0.1:${port}`, service: 'outage-spec', subjectPrefix: 'o.', streamName: 'UNUSED', requestTimeoutMs: 3_000 };
     let nats = await startNatsServer(port);
     const server = new NatsJetStreamServer(config, 1_000);
     const app = await NestFactory.createMicroservice(HandlersModule, { strategy: server, logger: false });
@@ -189,9 +199,10 @@ describe('NATS request/reply while the NATS server is away', () => {
     try {
       await expect(client.request('t.echo', { n: 1 })).resolves.toMatchObject({ n: 1 });
       await stopNatsServer(nats);
-      // The client notices the disconnection; from then on requests do not wait for their timeout.
+      // The client notices the disconnection (a request sent just before it does times out); from
+      // then on requests do not wait for their timeout.
       let outcome: unknown;
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 15_000;
       while (Date.now() < deadline) {
         const started = Date.now();
         outcome = await client.request('t.echo', { n: 2 }).catch((error: unknown) => error);

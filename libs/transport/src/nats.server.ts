@@ -72,8 +72,8 @@ export class NatsJetStreamServer extends ServerNats {
   override bindEvents(client: NatsConnection): void {
     const queue = `${this.config.subjectPrefix}${this.config.service}`;
     const eventPatterns: string[] = [];
-    for (const [pattern, handler] of this.messageHandlers) {
-      if (handler.isEventHandler) {
+    for (const [pattern, { isEventHandler }] of this.messageHandlers) {
+      if (isEventHandler) {
         eventPatterns.push(pattern);
         continue;
       }
@@ -111,13 +111,19 @@ export class NatsJetStreamServer extends ServerNats {
     await super.close();
   }
 
+  /** A message on a request subject (ServerNats's entry point, kept so a subclass can replace it). */
+  override handleMessage(pattern: string, message: Msg): Promise<void> {
+    return this.answer(pattern, this.messageHandlers.get(pattern), message);
+  }
+
   /**
    * A request: Nest's packet decoded once, the handler (with its pipes, guards and filters) called,
-   * and one reply encoded once. ServerNats would run each reply through RxJS operators and a
+   * and one reply encoded once. ServerNats would look the handler up again for each message (through
+   * a JSON.parse of the pattern that throws), and run each reply through RxJS operators and a
    * process.nextTick; its wire format is kept (`{id, response | err, isDisposed}`), so Nest's own
    * ClientNats can still call this server.
    */
-  override async handleMessage(pattern: string, message: Msg): Promise<void> {
+  private async answer(pattern: string, handler: MessageHandler | undefined, message: Msg): Promise<void> {
     let packet: RequestPacket;
     try {
       packet = JSON.parse(textDecoder.decode(message.data)) as RequestPacket;
@@ -128,7 +134,6 @@ export class NatsJetStreamServer extends ServerNats {
     // No id: an event published on core NATS (events here travel on JetStream); ServerNats knows those.
     if (packet === null || typeof packet !== 'object' || packet.id === undefined) return super.handleMessage(pattern, message);
     const id = packet.id;
-    const handler = this.getHandlerByPattern(pattern);
     if (!handler) {
       this.respond(message, { id, status: 'error', err: NO_MESSAGE_HANDLER, isDisposed: true });
       return;

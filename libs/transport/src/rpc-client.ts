@@ -2,6 +2,7 @@ import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError, domainErrorFromRpc, isRpcErrorPayload, ServiceUnavailableError } from '@gen/errors';
 import { connect, Events, Msg, NatsConnection, headers as natsHeaders } from 'nats';
 import { InProcessBus } from './in-process.transport';
+import { MuxedRequests } from './muxed-requests';
 import { NatsTransportConfig, eventSubject, requestSubject } from './nats.config';
 import { ensureEventStream } from './nats.server';
 
@@ -67,15 +68,16 @@ export class InProcessEventPublisher extends EventPublisher {
 }
 
 /**
- * Request/reply over core NATS with nats.js's `request`, which sends every request of the connection
- * to one muxed reply subscription (`_INBOX.<id>.*`, one token per request): no subscription, no
- * SUB/UNSUB round and no header object per request. The payloads are Nest's NATS packets
- * (`{pattern, data, id}` out, `{id, response | err, isDisposed}` back), so this client and Nest's
- * own ClientNats and ServerNats interoperate (a rolling upgrade can mix them). Each side encodes
- * and decodes a payload once.
+ * Request/reply over core NATS, every request of the connection answered on one reply subscription
+ * (`_INBOX.<id>.*`, one token per request; MuxedRequests): no subscription, no SUB/UNSUB round and
+ * no header object per request (Nest's ClientNats subscribes a new inbox for each). The payloads are
+ * Nest's NATS packets (`{pattern, data, id}` out, `{id, response | err, isDisposed}` back), so this
+ * client and Nest's own ClientNats and ServerNats interoperate (a rolling upgrade can mix them).
+ * Each side encodes and decodes a payload once.
  */
 export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
   private nc?: NatsConnection;
+  private requests?: MuxedRequests;
   private connecting?: Promise<NatsConnection>;
   /** False while nats.js is reconnecting: requests then fail at once rather than queue. */
   private connected = false;
@@ -88,12 +90,17 @@ export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
   }
 
   async request<TReply, TRequest = unknown>(subject: string, payload: TRequest, timeoutMs?: number): Promise<TReply> {
-    const nc = this.connected && this.nc ? this.nc : await this.connection().catch((error: unknown) => Promise.reject(toDomainError(error, subject)));
+    let requests = this.connected ? this.requests : undefined;
+    if (!requests) {
+      await this.connection().catch((error: unknown) => Promise.reject(toDomainError(error, subject)));
+      // Set by connection() before it resolves.
+      requests = this.requests as MuxedRequests;
+    }
     const wireSubject = requestSubject(this.config, subject);
     const packet = JSON.stringify({ pattern: wireSubject, data: payload, id: String(++this.sent) });
     let reply: Msg;
     try {
-      reply = await nc.request(wireSubject, packet, { timeout: timeoutMs ?? this.config.requestTimeoutMs });
+      reply = await requests.request(wireSubject, packet, timeoutMs ?? this.config.requestTimeoutMs);
     } catch (error) {
       throw toDomainError(error, subject);
     }
@@ -113,10 +120,9 @@ export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
       // Reconnects for as long as the server is away (see NatsJetStreamServer): meanwhile requests
       // fail fast as unavailable and the outbox relay retries, instead of the connection closing for good.
       maxReconnectAttempts: -1,
-      // No Error (and stack capture) created per request to decorate a failure.
-      noAsyncTraces: true,
     }).then(
       (nc) => {
+        this.requests = new MuxedRequests(nc);
         this.nc = nc;
         this.connected = true;
         void this.followStatus(nc);
@@ -134,6 +140,7 @@ export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
     this.closing = true;
     this.connected = false;
     const nc = this.nc ?? (await this.connecting?.catch(() => undefined));
+    this.requests?.close(new NatsConnectionLost('the client is closed'));
     await nc?.close();
   }
 
