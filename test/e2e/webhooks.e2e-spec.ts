@@ -457,6 +457,7 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
       expect(trickleTries[0]).toMatchObject({ status_code: 200, error_class: 'timeout' });
       expect(trickleTries[0]!.duration_ms).toBeGreaterThanOrEqual(4_990);
       expectRetryOnSchedule(trickleTries[0]!, trickleTries[1]!, 2_000);
+      expect(sentTrickle[1]!.raw.equals(sentTrickle[0]!.raw)).toBe(true);
 
       // Renewal between attempts: attempt 2 is signed with the new secret only.
       expectSpecHeaders(sentRotate[0]!, 'generation.completed', rotation.secret);

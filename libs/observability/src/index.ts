@@ -1,5 +1,7 @@
 export * from './observability.module';
 export * from './logging/logger';
+export * from './logging/log-output';
+export * from './logging/nest-logger';
 export * from './logging/redact';
 export * from './metrics/metrics-registry';
 export * from './metrics/http-metrics';
@@ -8,5 +10,6 @@ export * from './health/health-ping.controller';
 export * from './lifecycle/drain-state';
 export * from './lifecycle/graceful-shutdown';
 export * from './http/observed-http';
+export * from './http/request-log';
 export * from './http/service-http-app';
 export * from './lifecycle/nats-service';

@@ -1,12 +1,12 @@
 import { DynamicModule, Global, InjectionToken, Module, Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { ServiceName } from '@gen/contracts';
-import { LoggerModule } from 'nestjs-pino';
 import { HealthController, READINESS_CHECKS } from './health/health.controller';
 import { healthPingController } from './health/health-ping.controller';
 import type { ReadinessCheck } from './health/readiness-check';
 import { DrainState } from './lifecycle/drain-state';
-import { loggerParams, LoggingOptions } from './logging/logger';
+import { LoggingOptions, ServiceLogs } from './logging/logger';
+import { NestPinoLogger } from './logging/nest-logger';
 import { HttpMetrics } from './metrics/http-metrics';
 import { MetricsController } from './metrics/metrics.controller';
 import { MetricsRegistry } from './metrics/metrics-registry';
@@ -27,8 +27,8 @@ export interface ObservabilityOptions {
 }
 
 /**
- * Logs (nestjs-pino), metrics (prom-client, GET /metrics) and health (terminus, GET /healthz and
- * GET /readyz) for one process, in one import. Global: service modules inject MetricsRegistry to
+ * Logs (pino: Nest's logger, and one line per request from observed-http.ts), metrics (prom-client,
+ * GET /metrics) and health (terminus, GET /healthz and GET /readyz) for one process, in one import. Global: service modules inject MetricsRegistry to
  * register their own metrics and DrainState to learn that the process is shutting down.
  */
 @Global()
@@ -40,22 +40,21 @@ export class ObservabilityModule {
       : { provide: READINESS_CHECKS, useValue: [] };
     return {
       module: ObservabilityModule,
-      imports: [
-        LoggerModule.forRoot(loggerParams({ service: options.service, ...options.logging })),
-        TerminusModule.forRoot({ errorLogStyle: 'json' }),
-      ],
+      imports: [TerminusModule.forRoot({ errorLogStyle: 'json' })],
       controllers: [
         HealthController,
         MetricsController,
         ...(options.answersPingFor?.length ? [healthPingController(options.answersPingFor)] : []),
       ],
       providers: [
+        { provide: ServiceLogs, useFactory: () => new ServiceLogs({ service: options.service, ...options.logging }) },
+        { provide: NestPinoLogger, inject: [ServiceLogs], useFactory: (logs: ServiceLogs) => new NestPinoLogger(logs.app) },
         { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service, { defaultMetrics: options.defaultMetrics }) },
         { provide: HttpMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry) },
         { provide: DrainState, useValue: new DrainState() },
         readiness,
       ],
-      exports: [MetricsRegistry, HttpMetrics, DrainState],
+      exports: [ServiceLogs, NestPinoLogger, MetricsRegistry, HttpMetrics, DrainState],
     };
   }
 }

@@ -18,8 +18,11 @@ export async function runEventHandlers(head: MessageHandler | undefined, data: u
 }
 
 /** Unwraps a reply that may be a value, a promise or an observable into its last value. */
-export async function settleReply(result: unknown): Promise<unknown> {
-  const value = await result;
-  if (isObservable(value)) return lastValueFrom(value, { defaultValue: undefined });
-  return value;
+export function settleReply(result: unknown): Promise<unknown> {
+  // Nest's handlers return a promise (of a value, or of an observable when a filter answered).
+  return Promise.resolve(result).then(unwrapObservable);
+}
+
+function unwrapObservable(value: unknown): unknown {
+  return isObservable(value) ? lastValueFrom(value, { defaultValue: undefined }) : value;
 }

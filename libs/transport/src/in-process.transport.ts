@@ -17,13 +17,23 @@ export class InProcessBus {
     this.server = server;
   }
 
-  async request<T>(pattern: string, data: unknown): Promise<T> {
-    const handler = this.handler(pattern);
-    if (!handler || handler.isEventHandler) {
-      throw { code: 'service_unavailable', status: 503, message: `No handler for ${pattern}.` };
+  /**
+   * Calls the handler with a copy of `data` and resolves with a copy of its answer: one copy each
+   * way, as the wire would make. A handler's failure (the envelope's fields, from RpcErrorFilter)
+   * rejects as it arrives over NATS.
+   */
+  request<T>(pattern: string, data: unknown): Promise<T> {
+    let reply: Promise<unknown>;
+    try {
+      const handler = this.handler(pattern);
+      if (!handler || handler.isEventHandler) {
+        throw { code: 'service_unavailable', status: 503, message: `No handler for ${pattern}.` };
+      }
+      reply = settleReply(handler(wireCopy(data), new BaseRpcContext([pattern])));
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const reply = await settleReply(handler(wireCopy(data), new BaseRpcContext([pattern])));
-    return wireCopy(reply) as T;
+    return reply.then(wireCopy) as Promise<T>;
   }
 
   async publish(pattern: string, data: unknown): Promise<void> {

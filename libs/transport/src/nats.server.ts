@@ -1,17 +1,19 @@
 import { Logger } from '@nestjs/common';
-import { MessageHandler, ServerNats } from '@nestjs/microservices';
+import { MessageHandler, NatsContext, ServerNats } from '@nestjs/microservices';
+import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants';
 import {
   AckPolicy,
   Consumer,
   ConsumerMessages,
   DeliverPolicy,
   JsMsg,
+  Msg,
   NatsConnection,
   RetentionPolicy,
   StorageType,
   Subscription,
 } from 'nats';
-import { runEventHandlers } from './event-dispatch';
+import { runEventHandlers, settleReply } from './event-dispatch';
 import { NatsTransportConfig, eventSubject, requestSubject, streamSubjects } from './nats.config';
 
 /**
@@ -24,7 +26,9 @@ export class NatsJetStreamServer extends ServerNats {
   private readonly consumers: ConsumerMessages[] = [];
   private readonly requestSubscriptions: Subscription[] = [];
   /** Event handlers and request handlers still running (awaited, within a bound, on close). */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private inFlight = 0;
+  /** Resolves the wait of close() when the last handler in flight settles. */
+  private onIdle?: () => void;
   private connected = false;
   private accepting = true;
 
@@ -68,17 +72,17 @@ export class NatsJetStreamServer extends ServerNats {
   override bindEvents(client: NatsConnection): void {
     const queue = `${this.config.subjectPrefix}${this.config.service}`;
     const eventPatterns: string[] = [];
-    for (const [pattern, handler] of this.messageHandlers) {
-      if (handler.isEventHandler) {
+    for (const [pattern, { isEventHandler }] of this.messageHandlers) {
+      if (isEventHandler) {
         eventPatterns.push(pattern);
         continue;
       }
       const subject = requestSubject(this.config, pattern);
-      const onMessage = this.getMessageHandler(pattern).bind(this);
       const subscription = client.subscribe(subject, {
         queue,
         callback: (error, message) => {
-          this.track(Promise.resolve(onMessage(error, message)));
+          if (error) this.log.error({ err: error, pattern }, 'Request subscription error');
+          else this.track(this.handleMessage(pattern, message));
         },
       });
       this.requestSubscriptions.push(subscription);
@@ -94,20 +98,76 @@ export class NatsJetStreamServer extends ServerNats {
 
   override async close(): Promise<void> {
     await this.stopAccepting();
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.drainTimeoutMs)));
-    const outcome = await Promise.race([Promise.allSettled([...this.inFlight]).then(() => 'drained' as const), bound]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') {
-      this.log.warn({ inFlight: this.inFlight.size }, 'Closing with handlers still running; their callers retry or redeliver');
+    if (this.inFlight > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await new Promise<boolean>((resolve) => {
+        this.onIdle = () => resolve(true);
+        timer = setTimeout(() => resolve(false), this.drainTimeoutMs);
+      });
+      clearTimeout(timer);
+      this.onIdle = undefined;
+      if (!drained) this.log.warn({ inFlight: this.inFlight }, 'Closing with handlers still running; their callers retry or redeliver');
     }
     await super.close();
   }
 
-  private track(task: Promise<unknown>): void {
-    const tracked = task.catch((error: unknown) => this.log.error({ err: error }, 'Message handler failed')).finally(() => this.inFlight.delete(tracked));
-    this.inFlight.add(tracked);
+  /** A message on a request subject (ServerNats's entry point, kept so a subclass can replace it). */
+  override handleMessage(pattern: string, message: Msg): Promise<void> {
+    return this.answer(pattern, this.messageHandlers.get(pattern), message);
   }
+
+  /**
+   * A request: Nest's packet decoded once, the handler (with its pipes, guards and filters) called,
+   * and one reply encoded once. ServerNats would look the handler up again for each message (through
+   * a JSON.parse of the pattern that throws), and run each reply through RxJS operators and a
+   * process.nextTick; its wire format is kept (`{id, response | err, isDisposed}`), so Nest's own
+   * ClientNats can still call this server.
+   */
+  private async answer(pattern: string, handler: MessageHandler | undefined, message: Msg): Promise<void> {
+    let packet: RequestPacket;
+    try {
+      packet = JSON.parse(textDecoder.decode(message.data)) as RequestPacket;
+    } catch {
+      this.log.error({ pattern }, 'Dropping a request that is not JSON');
+      return;
+    }
+    // No id: an event published on core NATS (events here travel on JetStream); ServerNats knows those.
+    if (packet === null || typeof packet !== 'object' || packet.id === undefined) return super.handleMessage(pattern, message);
+    const id = packet.id;
+    if (!handler) {
+      this.respond(message, { id, status: 'error', err: NO_MESSAGE_HANDLER, isDisposed: true });
+      return;
+    }
+    const context = new NatsContext([message.subject, message.headers]);
+    return this.onProcessingStartHook(this.transportId, context, async () => {
+      let reply: ReplyPacket;
+      try {
+        reply = { id, response: await settleReply(handler(packet.data, context)), isDisposed: true };
+      } catch (err) {
+        reply = { id, err, isDisposed: true };
+      }
+      this.onProcessingEndHook?.(this.transportId, context);
+      this.respond(message, reply);
+    });
+  }
+
+  private respond(message: Msg, reply: ReplyPacket): void {
+    // A request sent without a reply subject (publish, not request) expects no answer.
+    if (message.reply) message.respond(JSON.stringify(reply));
+  }
+
+  /** Counts a handler in flight until it settles (close() waits for the count to reach zero). */
+  private track(task: Promise<unknown>): void {
+    this.inFlight++;
+    task.then(this.settled, (error: unknown) => {
+      this.log.error({ err: error }, 'Message handler failed');
+      this.settled();
+    });
+  }
+
+  private readonly settled = (): void => {
+    if (--this.inFlight === 0) this.onIdle?.();
+  };
 
   private async startConsumers(client: NatsConnection, patterns: string[]): Promise<void> {
     await ensureEventStream(client, this.config);
@@ -161,6 +221,21 @@ export class NatsJetStreamServer extends ServerNats {
     }
   }
 }
+
+interface RequestPacket {
+  id?: string;
+  data?: unknown;
+}
+
+interface ReplyPacket {
+  id: string;
+  response?: unknown;
+  err?: unknown;
+  status?: 'error';
+  isDisposed: true;
+}
+
+const textDecoder = new TextDecoder();
 
 /** Creates the events stream when missing (idempotent; safe from every replica at once). */
 export async function ensureEventStream(client: NatsConnection, config: NatsTransportConfig): Promise<void> {

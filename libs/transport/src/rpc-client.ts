@@ -1,9 +1,8 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
-import { ClientNats } from '@nestjs/microservices';
 import { DomainError, domainErrorFromRpc, isRpcErrorPayload, ServiceUnavailableError } from '@gen/errors';
-import { NatsConnection, headers as natsHeaders } from 'nats';
-import { lastValueFrom, timeout, TimeoutError } from 'rxjs';
+import { connect, Events, Msg, NatsConnection, headers as natsHeaders } from 'nats';
 import { InProcessBus } from './in-process.transport';
+import { MuxedRequests } from './muxed-requests';
 import { NatsTransportConfig, eventSubject, requestSubject } from './nats.config';
 import { ensureEventStream } from './nats.server';
 
@@ -37,15 +36,11 @@ export function dependencyTimeoutMessage(subject: string): string {
 function toDomainError(error: unknown, subject: string): DomainError {
   if (error instanceof DomainError) return error;
   if (isRpcErrorPayload(error)) return domainErrorFromRpc(error);
-  if (error instanceof TimeoutError) {
-    return new ServiceUnavailableError(dependencyTimeoutMessage(subject));
-  }
   const code = (error as { code?: unknown } | null)?.code;
-  // Nest's NATS client reports "no responders" as EmptyResponseException (nats.js: code 503).
-  if (code === '503' || (error instanceof Error && error.constructor.name === 'EmptyResponseException')) {
-    return new NotDeliveredError(subject);
-  }
-  if (code === 'TIMEOUT' || code === 'CONNECTION_CLOSED') {
+  // nats.js: the request timed out (TIMEOUT), or nothing subscribes to its subject (503, no responders).
+  if (code === 'TIMEOUT') return new ServiceUnavailableError(dependencyTimeoutMessage(subject));
+  if (code === '503') return new NotDeliveredError(subject);
+  if (error instanceof NatsConnectionLost || code === 'CONNECTION_CLOSED' || code === 'CONNECTION_REFUSED' || code === 'DISCONNECT') {
     return new ServiceUnavailableError(`A dependency is unavailable (${subject}); retry shortly.`);
   }
   new Logger('RpcClient').error({ err: error, subject }, 'Unexpected transport error');
@@ -57,12 +52,8 @@ export class InProcessRpcClient extends RpcClient {
     super();
   }
 
-  async request<TReply, TRequest = unknown>(subject: string, payload: TRequest): Promise<TReply> {
-    try {
-      return await this.bus.request<TReply>(subject, payload);
-    } catch (error) {
-      throw toDomainError(error, subject);
-    }
+  request<TReply, TRequest = unknown>(subject: string, payload: TRequest): Promise<TReply> {
+    return this.bus.request<TReply>(subject, payload).catch((error: unknown) => Promise.reject(toDomainError(error, subject)));
   }
 }
 
@@ -76,35 +67,116 @@ export class InProcessEventPublisher extends EventPublisher {
   }
 }
 
+/**
+ * Request/reply over core NATS, every request of the connection answered on one reply subscription
+ * (`_INBOX.<id>.*`, one token per request; MuxedRequests): no subscription, no SUB/UNSUB round and
+ * no header object per request (Nest's ClientNats subscribes a new inbox for each). The payloads are
+ * Nest's NATS packets (`{pattern, data, id}` out, `{id, response | err, isDisposed}` back), so this
+ * client and Nest's own ClientNats and ServerNats interoperate (a rolling upgrade can mix them).
+ * Each side encodes and decodes a payload once.
+ */
 export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
-  private readonly client: ClientNats;
+  private nc?: NatsConnection;
+  private requests?: MuxedRequests;
+  private connecting?: Promise<NatsConnection>;
+  /** False while nats.js is reconnecting: requests then fail at once rather than queue. */
+  private connected = false;
+  private closing = false;
+  /** The packet id Nest's server requires to answer (replies are matched by subject, not by it). */
+  private sent = 0;
 
   constructor(private readonly config: NatsTransportConfig) {
     super();
-    // Reconnects for as long as the server is away (see NatsJetStreamServer): meanwhile requests
-    // fail fast as unavailable and the outbox relay retries, instead of the connection closing for good.
-    this.client = new ClientNats({ servers: config.url, name: `${config.service}-client`, maxReconnectAttempts: -1 });
   }
 
   async request<TReply, TRequest = unknown>(subject: string, payload: TRequest, timeoutMs?: number): Promise<TReply> {
+    let requests = this.connected ? this.requests : undefined;
+    if (!requests) {
+      await this.connection().catch((error: unknown) => Promise.reject(toDomainError(error, subject)));
+      // Set by connection() before it resolves.
+      requests = this.requests as MuxedRequests;
+    }
+    const wireSubject = requestSubject(this.config, subject);
+    const packet = JSON.stringify({ pattern: wireSubject, data: payload, id: String(++this.sent) });
+    let reply: Msg;
     try {
-      const reply$ = this.client
-        .send<TReply, TRequest>(requestSubject(this.config, subject), payload)
-        .pipe(timeout(timeoutMs ?? this.config.requestTimeoutMs));
-      return await lastValueFrom(reply$);
+      reply = await requests.request(wireSubject, packet, timeoutMs ?? this.config.requestTimeoutMs);
     } catch (error) {
       throw toDomainError(error, subject);
     }
+    return replyOf<TReply>(reply, subject);
   }
 
+  /** The connection (readiness checks, JetStream, broadcasts); rejects while NATS is unreachable. */
   async connection(): Promise<NatsConnection> {
-    await this.client.connect();
-    return this.client.unwrap<NatsConnection>();
+    if (this.closing) throw new NatsConnectionLost('the client is closed');
+    if (this.nc) {
+      if (!this.connected) throw new NatsConnectionLost('reconnecting');
+      return this.nc;
+    }
+    this.connecting ??= connect({
+      servers: this.config.url,
+      name: `${this.config.service}-client`,
+      // Reconnects for as long as the server is away (see NatsJetStreamServer): meanwhile requests
+      // fail fast as unavailable and the outbox relay retries, instead of the connection closing for good.
+      maxReconnectAttempts: -1,
+    }).then(
+      (nc) => {
+        this.requests = new MuxedRequests(nc);
+        this.nc = nc;
+        this.connected = true;
+        void this.followStatus(nc);
+        return nc;
+      },
+      (error: unknown) => {
+        this.connecting = undefined;
+        throw error;
+      },
+    );
+    return this.connecting;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.close();
+    this.closing = true;
+    this.connected = false;
+    const nc = this.nc ?? (await this.connecting?.catch(() => undefined));
+    this.requests?.close(new NatsConnectionLost('the client is closed'));
+    await nc?.close();
   }
+
+  private async followStatus(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect) this.connected = false;
+      else if (status.type === Events.Reconnect) this.connected = !this.closing;
+    }
+  }
+}
+
+/** Thrown by NatsRpcClient while it has no connection to NATS. */
+export class NatsConnectionLost extends Error {
+  readonly code = 'CONNECTION_LOST';
+  constructor(state: string) {
+    super(`NATS connection lost (${state})`);
+  }
+}
+
+interface ReplyPacket {
+  response?: unknown;
+  err?: unknown;
+}
+
+const textDecoder = new TextDecoder();
+
+/** The handler's answer, or its error (the envelope's fields) as the DomainError it was. */
+function replyOf<TReply>(message: Msg, subject: string): TReply {
+  let packet: ReplyPacket;
+  try {
+    packet = JSON.parse(textDecoder.decode(message.data)) as ReplyPacket;
+  } catch (error) {
+    throw toDomainError(error, subject);
+  }
+  if (packet.err !== undefined && packet.err !== null) throw toDomainError(packet.err, subject);
+  return packet.response as TReply;
 }
 
 export class JetStreamEventPublisher extends EventPublisher {

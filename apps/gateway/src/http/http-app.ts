@@ -65,29 +65,36 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   // Every route, as Nest and Swagger register them (after this: at init), for 405 below.
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
-  fastify.addHook('onRequest', async (request, reply) => {
-    void reply.header('X-Request-Id', String(request.id));
+  // Hooks are callback-style: no promise and no microtask per hook per request.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header('X-Request-Id', request.id);
     // No route for this method: if the path has routes for other methods, 405 with Allow, not 404.
     if (request.is404) {
       const allowed = routes.allowed(request.url.split('?')[0]);
       if (allowed.length > 0) {
         void reply.header('Allow', allowed.join(', '));
-        throw new DomainError('method_not_allowed', `This path does not accept ${request.method}; it accepts ${allowed.join(', ')}.`);
+        done(new DomainError('method_not_allowed', `This path does not accept ${request.method}; it accepts ${allowed.join(', ')}.`));
+        return;
       }
     }
+    done();
   });
   // Fastify answers a malformed path that matches no route straight from its not-found handler,
   // without onRequest hooks: the id is set again on the way out.
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    if (!reply.hasHeader('X-Request-Id')) void reply.header('X-Request-Id', String(request.id));
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!reply.hasHeader('X-Request-Id')) void reply.header('X-Request-Id', request.id);
     if (reply.statusCode === 401 && request.url.startsWith(PUBLIC_API_PREFIX)) {
       void reply.header('WWW-Authenticate', request.headers.authorization ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE);
     }
-    return payload;
+    done(null, payload);
   });
-  fastify.addHook('preParsing', async (request, reply, payload) => {
-    checkContentEncoding(request);
-    return withBodyDeadline(request, reply, payload, limits.bodyTimeoutMs);
+  fastify.addHook('preParsing', (request, reply, payload, done) => {
+    try {
+      checkContentEncoding(request);
+      done(null, withBodyDeadline(request, reply, payload, limits.bodyTimeoutMs));
+    } catch (error) {
+      done(error as Error);
+    }
   });
   // The API speaks JSON only, through one parser that checks what JSON.parse would not: the charset,
   // UTF-8 validity and nesting depth. Any other content type with a body is 415 (Fastify's defaults
@@ -105,16 +112,24 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   });
   // A JSON body must be an object (or absent); arrays and scalars fail validation clearly. U+0000
   // cannot be stored in PostgreSQL text: refused wherever a client can put it (body, query, path).
-  fastify.addHook('preValidation', async (request) => {
+  fastify.addHook('preValidation', (request, _reply, done) => {
     const body: unknown = request.body;
     const contentType = request.headers['content-type'];
     if (body !== undefined && contentType !== undefined && !/^application\/json\b/i.test(contentType)) {
-      throw new DomainError('unsupported_media_type', 'Unsupported Content-Type; send the body as application/json.');
+      done(new DomainError('unsupported_media_type', 'Unsupported Content-Type; send the body as application/json.'));
+      return;
     }
     if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-      throw new ValidationError('The request body must be a JSON object.');
+      done(new ValidationError('The request body must be a JSON object.'));
+      return;
     }
-    refuseNulCharacters({ body, query: request.query, params: request.params });
+    try {
+      refuseNulCharacters({ body, query: request.query, params: request.params });
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done();
   });
   // Unknown routes: Nest's own not-found handler throws NotFoundException into HttpErrorFilter.
   // Errors Fastify raises before a route (body parsing, limits) reach Nest's handler and HttpErrorFilter.

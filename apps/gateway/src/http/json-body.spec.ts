@@ -50,5 +50,9 @@ describe('NUL characters', () => {
     expect(() => refuseNulCharacters({ query: { cursor: ['a', 'b\u0000'] } })).toThrow(/^cursor\[1\]: /);
     expect(() => refuseNulCharacters({ body: { email: 'x\u0000@y' } })).toThrow(expect.objectContaining({ code: 'validation_error' }));
     expect(() => refuseNulCharacters({ params: {}, query: {}, body: undefined })).not.toThrow();
+    // Keys and nested places too, as findNulCharacter names them.
+    expect(() => refuseNulCharacters({ body: { 'k\u0000': 1 } })).toThrow(/^"k\\u0000": /);
+    expect(() => refuseNulCharacters({ body: { a: { list: [{ deep: 'x\u0000' }] } } })).toThrow(/^a\.list\[0\]\.deep: /);
+    expect(() => refuseNulCharacters({ body: { prompt: 'fine', n: 1, list: [null, true, { a: 'b' }] } })).not.toThrow();
   });
 });

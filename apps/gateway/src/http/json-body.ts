@@ -105,9 +105,24 @@ export function findNulCharacter(value: unknown, path = '', depth = 0): string |
   return undefined;
 }
 
-/** Refuses U+0000 anywhere in the body, the query string or the path parameters: `422` naming the field. */
+/** True when a key or a string anywhere in `value` holds U+0000 (the walk of findNulCharacter, building no paths). */
+function holdsNulCharacter(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object' || depth > MAX_JSON_DEPTH) return false;
+  if (Array.isArray(value)) return value.some((item) => holdsNulCharacter(item, depth + 1));
+  for (const key of Object.keys(value)) {
+    if (key.includes('\u0000') || holdsNulCharacter((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
+ * Refuses U+0000 anywhere in the body, the query string or the path parameters: `422` naming the
+ * field. Every request is checked; only one that holds the character pays for naming the field.
+ */
 export function refuseNulCharacters(parts: { body?: unknown; query?: unknown; params?: unknown }): void {
   for (const part of [parts.params, parts.query, parts.body]) {
+    if (!holdsNulCharacter(part)) continue;
     const field = findNulCharacter(part);
     if (field) throw new ValidationError(`${field}: must not contain the NUL character (\\u0000).`);
   }

@@ -6,6 +6,8 @@ export class HttpMetrics {
   readonly duration: Histogram<'method' | 'route' | 'status_code'>;
   readonly inFlight: Gauge;
   readonly requests: Counter<'method' | 'route' | 'status_code'>;
+  /** Requests being served: a plain number per request, read into the gauge when scraped. */
+  private serving = 0;
 
   constructor(metrics: MetricsRegistry) {
     const registers = [metrics.registry];
@@ -22,7 +24,24 @@ export class HttpMetrics {
       labelNames: ['method', 'route', 'status_code'],
       registers,
     });
-    this.inFlight = new Gauge({ name: 'gen_http_requests_in_flight', help: 'HTTP requests being served', registers });
+    // prom-client calls collect() with the gauge as `this`.
+    const self = this;
+    this.inFlight = new Gauge({
+      name: 'gen_http_requests_in_flight',
+      help: 'HTTP requests being served',
+      registers,
+      collect() {
+        this.set(self.serving);
+      },
+    });
+  }
+
+  started(): void {
+    this.serving++;
+  }
+
+  finished(): void {
+    this.serving--;
   }
 
   observe(method: string, route: string, statusCode: number, seconds: number): void {

@@ -1,0 +1,71 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type pino from 'pino';
+import { ERROR_LEVEL } from '../logging/log-output';
+import { scrubString } from '../logging/redact';
+
+/** Routes whose requests are not logged one by one (probes and scrapes every few seconds). */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
+export const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The matched route template (`/api/v1/generations/:id`), never the raw path. Fastify builds a new
+ * `routeOptions` object on each read: read it once per request.
+ */
+export function routeOf(request: FastifyRequest): string {
+  return request.routeOptions?.url ?? UNMATCHED_ROUTE;
+}
+
+/** The request's path without its query string (where secrets would be), scrubbed of credential shapes. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return scrubString(query < 0 ? url : url.slice(0, query));
+}
+
+/**
+ * What the request line says happened: a request whose client disconnected before it was answered
+ * is "aborted", one refused for arriving too slowly "timed out".
+ */
+export function requestOutcome(answered: boolean, statusCode: number): string {
+  if (!answered) return 'request aborted';
+  if (statusCode === 408) return 'request timed out';
+  return 'request completed';
+}
+
+/**
+ * The one log line of each HTTP request, written when its response has been sent (or its client
+ * went away): request id, method and path, route template, account, status and duration. Built from
+ * these fields only (never headers, body or query string), so it needs no redaction walk.
+ */
+export class RequestLog {
+  constructor(
+    private readonly logger: pino.Logger,
+    private readonly accountIdOf: (request: FastifyRequest) => string | undefined,
+    /** Told of each line at error level (a 5xx), so it is not held in a buffer (ServiceLogs.afterLine). */
+    private readonly afterLine?: (level: number) => void,
+  ) {}
+
+  /**
+   * `route`: routeOf(request); `answered`: the whole response was handed to the socket (not the
+   * case when the client left first).
+   */
+  write(request: FastifyRequest, reply: FastifyReply, route: string, answered: boolean): void {
+    if (QUIET_ROUTES.has(route)) return;
+    const statusCode = reply.statusCode;
+    const level = statusCode >= 500 ? 'error' : statusCode >= 400 || !answered ? 'warn' : 'info';
+    if (!this.logger.isLevelEnabled(level)) return;
+    this.logger[level](
+      {
+        requestId: request.id,
+        req: { method: request.method, path: pathOf(request.url) },
+        durationMs: Math.round(reply.elapsedTime),
+        route,
+        accountId: this.accountIdOf(request),
+        // No status for a request its client gave up on before any answer (Node's default 200 is not one).
+        status: answered || reply.raw.headersSent ? statusCode : null,
+      },
+      requestOutcome(answered, statusCode),
+    );
+    if (level === 'error') this.afterLine?.(ERROR_LEVEL);
+  }
+}
