@@ -51,7 +51,22 @@ export function databaseUrl(adminUrl: string, name: string): string {
   return url.toString();
 }
 
-const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, TZ: 'UTC', NODE_ENV: 'production' });
+/**
+ * What every service process of a bench gets: a clean environment, plus BENCH_SERVICE_ENV
+ * (`NAME=value` pairs separated by spaces) to try a setting, e.g. `RATE_LIMIT_SLICE_HORIZON_MS=1000`.
+ */
+const baseEnv = (): NodeJS.ProcessEnv => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  TZ: 'UTC',
+  NODE_ENV: 'production',
+  ...Object.fromEntries(
+    (process.env.BENCH_SERVICE_ENV ?? '')
+      .split(/\s+/)
+      .filter((pair) => pair.includes('='))
+      .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+  ),
+});
 
 /** Standalone mode (`npm start`): one process, in-process transport, on its own database of the server. */
 export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {

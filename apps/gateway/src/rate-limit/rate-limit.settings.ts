@@ -23,7 +23,7 @@ export interface RateLimitSettings {
 }
 
 export const DEFAULT_RATE_LIMIT_SETTINGS: Readonly<RateLimitSettings> = Object.freeze({
-  sliceHorizonMs: 200,
+  sliceHorizonMs: 1_000,
   maxSliceHits: 10_000,
   sliceShareDivisor: 8,
   idleReturnMs: 1_000,
