@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Subscription } from 'nats';
 import type { NatsTransportConfig } from './nats.config';
 import type { NatsRpcClient } from './rpc-client';
+import { wireCopy } from './wire-copy';
 
 /**
  * Fire-and-forget fan-out to every replica that listens: core NATS with no queue group and no
@@ -30,12 +31,12 @@ export class InProcessBroadcaster extends Broadcaster {
 
   publish(topic: string, payload: unknown): void {
     // As over the wire: the listener gets its own copy, and never runs inside the publisher's call.
-    const copy = JSON.parse(JSON.stringify(payload)) as unknown;
+    const copy = wireCopy(payload);
     setImmediate(() => this.emitter.emit(topic, copy));
   }
 
   override publishAndFlush(topic: string, payload: unknown): Promise<void> {
-    const copy = JSON.parse(JSON.stringify(payload)) as unknown;
+    const copy = wireCopy(payload);
     return new Promise((resolve, reject) =>
       setImmediate(() => {
         try {

@@ -2,11 +2,12 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import { BaseRpcContext } from '@nestjs/microservices';
 import { InProcessBroadcaster } from './broadcaster';
 import { runEventHandlers, settleReply } from './event-dispatch';
+import { wireCopy } from './wire-copy';
 
 /**
  * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over
- * NATS, called directly. Payloads are copied through JSON both ways so that code which works here
- * works over the wire too (no shared object references, Dates arrive as strings).
+ * NATS, called directly. Payloads are copied both ways as the wire would copy them (wireCopy: no
+ * shared object references, Dates arrive as strings), so that code which works here works over NATS.
  */
 export class InProcessBus {
   private server?: InProcessServer;
@@ -46,10 +47,6 @@ export class InProcessBus {
     if (!this.server) throw new Error('In-process transport used before the application started listening');
     return this.server.getHandlers().get(pattern);
   }
-}
-
-function wireCopy(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
 }
 
 export class InProcessServer extends Server implements CustomTransportStrategy {
