@@ -20,7 +20,9 @@ export class AppProcess {
   ) {}
 
   start(): void {
-    const child = spawn(process.execPath, [join(ROOT, 'dist', this.script)], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it stops (where the time goes).
+    const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+    const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', this.script)], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: string) => (this.output = (this.output + chunk).slice(-20_000));
     child.stdout?.setEncoding('utf8').on('data', keep);
