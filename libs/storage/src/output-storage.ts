@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, ReadStream, writeFile as writeFileCallback } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { OUTPUT_EXTENSIONS, OUTPUT_FORMATS, OutputExtension } from './output-formats';
 
@@ -39,6 +39,11 @@ export function newObjectKey(extension: OutputExtension): string {
   return `${token.slice(0, 2)}/${token}.${extension}`;
 }
 
+/** Creates `path` with `data`; fails (EEXIST) rather than replace a file. */
+function writeNew(path: string, data: Buffer): Promise<void> {
+  return new Promise((done, fail) => writeFileCallback(path, data, { flag: 'wx' }, (error) => (error ? fail(error) : done())));
+}
+
 export class LocalDirectoryStorage extends OutputStorage {
   private readonly root: string;
   /** Shard folders known to exist (at most 256): no mkdir per object. */
@@ -57,16 +62,17 @@ export class LocalDirectoryStorage extends OutputStorage {
       await mkdir(folder, { recursive: true });
       this.folders.add(folder);
     }
-    // Write then rename, so a reader never sees half a file.
-    const temporary = `${path}.${process.pid}.tmp`;
+    // Straight to the final name, and only if it is new ('wx'): no reader can see half a file, because
+    // the key is unknown until put() returns and it is published only by the job's finish, after the
+    // write completed. A crash mid-write leaves a file under a key nothing refers to (as a crash
+    // after the write but before the finish does). The callback API: no FileHandle per write.
     try {
-      await writeFile(temporary, data);
+      await writeNew(path, data);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       await mkdir(folder, { recursive: true }); // the folder was removed under us
-      await writeFile(temporary, data);
+      await writeNew(path, data);
     }
-    await rename(temporary, path);
     return key;
   }
 
