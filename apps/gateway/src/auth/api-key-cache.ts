@@ -1,21 +1,11 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ApiKeyChangedBroadcast, Broadcasts } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
-import type { ApiKeyScope } from './api-key.entity';
 import { API_KEY_CACHE_SETTINGS, ApiKeyCacheSettings } from './api-key-cache.settings';
 import { AuthRepository, KeyForAuth } from './auth.repository';
 
 /** A key as this gateway knows it: what authentication and submit need, nothing secret in clear. */
-export interface CachedApiKey {
-  id: string;
-  accountId: string;
-  lookupId: string;
-  keyHash: Buffer;
-  scopes: ApiKeyScope[];
-  revoked: boolean;
-  webhookUrl: string | null;
-  hasSecret: boolean;
-}
+export type CachedApiKey = Omit<KeyForAuth, 'lastUsedMsAgo'>;
 
 interface Entry {
   key: CachedApiKey;
@@ -247,14 +237,6 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
 }
 
 function toCached(row: KeyForAuth): CachedApiKey {
-  return {
-    id: row.id,
-    accountId: row.accountId,
-    lookupId: row.lookupId,
-    keyHash: row.keyHash,
-    scopes: row.scopes,
-    revoked: row.revoked,
-    webhookUrl: row.webhookUrl,
-    hasSecret: row.hasSecret,
-  };
+  const { lastUsedMsAgo: _lastUsedMsAgo, ...key } = row;
+  return key;
 }

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@gen/testing';
-import { openGenerationDatabase } from '../generation.database';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { JobsRepository, NewJob } from './jobs.repository';
-import { claimOrder, installClaimLog } from './test/claim-log';
+import { claimOrder, claimReplicas } from './test/claim-log';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,21 +13,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * and workers' claims on several replicas.
  */
 describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
-  let database: TestDatabase;
-  const replicas: DataSource[] = [];
-  let repo: JobsRepository;
+  const kit = claimReplicas('admit_claim');
+  const { replicas } = kit;
   const LEASE = 30_000;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('admit_claim');
-    for (let i = 0; i < 3; i++) replicas.push(await openGenerationDatabase(database.url, 12));
-    repo = new JobsRepository(replicas[0]);
-    await installClaimLog(replicas[0]);
-  });
-  afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.destroy()));
-    await database.drop();
-  });
 
   const newJob = (accountId: string, parallelLimit: number, prompt = 'a bell'): NewJob => ({
     id: randomUUID(),
@@ -54,29 +39,29 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
   it('queues and claims in one statement while the account has a free slot, oldest first, and only queues once it has none', async () => {
     const accountId = randomUUID();
     const [a, b, c, d] = [newJob(accountId, 2), newJob(accountId, 2), newJob(accountId, 2), newJob(accountId, 2)];
-    const first = await repo.admit(a, 10, offer('w'));
+    const first = await kit.repo.admit(a, 10, offer('w'));
     expect(claimedBy(first)).toHaveLength(1);
     expect(claimedBy(first)[0]).toMatchObject({ id: a.id, status: 'processing', attempts: 1, leaseOwner: 'w', accountId, prompt: a.prompt, parallelLimit: 2 });
     expect(claimedBy(first)[0].deadlineAt).toBeInstanceOf(Date);
-    expect(claimedBy(first)[0]).toEqual(await repo.findById(a.id));
-    expect(claimedBy(await repo.admit(b, 10, offer('w'))).map((j) => j.id)).toEqual([b.id]);
+    expect(claimedBy(first)[0]).toEqual(await kit.repo.findById(a.id));
+    expect(claimedBy(await kit.repo.admit(b, 10, offer('w'))).map((j) => j.id)).toEqual([b.id]);
     // Both slots taken: queued, nothing claimed.
-    expect(await repo.admit(c, 10, offer('w'))).toEqual({ kind: 'queued', claimed: [] });
-    expect((await repo.findById(c.id))?.status).toBe('queued');
+    expect(await kit.repo.admit(c, 10, offer('w'))).toEqual({ kind: 'queued', claimed: [] });
+    expect((await kit.repo.findById(c.id))?.status).toBe('queued');
     // A slot frees: the next admission claims the oldest queued job, not its own.
-    expect(await complete(repo, a.id, 'w')).not.toBeNull();
-    expect(claimedBy(await repo.admit(d, 10, offer('w2'))).map((j) => j.id)).toEqual([c.id]);
-    expect((await repo.findById(d.id))?.status).toBe('queued');
+    expect(await complete(kit.repo, a.id, 'w')).not.toBeNull();
+    expect(claimedBy(await kit.repo.admit(d, 10, offer('w2'))).map((j) => j.id)).toEqual([c.id]);
+    expect((await kit.repo.findById(d.id))?.status).toBe('queued');
   });
 
   it('claims nothing without an offer, for a repeated job id, or when the queue is full', async () => {
     const accountId = randomUUID();
     const job = newJob(accountId, 1);
-    expect(await repo.admit(job, 0)).toEqual({ kind: 'queued', claimed: [] });
-    expect(await repo.admit(job, 0, offer('w'))).toEqual({ kind: 'exists' });
-    expect(await repo.admit(newJob(accountId, 1), 0, offer('w'))).toMatchObject({ kind: 'queue-full', queued: 1, processing: 0 });
-    expect((await repo.findById(job.id))?.status).toBe('queued');
-    expect(await repo.admit(newJob(accountId, 1), 5, { owner: 'w', leaseMs: LEASE, max: 0 })).toEqual({ kind: 'queued', claimed: [] });
+    expect(await kit.repo.admit(job, 0)).toEqual({ kind: 'queued', claimed: [] });
+    expect(await kit.repo.admit(job, 0, offer('w'))).toEqual({ kind: 'exists' });
+    expect(await kit.repo.admit(newJob(accountId, 1), 0, offer('w'))).toMatchObject({ kind: 'queue-full', queued: 1, processing: 0 });
+    expect((await kit.repo.findById(job.id))?.status).toBe('queued');
+    expect(await kit.repo.admit(newJob(accountId, 1), 5, { owner: 'w', leaseMs: LEASE, max: 0 })).toEqual({ kind: 'queued', claimed: [] });
   });
 
   it('keeps the queue cap exact with 60 concurrent claiming submits on two replicas', async () => {

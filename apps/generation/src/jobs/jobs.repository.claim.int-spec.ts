@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@gen/testing';
-import { openGenerationDatabase } from '../generation.database';
 import { finishedEvent } from './job-events';
 import { JobsRepository } from './jobs.repository';
-import { claimOrder, installClaimLog } from './test/claim-log';
+import { claimOrder, claimReplicas } from './test/claim-log';
 
 /**
  * Integration (real PostgreSQL): the hand-written claim. Several "replicas" (DataSources with their
@@ -12,20 +9,8 @@ import { claimOrder, installClaimLog } from './test/claim-log';
  * submission order (docs/jobs.md).
  */
 describe('JobsRepository.claim (PostgreSQL)', () => {
-  let database: TestDatabase;
-  const replicas: DataSource[] = [];
-  let repo: JobsRepository;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('claims');
-    for (let i = 0; i < 3; i++) replicas.push(await openGenerationDatabase(database.url, 12));
-    repo = new JobsRepository(replicas[0]);
-    await installClaimLog(replicas[0]);
-  });
-  afterAll(async () => {
-    await Promise.all(replicas.map((r) => r.destroy()));
-    await database.drop();
-  });
+  const kit = claimReplicas('claims');
+  const { replicas } = kit;
 
   const LEASE = 30_000;
   const cdn = 'http://cdn.test';
@@ -34,7 +19,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
       const id = randomUUID();
-      const admitted = await repo.admit(
+      const admitted = await kit.repo.admit(
         { id, accountId, apiKeyId: randomUUID(), modelId: 'pixel-flux-1', type: 'TEXT_TO_IMAGE', prompt: `job ${i}`, credits: 4, parallelLimit, webhookUrl: null },
         1_000_000,
       );
@@ -141,7 +126,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     expect(totals).toEqual([{ jobs: 72, once: 72, events: 72 }]);
   });
 
-  const claimOne = async (accountId: string, owner: string) => (await repo.claim(accountId, owner, LEASE, 1))[0] ?? null;
+  const claimOne = async (accountId: string, owner: string) => (await kit.repo.claim(accountId, owner, LEASE, 1))[0] ?? null;
 
   it('a single claimer takes an account\'s jobs oldest first, up to its slots, then none', async () => {
     const accountId = randomUUID();
@@ -150,17 +135,17 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     for (let i = 0; i < 5; i++) claimed.push(await claimOne(accountId, 'w'));
     expect(claimed.map((j) => j?.id ?? null)).toEqual([ids[0], ids[1], ids[2], null, null]);
     expect(claimed[0]).toMatchObject({ id: ids[0], status: 'processing', attempts: 1, leaseOwner: 'w', accountId, parallelLimit: 3 });
-    expect(claimed[0]).toEqual(await repo.findById(ids[0]));
-    await complete(repo, ids[1], 'w');
+    expect(claimed[0]).toEqual(await kit.repo.findById(ids[0]));
+    await complete(kit.repo, ids[1], 'w');
     expect((await claimOne(accountId, 'w'))?.id).toBe(ids[3]);
   });
 
   it('a batch claim takes the oldest jobs, never more than the free slots', async () => {
     const accountId = randomUUID();
     const ids = await queue(accountId, 8, 5);
-    expect((await repo.claim(accountId, 'w', LEASE, 2)).map((j) => j.id)).toEqual(ids.slice(0, 2));
-    expect((await repo.claim(accountId, 'w', LEASE, 10)).map((j) => j.id)).toEqual(ids.slice(2, 5));
-    expect(await repo.claim(accountId, 'w', LEASE, 10)).toEqual([]);
+    expect((await kit.repo.claim(accountId, 'w', LEASE, 2)).map((j) => j.id)).toEqual(ids.slice(0, 2));
+    expect((await kit.repo.claim(accountId, 'w', LEASE, 10)).map((j) => j.id)).toEqual(ids.slice(2, 5));
+    expect(await kit.repo.claim(accountId, 'w', LEASE, 10)).toEqual([]);
   });
 
   it('a claimer skips an account another claimer is deciding for, instead of waiting for it', async () => {
@@ -173,13 +158,13 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     try {
       await holder.query(`SELECT 1 FROM account_slots WHERE account_id = $1 FOR UPDATE`, [accountId]);
       const started = Date.now();
-      expect(await repo.claim(accountId, 'other', LEASE, 5)).toEqual([]);
+      expect(await kit.repo.claim(accountId, 'other', LEASE, 5)).toEqual([]);
       expect(Date.now() - started).toBeLessThan(1_000);
     } finally {
       await holder.rollbackTransaction();
       await holder.release();
     }
-    expect(await repo.claim(accountId, 'other', LEASE, 5)).toHaveLength(1);
+    expect(await kit.repo.claim(accountId, 'other', LEASE, 5)).toHaveLength(1);
   });
 
   it('lists accounts with queued work, the one waiting longest first', async () => {
@@ -187,12 +172,12 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     await queue(b, 2, 1);
     await queue(a, 3, 1);
     await queue(c, 1, 1);
-    const order = (await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id));
+    const order = (await kit.repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id));
     expect(order).toEqual([b, a, c]);
-    await repo.claim(b, 'w', LEASE, 1); // b's head starts; its next job is still older than a's
-    expect((await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a, c]);
-    await repo.claim(c, 'w', LEASE, 1); // c has nothing queued any more
-    expect((await repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a]);
+    await kit.repo.claim(b, 'w', LEASE, 1); // b's head starts; its next job is still older than a's
+    expect((await kit.repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a, c]);
+    await kit.repo.claim(c, 'w', LEASE, 1); // c has nothing queued any more
+    expect((await kit.repo.accountsWithQueuedJobs(1000)).filter((id) => [a, b, c].includes(id))).toEqual([b, a]);
   });
 
   it('a full account does not hold up another account', async () => {
@@ -203,7 +188,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     expect(await claimOne(busy, 'w')).not.toBeNull();
     expect(await claimOne(busy, 'w')).toBeNull();
     expect((await claimOne(other, 'w'))?.id).toBe(otherJob);
-    expect(await repo.accountsWithQueuedJobs(100)).toContain(busy);
+    expect(await kit.repo.accountsWithQueuedJobs(100)).toContain(busy);
   });
 
   it('a requeued job (its worker died) keeps its place at the head of its account\'s queue', async () => {
@@ -211,24 +196,24 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     const ids = await queue(accountId, 3, 1);
     expect((await claimOne(accountId, 'dead'))?.id).toBe(ids[0]);
     await replicas[0].query(`UPDATE jobs SET lease_expires_at = now() - interval '1 second' WHERE id = $1`, [ids[0]]);
-    expect(await repo.expiredLeases(100)).toContainEqual({ id: ids[0], attempts: 1 });
-    expect(await repo.requeueExpired(ids[0])).toBe(true);
+    expect(await kit.repo.expiredLeases(100)).toContainEqual({ id: ids[0], attempts: 1 });
+    expect(await kit.repo.requeueExpired(ids[0])).toBe(true);
     const again = await claimOne(accountId, 'alive');
     expect(again).toMatchObject({ id: ids[0], attempts: 2, leaseOwner: 'alive' });
     // The dead worker can no longer finish it; the new owner can, once.
-    expect(await complete(repo, ids[0], 'dead')).toBeNull();
-    expect(await complete(repo, ids[0], 'alive')).not.toBeNull();
-    expect(await complete(repo, ids[0], 'alive')).toBeNull();
+    expect(await complete(kit.repo, ids[0], 'dead')).toBeNull();
+    expect(await complete(kit.repo, ids[0], 'alive')).not.toBeNull();
+    expect(await complete(kit.repo, ids[0], 'alive')).toBeNull();
   });
 
   it('release hands jobs back without using up an attempt; heartbeats only extend the owner\'s leases', async () => {
     const accountId = randomUUID();
     const [id] = await queue(accountId, 1, 1);
     await claimOne(accountId, 'w1');
-    expect(await repo.heartbeat('w2', [id], LEASE)).toEqual({ owned: [], finished: [] });
-    expect(await repo.heartbeat('w1', [id], LEASE)).toEqual({ owned: [id], finished: [] });
-    expect(await repo.release('w2', [id])).toEqual([]);
-    expect(await repo.release('w1', [id])).toEqual([id]);
-    expect(await repo.findById(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
+    expect(await kit.repo.heartbeat('w2', [id], LEASE)).toEqual({ owned: [], finished: [] });
+    expect(await kit.repo.heartbeat('w1', [id], LEASE)).toEqual({ owned: [id], finished: [] });
+    expect(await kit.repo.release('w2', [id])).toEqual([]);
+    expect(await kit.repo.release('w1', [id])).toEqual([id]);
+    expect(await kit.repo.findById(id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
   });
 });

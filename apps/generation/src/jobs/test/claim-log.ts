@@ -1,4 +1,41 @@
 import type { DataSource } from 'typeorm';
+import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { openGenerationDatabase } from '../../generation.database';
+import { JobsRepository } from '../jobs.repository';
+
+export interface ClaimReplicas {
+  /** Three DataSources on one migrated database, standing for three generation replicas. */
+  readonly replicas: DataSource[];
+  /** A repository on the first replica. */
+  readonly repo: JobsRepository;
+}
+
+/**
+ * A claim spec's database (created before the file's tests, with the claim log installed, dropped
+ * after them) and three replicas on it. Call it at the top of a describe block.
+ */
+export function claimReplicas(label: string): ClaimReplicas {
+  let database: TestDatabase | undefined;
+  const replicas: DataSource[] = [];
+  let repo: JobsRepository | undefined;
+  beforeAll(async () => {
+    database = await createTestDatabase(label);
+    for (let i = 0; i < 3; i++) replicas.push(await openGenerationDatabase(database.url, 12));
+    repo = new JobsRepository(replicas[0]);
+    await installClaimLog(replicas[0]);
+  });
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.destroy()));
+    await database?.drop();
+  });
+  return {
+    replicas,
+    get repo() {
+      if (!repo) throw new Error('claimReplicas: used outside a test');
+      return repo;
+    },
+  };
+}
 
 /**
  * Test instrument for the claim's order guarantee: every statement that moves jobs from queued to
