@@ -1,6 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { PNG } from 'pngjs';
+import type { RecordedRequest } from './fake-provider';
 
 /**
  * What the fake upstream does with a job. The scenario is chosen by the `model` field of the
@@ -42,16 +43,6 @@ export type UpstreamScenario =
   /** The first submit answers 429 with `Retry-After: 1`, the next is accepted (then as `ok`). */
   | 'submit-429';
 
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-  /** Which fake origin got it. */
-  origin: 'api' | 'cdn';
-  /** When its body had arrived (ms since the epoch). */
-  at: number;
-}
 
 export interface FakeUpstream {
   /** Base URL of the API origin (http://127.0.0.1:<port>). */
