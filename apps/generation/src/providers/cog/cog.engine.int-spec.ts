@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { GenerationType } from '@gen/contracts';
 import { ASSETS, CogScenario, FakeCog, startFakeCog } from '@gen/testing';
-import { engineFailure, engineRequest } from '../test/engine-requests';
+import { engineFailure, engineRequest, itReturnsEveryOutputShape } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
 import { USER_MESSAGES } from '../shared/upstream-failure';
 import { predictionId } from './cog.engine';
@@ -94,20 +93,15 @@ describe('cog engine', () => {
     expect((await fail(wrong.generate(engineRequest()), 'nope')).userMessage).toBe(USER_MESSAGES.unauthorized);
   });
 
-  describe('every output shape', () => {
-    it.each<[CogScenario, GenerationType, keyof typeof ASSETS, Record<string, unknown>]>([
-      ['ok', 'TEXT_TO_IMAGE', 'png', {}],
-      ['ok-url', 'TEXT_TO_IMAGE', 'png', {}],
-      ['ok-list', 'TEXT_TO_IMAGE', 'png', {}],
-      ['ok-video', 'TEXT_TO_VIDEO', 'mp4', {}],
-      ['ok-audio', 'TEXT_TO_AUDIO', 'wav', {}],
-      ['ok-3d', 'TEXT_TO_3D', 'glb', {}],
-      ['object-output', 'TEXT_TO_IMAGE', 'png', { outputPath: 'image' }],
-    ])('%s (%s)', async (name, type, asset, overrides) => {
-      const output = await scenario(name, overrides).generate(engineRequest({ type }));
-      expect(output.data.equals(ASSETS[asset])).toBe(true);
-    });
-  });
+  itReturnsEveryOutputShape<CogScenario>(scenario, [
+    ['ok', 'TEXT_TO_IMAGE', 'png', {}],
+    ['ok-url', 'TEXT_TO_IMAGE', 'png', {}],
+    ['ok-list', 'TEXT_TO_IMAGE', 'png', {}],
+    ['ok-video', 'TEXT_TO_VIDEO', 'mp4', {}],
+    ['ok-audio', 'TEXT_TO_AUDIO', 'wav', {}],
+    ['ok-3d', 'TEXT_TO_3D', 'glb', {}],
+    ['object-output', 'TEXT_TO_IMAGE', 'png', { outputPath: 'image' }],
+  ]);
 
   it('every slot busy (409): asked again until the container is free, without using up retries', async () => {
     const first = scenario('ok', { retries: 0 }, { duration_ms: 400 }).generate(engineRequest());

@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { GenerationType } from '@gen/contracts';
 import { ASSETS, FakeFal, FalScenario, startFakeFal } from '@gen/testing';
-import { engineFailure, engineRequest } from '../test/engine-requests';
+import { engineFailure, engineRequest, itReturnsEveryOutputShape } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
 import { USER_MESSAGES } from '../shared/upstream-failure';
 import { falEngineKind } from './fal.kind';
@@ -101,21 +100,16 @@ describe('fal engine', () => {
     expect(download.headers.authorization).toBeUndefined();
   });
 
-  describe('every output shape', () => {
-    it.each<[FalScenario, GenerationType, keyof typeof ASSETS, Record<string, unknown>]>([
-      ['image', 'TEXT_TO_IMAGE', 'png', {}],
-      ['image-single', 'TEXT_TO_IMAGE', 'png', {}],
-      ['image-data-uri', 'TEXT_TO_IMAGE', 'png', {}],
-      ['video', 'TEXT_TO_VIDEO', 'mp4', {}],
-      ['audio', 'TEXT_TO_AUDIO', 'wav', {}],
-      ['audio-file', 'TEXT_TO_AUDIO', 'wav', {}],
-      ['mesh', 'TEXT_TO_3D', 'glb', {}],
-      ['custom', 'TEXT_TO_IMAGE', 'png', { outputPath: 'result.media.0.href' }],
-    ])('%s (%s)', async (name, type, asset, overrides) => {
-      const output = await scenario(name, overrides).generate(engineRequest({ type }));
-      expect(output.data.equals(ASSETS[asset])).toBe(true);
-    });
-  });
+  itReturnsEveryOutputShape<FalScenario>(scenario, [
+    ['image', 'TEXT_TO_IMAGE', 'png', {}],
+    ['image-single', 'TEXT_TO_IMAGE', 'png', {}],
+    ['image-data-uri', 'TEXT_TO_IMAGE', 'png', {}],
+    ['video', 'TEXT_TO_VIDEO', 'mp4', {}],
+    ['audio', 'TEXT_TO_AUDIO', 'wav', {}],
+    ['audio-file', 'TEXT_TO_AUDIO', 'wav', {}],
+    ['mesh', 'TEXT_TO_3D', 'glb', {}],
+    ['custom', 'TEXT_TO_IMAGE', 'png', { outputPath: 'result.media.0.href' }],
+  ]);
 
   it('attaches to a stored request (after a crash) without submitting again', async () => {
     const first = engineRequest({ save: () => Promise.reject(new Error('lease lost')) });

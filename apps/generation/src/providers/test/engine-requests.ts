@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { GenerationType } from '@gen/contracts';
-import { LEAK, sanitisationProblems } from '@gen/testing';
+import { ASSETS, LEAK, sanitisationProblems } from '@gen/testing';
+import type { Engine } from '../../engines/engine';
 import { EngineError, EngineRequest } from '../../engines/engine';
 
 // What the provider adapters' specs share (the fake providers themselves are in @gen/testing). A
@@ -48,4 +49,25 @@ export async function engineFailure(promise: Promise<unknown>, upstream: { url: 
   const problems = sanitisationProblems(error.userMessage, { ...upstream, leak: LEAK });
   if (problems.length) throw new Error(`unsanitised message ${JSON.stringify(error.userMessage)}: ${problems.join(', ')}`);
   return error;
+}
+
+/** One output shape a fake provider can answer: its scenario, the job's type, the asset expected, binding overrides. */
+export type OutputShapeCase<S extends string> = [scenario: S, type: GenerationType, asset: keyof typeof ASSETS, overrides: Record<string, unknown>];
+
+/**
+ * A test per case: the engine bound to the fake's scenario returns exactly the asset's bytes.
+ * `also` adds a provider's own check to a case (e.g. no CDN download for a data URI).
+ */
+export function itReturnsEveryOutputShape<S extends string>(
+  scenario: (name: S, overrides: Record<string, unknown>) => Engine,
+  cases: Array<OutputShapeCase<S>>,
+  also: (name: S) => void = () => undefined,
+): void {
+  describe('every output shape', () => {
+    it.each<OutputShapeCase<S>>(cases)('%s (%s)', async (name, type, asset, overrides) => {
+      const output = await scenario(name, overrides).generate(engineRequest({ type }));
+      expect(output.data.equals(ASSETS[asset])).toBe(true);
+      also(name);
+    });
+  });
 }
