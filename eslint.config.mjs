@@ -8,6 +8,9 @@ import tseslint from 'typescript-eslint';
 // The boundary rule reads Nx's cached project graph and skips itself, with only a warning, when there
 // is none: build the graph first (about a second), so that a plain `eslint` run checks against the
 // projects and imports as they are now.
+// Built as on a workstation even where CI is set (CI sets CI=true): with it, the graph this builds
+// left the rule reporting nothing at all (test/ops/nx-graph.int-spec.ts caught it under .ci/run).
+delete process.env.CI;
 const { createProjectGraphAsync } = createRequire(import.meta.url)('nx/src/devkit-exports');
 await createProjectGraphAsync({ exitOnError: false });
 
