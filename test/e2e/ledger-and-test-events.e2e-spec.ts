@@ -76,18 +76,24 @@ describe('credit ledger and webhook test events (standalone)', () => {
       const a = await h.account('pro', 1000);
       const price = (await http(h.url, 'GET', '/api/v1/models', { key: a.key })).body.data.find((m: { id: string }) => m.id === 'pixel-flux-1').credits;
       const generated: string[] = [];
+      // Billing captures a hold when it sees the generation.completed event, just after the answer:
+      // each capture is awaited before the next submit, so the ledger's order is known.
+      const captured = async (jobId: string) => {
+        const deadline = Date.now() + 10_000;
+        let page = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
+        while (!page.body.data.some((e: { kind: string; generation_id: string }) => e.kind === 'capture' && e.generation_id === jobId) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+          page = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
+        }
+        return page;
+      };
       for (const prompt of ['one', 'two']) {
         const res = await http(h.url, 'POST', '/api/v1/generate', { key: a.key, body: { model: 'pixel-flux-1', prompt, type: 'TEXT_TO_IMAGE' } });
         expect(res.status).toBe(200);
         generated.push(res.body.id);
+        await captured(res.body.id);
       }
-      // Billing captures a hold when it sees the generation.completed event, just after the answer.
-      const deadline = Date.now() + 10_000;
-      let first = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
-      while (first.body.data.filter((e: { kind: string }) => e.kind === 'capture').length < 2 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-        first = await http(h.url, 'GET', '/api/v1/credits/ledger', { key: a.key });
-      }
+      const first = await captured(generated[1]);
       expect(first.status).toBe(200);
       documented('/api/v1/credits/ledger', 'get', first);
       expect(first.headers.get('ratelimit-limit')).toBe('60');
