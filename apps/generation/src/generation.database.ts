@@ -6,6 +6,7 @@ import { GenerationInit1763700000000 } from './migrations/1763700000000-generati
 import { GenerationModels1764300000000 } from './migrations/1764300000000-generation-models';
 import { GenerationJobControl1764400000000 } from './migrations/1764400000000-generation-job-control';
 import { GenerationAdmissionClaim1764730000000 } from './migrations/1764730000000-generation-admission-claim';
+import { GenerationAdmissionBatch1764740000000 } from './migrations/1764740000000-generation-admission-batch';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -20,6 +21,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationModels1764300000000,
       GenerationJobControl1764400000000,
       GenerationAdmissionClaim1764730000000,
+      GenerationAdmissionBatch1764740000000,
     ],
     poolSize,
   };

@@ -12,6 +12,7 @@ import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
+import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
@@ -61,6 +62,7 @@ export class GenerationModule {
           provide: OUTBOX_SETTINGS,
           useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },
         },
+        { provide: JOB_ADMISSION_SETTINGS, useValue: { maxBatch: options.settings.jobAdmitBatch ?? DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch } },
         { provide: JOB_FINISHER_SETTINGS, useValue: { ...DEFAULT_JOB_FINISHER_SETTINGS, maxBatch: options.settings.jobFinishBatch ?? DEFAULT_JOB_FINISHER_SETTINGS.maxBatch } },
         ModelsRepository,
         ModelEngines,

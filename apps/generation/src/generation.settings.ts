@@ -1,3 +1,4 @@
+import { DEFAULT_JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { DEFAULT_JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
@@ -23,6 +24,7 @@ export const GENERATION_VARIABLES = {
   outputSweepIntervalMs: int('OUTPUT_SWEEP_INTERVAL_MS', 60_000, 'how often expired outputs are deleted', { min: 100, max: 3_600_000 }),
   outboxLeaseMs: int('OUTBOX_LEASE_MS', DEFAULT_OUTBOX_SETTINGS.leaseMs, "how long a relay holds the events it is publishing (the longest a dead relay's event waits)", { min: 500, max: 600_000 }),
   outboxBatch: int('OUTBOX_BATCH', DEFAULT_OUTBOX_SETTINGS.batch, 'events the outbox poll claims at a time', { min: 1, max: 10_000 }),
+  jobAdmitBatch: int('JOB_ADMIT_BATCH', DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch, 'submits admitted by one statement and one commit at most (group commit)', { min: 1, max: 10_000 }),
   jobFinishBatch: int('JOB_FINISH_BATCH', DEFAULT_JOB_FINISHER_SETTINGS.maxBatch, 'job finishes written in one transaction at most (group commit)', { min: 1, max: 10_000 }),
 };
 

@@ -52,6 +52,39 @@ describe('PreparedStatement', () => {
     expect(await db.query(`SELECT n FROM counters WHERE id = 1`)).toEqual([before]);
   });
 
+  it('plans a planEachRun statement at each run: a table that grew since is not scanned whole, as it is by the plan a named statement kept', async () => {
+    const join = `UPDATE grows SET v = v + 1 FROM unnest($1::int[]) AS f(id) WHERE grows.id = f.id RETURNING grows.id`;
+    const named = new PreparedStatement<{ id: number }>('persistence-spec.join-named', join);
+    const eachRun = new PreparedStatement<{ id: number }>('persistence-spec.join-each-run', join, { planEachRun: true });
+    await db.query(`CREATE TABLE grows (id integer PRIMARY KEY, v integer NOT NULL)`);
+    await db.query(`INSERT INTO grows SELECT i, 0 FROM generate_series(1, 5) AS i`);
+    await db.query(`ANALYZE grows`);
+    // While the table is small, the named statement settles on a plan for any values (after five runs).
+    for (let i = 0; i < 8; i++) {
+      expect(await named.rows(db, [[1, 2]])).toHaveLength(2);
+      expect(await eachRun.rows(db, [[1, 2]])).toHaveLength(2);
+    }
+    await db.query(`INSERT INTO grows SELECT i, 0 FROM generate_series(6, 50000) AS i`);
+    const runner = db.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      // This transaction's own counters (pg_stat_xact_*: not waiting for the statistics to be published).
+      const seqScans = async () => Number((await runner.query(`SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'grows'`))[0].seq_scan);
+      const before = await seqScans();
+      expect(await named.rows(runner, [[40000, 40001]])).toHaveLength(2);
+      const afterNamed = await seqScans();
+      expect(await eachRun.rows(runner, [[40002, 40003]])).toHaveLength(2);
+      expect({ named: afterNamed - before, eachRun: (await seqScans()) - afterNamed }).toEqual({ named: 1, eachRun: 0 });
+      await runner.commitTransaction();
+    } finally {
+      await runner.release();
+    }
+    // Only the named one is kept by the connection.
+    expect((await PREPARED.rows(db)).map((r) => r.name)).toContain('persistence-spec.join-named');
+    expect((await PREPARED.rows(db)).map((r) => r.name)).not.toContain('persistence-spec.join-each-run');
+  });
+
   it('refuses a second statement under a name already used for other SQL', () => {
     expect(() => new PreparedStatement('persistence-spec.bump', 'SELECT 1')).toThrow('Prepared statement "persistence-spec.bump" is already defined with other SQL');
     expect(() => new PreparedStatement('persistence-spec.bump', COUNTER.text)).not.toThrow();

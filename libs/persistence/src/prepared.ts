@@ -19,11 +19,19 @@ const defined = new Map<string, string>();
  * Rows come as pg returns them (bigint and numeric as strings). Names are global to the process:
  * prefix them with the service. Each DataSource has its own pool and search_path, so a statement is
  * prepared in the schema of the DataSource it runs on.
+ *
+ * `planEachRun`: for a statement that joins a table that grows to the rows of an input array (an
+ * `UPDATE ... FROM unnest(...)`). A named statement soon runs a plan made once for any values; made
+ * while the table was small (a fresh install, the first minute after a deploy), that plan hashes the
+ * whole table, and it is kept, per connection, until the table's statistics next change, while the
+ * table grows by thousands of rows a second. Sent unnamed, the statement is planned at each run for
+ * the table as it is (parse and plan: tenths of a millisecond, once per batch).
  */
 export class PreparedStatement<R extends QueryResultRow> {
   constructor(
     readonly name: string,
     readonly text: string,
+    private readonly options: { planEachRun?: boolean } = {},
   ) {
     const known = defined.get(name);
     if (known !== undefined && known !== text) throw new Error(`Prepared statement "${name}" is already defined with other SQL`);
@@ -31,7 +39,7 @@ export class PreparedStatement<R extends QueryResultRow> {
   }
 
   async rows(target: PreparedTarget, values: unknown[] = []): Promise<R[]> {
-    const config = { name: this.name, text: this.text, values };
+    const config = this.options.planEachRun ? { text: this.text, values } : { name: this.name, text: this.text, values };
     if ('createQueryRunner' in target) {
       const result = await poolOf(target).query<R>(config);
       return result.rows;

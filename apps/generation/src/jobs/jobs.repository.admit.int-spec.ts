@@ -81,6 +81,60 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     ]);
   });
 
+  describe('admissions that arrive together (one admit_batch statement, one commit)', () => {
+    /** The transaction that last wrote each job: jobs admitted (and claimed) by one batch share it. */
+    const writers = async (jobIds: string[]): Promise<Set<string>> =>
+      new Set(((await replicas[0].query(`SELECT xmin::text AS x FROM jobs WHERE id = ANY($1::uuid[])`, [jobIds])) as Array<{ x: string }>).map((r) => r.x));
+
+    it('admits the submits of several accounts made at once in one transaction, each against its own queue cap', async () => {
+      const repo = new JobsRepository(replicas[0]);
+      const [small, large] = [randomUUID(), randomUUID()];
+      const jobs = [...Array.from({ length: 8 }, () => newJob(small, 1)), ...Array.from({ length: 8 }, () => newJob(large, 4))];
+      const outcomes = await Promise.all(jobs.map((job) => repo.admit(job, 2)));
+      // small: 1 slot + 2 waiting; large: 4 slots + 2 waiting. Nothing claimed without offers.
+      expect(outcomes.slice(0, 8).map((o) => o.kind)).toEqual(['queued', 'queued', 'queued', ...Array(5).fill('queue-full')]);
+      expect(outcomes.slice(8).map((o) => o.kind)).toEqual([...Array(6).fill('queued'), 'queue-full', 'queue-full']);
+      expect(outcomes[3]).toMatchObject({ kind: 'queue-full', queued: 3, processing: 0 });
+      expect(outcomes[3].kind === 'queue-full' && outcomes[3].retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      const admitted = jobs.filter((_, i) => outcomes[i].kind === 'queued').map((j) => j.id);
+      expect(await writers(admitted)).toHaveProperty('size', 1);
+      const stored = (await replicas[0].query(`SELECT count(*)::int AS n FROM jobs WHERE account_id = ANY($1::uuid[])`, [[small, large]])) as [{ n: number }];
+      expect(stored[0].n).toBe(9);
+    });
+
+    it('claims for the submits that came with a free worker, each its own job first, the rest only queued', async () => {
+      const repo = new JobsRepository(replicas[0]);
+      const accountId = randomUUID();
+      const jobs = Array.from({ length: 4 }, () => newJob(accountId, 2));
+      const outcomes = await Promise.all(jobs.map((job, i) => repo.admit(job, 10, i === 1 ? undefined : offer('w'))));
+      expect(outcomes.map((o) => o.kind)).toEqual(['queued', 'queued', 'queued', 'queued']);
+      // Two slots, three offers: the account's two oldest jobs are claimed, each given to its own submit
+      // (the second came without an offer; the process's workers are shared, and it need not look again).
+      expect(outcomes.map((o) => claimedBy(o).map((j) => j.id))).toEqual([[jobs[0].id], [jobs[1].id], [], []]);
+      expect(outcomes.flatMap(claimedBy).every((j) => j.status === 'processing' && j.leaseOwner === 'w')).toBe(true);
+      expect(await writers(jobs.map((j) => j.id))).toHaveProperty('size', 1);
+    });
+
+    it('answers a job id submitted twice in one batch once as queued and once as existing', async () => {
+      const repo = new JobsRepository(replicas[0]);
+      const job = newJob(randomUUID(), 1);
+      const outcomes = await Promise.all([repo.admit(job, 5), repo.admit({ ...job }, 5)]);
+      expect(outcomes).toEqual([{ kind: 'queued', claimed: [] }, { kind: 'exists' }]);
+    });
+
+    it('fails only the submit whose value PostgreSQL refuses; the others of its batch are admitted', async () => {
+      const repo = new JobsRepository(replicas[0]);
+      const accountId = randomUUID();
+      const good = [newJob(accountId, 2), newJob(accountId, 2)];
+      const bad = { ...newJob(accountId, 2), credits: -1 }; // jobs_credits_check
+      const outcomes = await Promise.allSettled([repo.admit(good[0], 5), repo.admit(bad, 5), repo.admit(good[1], 5)]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(((outcomes[1] as PromiseRejectedResult).reason as { code?: string }).code).toBe('23514');
+      expect((await repo.findById(good[1].id))?.status).toBe('queued');
+      expect(await repo.findById(bad.id)).toBeNull();
+    });
+  });
+
   it("never exceeds an account's slots and starts its jobs in order, with submits claiming and workers claiming at once on three replicas", async () => {
     const limits = new Map<string, number>([
       [randomUUID(), 1],
@@ -188,5 +242,36 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
       [accountIds],
     )) as unknown[];
     expect(totals).toEqual([{ jobs: 90, once: 90, events: 90 }]);
+  });
+
+  it('admits and claims by index on a table that grew since the connection first ran them (no plan kept from when it was small)', async () => {
+    const runner = replicas[1].createQueryRunner();
+    await runner.connect();
+    const accountId = randomUUID();
+    const admitSql = `SELECT item, outcome FROM admit_batch(ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[gen_random_uuid()], ARRAY['pixel-flux-1'], ARRAY['TEXT_TO_IMAGE'],
+                        ARRAY['p'], ARRAY[1], ARRAY[1], ARRAY[NULL::text], ARRAY[60], ARRAY[100000], 'w', 30000, ARRAY[1])`;
+    try {
+      // Statistics taken while the table is small (as autovacuum takes them after a fresh install's first jobs),
+      // then enough runs on this connection for PostgreSQL to keep a generic plan, were it allowed to.
+      await runner.query(`ANALYZE jobs`);
+      for (let i = 0; i < 8; i++) await runner.query(admitSql, [randomUUID(), accountId]);
+      for (let i = 0; i < 8; i++) await runner.query(`SELECT * FROM claim_jobs($1::uuid, 'w', 30000, 1)`, [accountId]);
+      await runner.query(
+        `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, output_key, started_at, completed_at)
+         SELECT gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'pixel-flux-1', 'TEXT_TO_IMAGE', 'p', 'completed', 1, 1, 'k', now(), now()
+         FROM generate_series(1, 30000)`,
+      );
+      // The connection's own counters, not yet published (pg_stat_xact_*, which also hold its earlier statements' counts).
+      const seqScans = async () => Number((await runner.query(`SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = 'jobs'`))[0].seq_scan);
+      await runner.startTransaction();
+      const before = await seqScans();
+      await runner.query(admitSql, [randomUUID(), accountId]);
+      await runner.query(`SELECT * FROM claim_jobs($1::uuid, 'w', 30000, 1)`, [accountId]);
+      expect((await seqScans()) - before).toBe(0);
+      await runner.rollbackTransaction();
+    } finally {
+      await runner.query(`DELETE FROM jobs WHERE status = 'completed' AND output_key = 'k'`);
+      await runner.release();
+    }
   });
 });

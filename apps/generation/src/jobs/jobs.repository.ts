@@ -1,10 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { PreparedStatement, sqlRows } from '@gen/persistence';
+import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
+import { BatchQueue, isRefusedValue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 import { OutboxLease, OutboxMessage, OutboxRepository } from '../outbox/outbox.repository';
 import { JobEntity } from './job.entity';
+import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS, JobAdmissionSettings } from './job-admission.settings';
 
 export type { OutboxLease, OutboxMessage } from '../outbox/outbox.repository';
 
@@ -39,6 +40,16 @@ export type JobOutcome =
   | { status: 'completed'; outputKey: string; contentType: string; /** retention: the output is deleted after this */ keepSeconds: number }
   | { status: 'failed'; error: string; /** set for a cancel (by the user or a deadline): `canceled_at` */ canceled?: boolean };
 
+/** One submit's admission, as the admission queue holds it. */
+interface Admission {
+  job: NewJob;
+  maxWaiting: number;
+  offer?: ClaimOffer;
+}
+
+/** An admission's outcome before a full queue's retry estimate is added. */
+type Admitted = Exclude<AdmitOutcome, { kind: 'queue-full' }> | { kind: 'queue-full'; queued: number; processing: number };
+
 /** What a cancel found. */
 export type CancelOutcome =
   | { kind: 'canceled'; job: JobEntity; event: OutboxMessage; /** it was running somewhere: its worker must stop */ wasProcessing: boolean }
@@ -64,42 +75,88 @@ export interface FinishedJob {
 
 /** Every query of the generation schema's jobs. State changes are guarded in SQL, so they happen once. */
 @Injectable()
-export class JobsRepository {
+export class JobsRepository implements OnModuleDestroy {
+  private readonly admissions: BatchQueue<Admission, Admitted>;
+
   constructor(
     @Inject(GENERATION_DB) private readonly db: DataSource,
     // Events are written in the job's own transactions; tools that build this by hand get one on the same DataSource.
     private readonly outbox: OutboxRepository = new OutboxRepository(db),
-  ) {}
+    @Optional() @Inject(JOB_ADMISSION_SETTINGS) admission: JobAdmissionSettings | null = null,
+  ) {
+    // A batch PostgreSQL refuses for one item's value is run again item by item: only that item fails.
+    this.admissions = new BatchQueue((items) => this.admitBatch(items), {
+      maxBatch: (admission ?? DEFAULT_JOB_ADMISSION_SETTINGS).maxBatch,
+      isolate: isRefusedValue,
+    });
+  }
 
   /**
    * Queues the job unless the account already has `parallelLimit + maxWaiting` jobs queued or
    * running (its parallel slots plus the queue cap), and with an offer, claims the account's head
-   * jobs for the offer's owner in the same statement (function `admit_job`, migration
-   * 1764730000000): one round trip and one synchronous commit, so the accepted job is durable
-   * before the caller is told. Submits of one account take turns on a transaction-scoped advisory
-   * lock, so any number of replicas cannot overfill the queue.
+   * jobs for the offer's owner in the same statement. Admissions that arrive together are
+   * group-committed: one `admit_batch` statement (migration 1764740000000) and one synchronous commit
+   * per batch, so every accepted job is durable before its caller is told. Within the statement each
+   * account is admitted under a transaction-scoped advisory lock (accounts in id order), so any
+   * number of replicas cannot overfill a queue.
    *
    * Not the slot row claims lock: a claim moves a job from queued to processing, which leaves the
    * count unchanged, and a finish only lowers it, so admissions need to exclude each other only,
    * and a burst of submits never delays the claims that drain the queue. The claim made here is
    * the same as `claim`'s (the account's row locked, its limit and order kept), except that it waits
-   * for the row instead of skipping the account.
+   * for the row instead of skipping the account; an admission may be given an older queued job of its
+   * account instead of its own (the account's head goes first).
    * A job id that already exists is left as it is ('exists': a repeated submit).
    */
   async admit(job: NewJob, maxWaiting: number, offer?: ClaimOffer): Promise<AdmitOutcome> {
-    const rows = await admitJob.rows(this.db, [
-      job.id, job.accountId, job.apiKeyId, job.modelId, job.type, job.prompt, job.credits, job.parallelLimit, job.webhookUrl,
-      job.cancelAfterSeconds ?? null, maxWaiting, offer?.owner ?? null, offer?.leaseMs ?? 0, offer?.max ?? 0,
-    ]);
-    const { outcome, queued, processing } = rows[0];
-    if (outcome === 'queued') return { kind: 'queued', claimed: bySeq(rows.filter((r): r is AdmitRow & JobRow => r.id !== null).map(jobFromRow)) };
-    if (outcome === 'exists') return { kind: 'exists' };
-    return {
-      kind: 'queue-full',
-      queued: Number(queued),
-      processing: Number(processing),
-      retryAfterSeconds: await this.nextSlotEstimate(job.accountId),
-    };
+    const admitted = await this.admissions.push({ job, maxWaiting, offer });
+    if (admitted.kind !== 'queue-full') return admitted;
+    return { ...admitted, retryAfterSeconds: await this.nextSlotEstimate(job.accountId) };
+  }
+
+  /** Waits for every queued admission to be written (before the DataSource closes). */
+  async onModuleDestroy(): Promise<void> {
+    await this.admissions.drain();
+  }
+
+  private async admitBatch(items: readonly Admission[]): Promise<Admitted[]> {
+    // Every offer of a process names the same owner and lease; items of another owner go alone.
+    const owner = items.find((i) => i.offer)?.offer;
+    const sameOwner = items.filter((i) => !i.offer || (i.offer.owner === owner?.owner && i.offer.leaseMs === owner.leaseMs));
+    if (sameOwner.length !== items.length) {
+      return Promise.all(items.map(async (item) => (await this.admitBatch([item]))[0]));
+    }
+    const rows = await retryOnConflict(() =>
+      admitBatch.rows(this.db, [
+        items.map((i) => i.job.id),
+        items.map((i) => i.job.accountId),
+        items.map((i) => i.job.apiKeyId),
+        items.map((i) => i.job.modelId),
+        items.map((i) => i.job.type),
+        items.map((i) => i.job.prompt),
+        items.map((i) => i.job.credits),
+        items.map((i) => i.job.parallelLimit),
+        items.map((i) => i.job.webhookUrl),
+        items.map((i) => i.job.cancelAfterSeconds ?? null),
+        items.map((i) => i.maxWaiting),
+        owner?.owner ?? null,
+        owner?.leaseMs ?? 0,
+        items.map((i) => i.offer?.max ?? 0),
+      ]),
+    );
+    const results = new Array<Admitted | undefined>(items.length);
+    const claimed = items.map((): JobEntity[] => []);
+    for (const row of rows) {
+      const index = row.item - 1;
+      if (row.outcome === 'claimed') claimed[index].push(jobFromRow(row as AdmitRow & JobRow));
+      else if (row.outcome === 'queued') results[index] = { kind: 'queued', claimed: claimed[index] };
+      else if (row.outcome === 'exists') results[index] = { kind: 'exists' };
+      else results[index] = { kind: 'queue-full', queued: Number(row.queued), processing: Number(row.processing) };
+    }
+    return results.map((result, i) => {
+      if (!result) throw new Error(`admit_batch returned no outcome for item ${i + 1} of ${items.length}`);
+      return result.kind === 'queued' ? { kind: 'queued', claimed: bySeq(result.claimed) } : result;
+    });
   }
 
   /**
@@ -455,14 +512,16 @@ const findAccountJob = new PreparedStatement<JobRow>(
   `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1 AND account_id = $2`,
 );
 
-/** One row per job claimed, or one row whose job columns are all null. */
-type AdmitRow = { outcome: 'queued' | 'exists' | 'queue-full'; queued: string; processing: string } & Omit<JobRow, 'id'> & { id: string | null };
+/** One row per item (job columns all null), then one per job claimed (outcome 'claimed'). */
+type AdmitRow = { item: number; outcome: 'queued' | 'exists' | 'queue-full' | 'claimed'; queued: string; processing: string } & Omit<JobRow, 'id'> & {
+  id: string | null;
+};
 
-const admitJob = new PreparedStatement<AdmitRow>(
-  'generation.admit_job',
-  `SELECT r.outcome, r.queued, r.processing, ${jobColumns('(r.job)')}
-   FROM admit_job($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::int, $8::int, $9::text, $10::int, $11::int,
-                  $12::text, $13::int, $14::int) AS r`,
+const admitBatch = new PreparedStatement<AdmitRow>(
+  'generation.admit_batch',
+  `SELECT r.item, r.outcome, r.queued, r.processing, ${jobColumns('(r.job)')}
+   FROM admit_batch($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[],
+                    $11::int[], $12::text, $13::int, $14::int[]) AS r`,
 );
 
 const claimJobs = new PreparedStatement<JobRow>(
@@ -484,6 +543,8 @@ const finishJobs = new PreparedStatement<JobRow>(
         AS f(${FINISH_COLUMNS.join(', ')})
    WHERE jobs.id = f.id AND jobs.status IN ('queued', 'processing') AND (f.owner IS NULL OR jobs.lease_owner = f.owner)
    RETURNING ${jobColumns('jobs')}`,
+  // Joins jobs to the batch's arrays: planned at each run (see PreparedStatement).
+  { planEachRun: true },
 );
 
 function finishParams({ jobId, owner, outcome }: FinishRequest): unknown[] {
