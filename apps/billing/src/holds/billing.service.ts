@@ -62,7 +62,8 @@ export class BillingService {
   async onCompleted(event: GenerationFinishedEvent): Promise<void> {
     const outcome = await this.repository.settle(event.record.id, 'capture', null);
     if (outcome.kind === 'settled') this.metrics.hold('captured', outcome.amount);
-    if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits captured');
+    // Debug: every generation captures (the ledger row and the holds metric record it); one info line per request is the budget.
+    if (outcome.kind === 'settled') this.logger.debug({ jobId: event.record.id, amount: outcome.amount }, 'credits captured');
   }
 
   /** generation.failed: the hold is released in full (the refund). Replays change nothing. */
