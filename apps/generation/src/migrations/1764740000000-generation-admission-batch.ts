@@ -21,12 +21,12 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * job claimed (outcome 'claimed'), given to the item of the same job id if there is one, else to the
  * account's first queued item.
  *
- * Both functions plan their statements at each call (`plan_cache_mode = force_custom_plan`). A
- * PL/pgSQL function keeps, per connection, the generic plan it made after a few calls, until the
- * table's statistics change; made while `jobs` was small (a fresh install, the first minute after
- * a deploy), that plan scans the whole table, and kept while it grows by thousands of jobs a
- * second, every claim read every job (5 ms at 20,000 jobs, found by `bench:api`). A custom plan
- * sees the table's size as it is, for about 0.1 ms of planning.
+ * Both functions run their statements by index only (`enable_seqscan = off` while they run): every
+ * one has an index made for it. A PL/pgSQL function keeps, per connection, the generic plan it made
+ * after a few calls, until the table's statistics next change. Made while `jobs` was small (a fresh
+ * install, the first minute after a deploy), a seq scan is the cheaper plan, and it was kept while
+ * the table grew by thousands of jobs a second: every claim read every job (5 ms at 20,000 jobs,
+ * found by `bench:api`). Planning at each call instead (`plan_cache_mode`) cost more CPU than it saved.
  */
 export class GenerationAdmissionBatch1764740000000 implements MigrationInterface {
   name = 'GenerationAdmissionBatch1764740000000';
@@ -39,7 +39,7 @@ export class GenerationAdmissionBatch1764740000000 implements MigrationInterface
         p_parallel_limits int[], p_webhook_urls text[], p_cancel_after_seconds int[], p_max_waiting int[],
         p_owner text, p_lease_ms int, p_claims int[])
       RETURNS TABLE (item int, outcome text, queued bigint, processing bigint, job "generation"."jobs") LANGUAGE plpgsql
-      SET plan_cache_mode = force_custom_plan AS $$
+      SET enable_seqscan = off AS $$
       DECLARE
         v_account uuid;
         v_first int;
@@ -88,11 +88,11 @@ export class GenerationAdmissionBatch1764740000000 implements MigrationInterface
           END IF;
         END LOOP;
       END $$`);
-    await q.query(`ALTER FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean) SET plan_cache_mode = force_custom_plan`);
+    await q.query(`ALTER FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean) SET enable_seqscan = off`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean) RESET plan_cache_mode`);
+    await q.query(`ALTER FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean) RESET enable_seqscan`);
     await q.query(`DROP FUNCTION "generation"."admit_batch"(uuid[], uuid[], uuid[], text[], text[], text[], int[], int[], text[], int[], int[], text, int, int[])`);
     // admit_job as migration 1764730000000 made it.
     await q.query(`
