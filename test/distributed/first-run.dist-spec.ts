@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http } from '@gen/testing';
 import { verify } from '@gen/webhook-signature';
+import { CliResult, cliResult } from '../support/cli';
 import { DashboardClient } from '../support/dashboard-client';
 import { StandaloneProcess, startStandaloneProcess } from '../support/standalone-process';
 
@@ -13,28 +14,15 @@ const ROOT = join(__dirname, '..', '..');
 const LAUNCHER = join(ROOT, 'tools', 'cli.js');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 /** `npm run cli -- <args>` (the launcher it runs), in `cwd`, with only the given environment. */
-function cli(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): Run {
+function cli(options: { cwd?: string; env?: Record<string, string> }, ...args: string[]): CliResult {
   const result = spawnSync(process.execPath, [LAUNCHER, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
     encoding: 'utf8',
     timeout: 90_000,
   });
-  let json: unknown;
-  try {
-    json = JSON.parse(result.stdout);
-  } catch {
-    json = undefined;
-  }
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr, json };
+  return cliResult(result);
 }
 
 /**

@@ -9,6 +9,7 @@ import { connect } from 'nats';
 import { dropDatabase, freePort } from '@gen/persistence';
 import { http } from '@gen/testing';
 import { verify } from '@gen/webhook-signature';
+import { CliResult, cliResult } from '../support/cli';
 
 const ROOT = join(__dirname, '..', '..');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -120,20 +121,14 @@ describe('README: the distributed instructions, run as written', () => {
   });
 
   /** `npm run cli -- ...` as the README's next steps run it, in a shell with the same variables. */
-  function cli(...args: string[]): { code: number | null; json: any; stderr: string } {
+  function cli(...args: string[]): CliResult {
     const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args, '--json'], {
       cwd: ROOT,
       env: { ...env, DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_LIST: '127.0.0.1/32' },
       encoding: 'utf8',
       timeout: 60_000,
     });
-    let json: unknown;
-    try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code: result.status, json, stderr: result.stderr };
+    return cliResult(result);
   }
 
   it('created the database (migrate --create-database) and started the four services', () => {

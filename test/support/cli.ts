@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawnSync, SpawnSyncReturns } from 'node:child_process';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -24,6 +24,11 @@ export function runCliWith(env: Record<string, string>, ...args: string[]): CliR
     encoding: 'utf8',
     timeout: 60_000,
   });
+  return cliResult(result);
+}
+
+/** A finished CLI run (any launcher: the built main, `npm run cli`) as a CliResult. */
+export function cliResult(result: SpawnSyncReturns<string>): CliResult {
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);
