@@ -33,6 +33,7 @@ describe('generation settings', () => {
         catalogueRefreshMs: 1_000,
         upstreamAllowPrivateNetworks: false,
         espeakPath: 'espeak-ng',
+      jobAdmitBatch: 100,
       jobFinishBatch: 100,
       outboxBatch: 50,
       outboxLeaseMs: 10_000,
