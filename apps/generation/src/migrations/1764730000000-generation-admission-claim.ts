@@ -66,10 +66,24 @@ export class GenerationAdmissionClaim1764730000000 implements MigrationInterface
         RETURN QUERY SELECT * FROM "generation"."claim_queued"(p_account, p_owner, p_lease_ms, p_max, false);
       END $$`);
 
-    // One row per job claimed, or one row with a null job. The queue cap counts queued + processing
-    // jobs; a claim leaves that sum unchanged and a finish only lowers it, so admissions need to
-    // exclude each other only (the advisory lock, 0x6a6f62 'job' and the account's hash).
-    await q.query(`
+    await q.query(CREATE_ADMIT_JOB);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP FUNCTION "generation"."admit_job"(uuid, uuid, uuid, text, text, text, int, int, text, int, int, text, int, int)`);
+    await q.query(`DROP FUNCTION "generation"."claim_jobs"(uuid, text, int, int)`);
+    await q.query(`DROP FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean)`);
+    await q.query(`ALTER TABLE "generation"."outbox" DROP COLUMN "lease_expires_at", DROP COLUMN "lease_owner"`);
+  }
+}
+
+/**
+ * `admit_job` as this migration makes it (migration 1764740000000's `down` makes it again). One row
+ * per job claimed, or one row with a null job. The queue cap counts queued + processing jobs; a claim
+ * leaves that sum unchanged and a finish only lowers it, so admissions need to exclude each other only
+ * (the advisory lock, 0x6a6f62 'job' and the account's hash).
+ */
+export const CREATE_ADMIT_JOB = `
       CREATE FUNCTION "generation"."admit_job"(
         p_id uuid, p_account uuid, p_api_key uuid, p_model text, p_type text, p_prompt text, p_credits int,
         p_parallel_limit int, p_webhook_url text, p_cancel_after_seconds int, p_max_waiting int,
@@ -103,13 +117,4 @@ export class GenerationAdmissionClaim1764730000000 implements MigrationInterface
         END IF;
         job := NULL;
         RETURN NEXT;
-      END $$`);
-  }
-
-  async down(q: QueryRunner): Promise<void> {
-    await q.query(`DROP FUNCTION "generation"."admit_job"(uuid, uuid, uuid, text, text, text, int, int, text, int, int, text, int, int)`);
-    await q.query(`DROP FUNCTION "generation"."claim_jobs"(uuid, text, int, int)`);
-    await q.query(`DROP FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean)`);
-    await q.query(`ALTER TABLE "generation"."outbox" DROP COLUMN "lease_expires_at", DROP COLUMN "lease_owner"`);
-  }
-}
+      END $$`;

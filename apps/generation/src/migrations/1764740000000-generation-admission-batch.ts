@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { CREATE_ADMIT_JOB } from './1764730000000-generation-admission-claim';
 
 /**
  * Admissions group-committed (docs/durability.md), and counted by index.
@@ -94,40 +95,6 @@ export class GenerationAdmissionBatch1764740000000 implements MigrationInterface
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER FUNCTION "generation"."claim_queued"(uuid, text, int, int, boolean) RESET enable_seqscan`);
     await q.query(`DROP FUNCTION "generation"."admit_batch"(uuid[], uuid[], uuid[], text[], text[], text[], int[], int[], text[], int[], int[], text, int, int[])`);
-    // admit_job as migration 1764730000000 made it.
-    await q.query(`
-      CREATE FUNCTION "generation"."admit_job"(
-        p_id uuid, p_account uuid, p_api_key uuid, p_model text, p_type text, p_prompt text, p_credits int,
-        p_parallel_limit int, p_webhook_url text, p_cancel_after_seconds int, p_max_waiting int,
-        p_owner text, p_lease_ms int, p_claim int)
-      RETURNS TABLE (outcome text, queued bigint, processing bigint, job "generation"."jobs") LANGUAGE plpgsql AS $$
-      DECLARE
-        claimed "generation"."jobs";
-      BEGIN
-        PERFORM pg_advisory_xact_lock(6975330, hashtext(p_account::text));
-        SELECT count(*) FILTER (WHERE status = 'queued'), count(*) FILTER (WHERE status = 'processing')
-          INTO queued, processing
-          FROM "generation"."jobs" WHERE account_id = p_account AND status IN ('queued', 'processing');
-        IF queued + processing < p_parallel_limit + p_max_waiting THEN
-          INSERT INTO "generation"."jobs" (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit, webhook_url, deadline_at)
-          VALUES (p_id, p_account, p_api_key, p_model, p_type, p_prompt, 'queued', p_credits, p_parallel_limit, p_webhook_url,
-                  now() + (p_cancel_after_seconds * interval '1 second'))
-          ON CONFLICT (id) DO NOTHING;
-          outcome := CASE WHEN FOUND THEN 'queued' ELSE 'exists' END;
-        ELSIF EXISTS (SELECT 1 FROM "generation"."jobs" WHERE id = p_id) THEN
-          outcome := 'exists';
-        ELSE
-          outcome := 'queue-full';
-        END IF;
-        IF outcome = 'queued' AND p_owner IS NOT NULL AND p_claim > 0 THEN
-          FOR claimed IN SELECT * FROM "generation"."claim_queued"(p_account, p_owner, p_lease_ms, p_claim, true) LOOP
-            job := claimed;
-            RETURN NEXT;
-          END LOOP;
-          IF FOUND THEN RETURN; END IF;
-        END IF;
-        job := NULL;
-        RETURN NEXT;
-      END $$`);
+    await q.query(CREATE_ADMIT_JOB);
   }
 }
