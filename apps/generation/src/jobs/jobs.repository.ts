@@ -122,8 +122,7 @@ export class JobsRepository implements OnModuleDestroy {
   private async admitBatch(items: readonly Admission[]): Promise<Admitted[]> {
     // Every offer of a process names the same owner and lease; items of another owner go alone.
     const owner = items.find((i) => i.offer)?.offer;
-    const sameOwner = items.filter((i) => !i.offer || (i.offer.owner === owner?.owner && i.offer.leaseMs === owner.leaseMs));
-    if (sameOwner.length !== items.length) {
+    if (items.some((i) => i.offer && (i.offer.owner !== owner?.owner || i.offer.leaseMs !== owner.leaseMs))) {
       return Promise.all(items.map(async (item) => (await this.admitBatch([item]))[0]));
     }
     const rows = await retryOnConflict(() =>
