@@ -22,6 +22,7 @@ export class AccountController {
   /** The catalogue, each model marked with whether this account's plan may use it. */
   @Get('models')
   @ApiOperation({
+    operationId: 'listModels',
     summary: 'List the model catalogue',
     description: 'Every model, each marked `available` for the caller (enabled, installed, allowed by the plan) or with its `unavailable_reason`.',
   })
@@ -33,7 +34,7 @@ export class AccountController {
   }
 
   @Get('credits')
-  @ApiOperation({ summary: "The account's plan, limits and credits" })
+  @ApiOperation({ operationId: 'getCredits', summary: "The account's plan, limits and credits" })
   @ApiOkResponse({ type: CreditsDto, headers: successHeaders() })
   @ApiErrors({ status: 403, examples: missingScopeExample('read') })
   @RequireScope('read')
