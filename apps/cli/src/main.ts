@@ -464,14 +464,27 @@ async function run(
       return;
     }
     case 'keys secret': {
-      const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string);
+      const overlap = parseDuration('overlap', str('overlap'));
+      const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string, overlap);
       const view = toKeyView(key);
       out(
         [
-          `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
+          view.previous_secret_until
+            ? `Key ${view.id} (${view.name}): new webhook signing secret, shown only now (deliveries carry signatures with both secrets until ${view.previous_secret_until}, then with this one only):`
+            : `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
           webhookSecret as string,
         ].join('\n'),
         { key: view, webhook_secret: webhookSecret },
+      );
+      return;
+    }
+    case 'keys set-webhook-scheme': {
+      const view = toKeyView(await keyWebhooks.setScheme(str('account') as string, str('key') as string, str('scheme') as string));
+      out(
+        view.webhook_scheme === 'standard'
+          ? `Key ${view.id} (${view.name}): webhooks signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), with the same secret`
+          : `Key ${view.id} (${view.name}): webhooks signed with the X-Service-* headers`,
+        view,
       );
       return;
     }

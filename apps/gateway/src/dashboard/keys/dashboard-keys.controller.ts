@@ -4,8 +4,8 @@ import { NotFoundError } from '@gen/errors';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
-import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyWithCapsView } from './dashboard-keys.service';
-import { CreateKeyDto, KeyCapsDto, UpdateKeyDto } from './key.dto';
+import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
+import { CreateKeyDto, KeyCapsDto, RenewSecretDto, UpdateKeyDto, WebhookSchemeDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
 
@@ -34,8 +34,14 @@ export class DashboardKeysController {
 
   @Post(':id/webhook-secret')
   @HttpCode(200)
-  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
-    return this.keys.renewWebhookSecret(session.accountId, id);
+  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: RenewSecretDto): Promise<KeyChangeReply> {
+    return this.keys.renewWebhookSecret(session.accountId, id, body?.overlap_seconds);
+  }
+
+  /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
+  @Put(':id/webhook-scheme')
+  setScheme(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: WebhookSchemeDto): Promise<KeyView> {
+    return this.keys.setWebhookScheme(session.accountId, id, body.scheme);
   }
 
   /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */

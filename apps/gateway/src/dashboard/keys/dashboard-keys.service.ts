@@ -4,7 +4,7 @@ import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
-import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope, WebhookScheme } from '../../auth/api-key.entity';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { KeyWebhooksService } from '../../auth/key-webhooks.service';
 
@@ -19,6 +19,10 @@ export interface KeyView {
   status: 'active' | 'revoked';
   webhook_url: string | null;
   has_webhook_secret: boolean;
+  /** How its webhooks are signed: `service` (X-Service-* headers) or `standard` (Standard Webhooks). */
+  webhook_scheme: WebhookScheme;
+  /** While a rotation overlaps: until when the previous secret still signs too; null otherwise. */
+  previous_secret_until: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -50,6 +54,9 @@ export function toKeyView(key: ApiKeyEntity): KeyView {
     status: key.revokedAt ? 'revoked' : 'active',
     webhook_url: key.webhookUrl,
     has_webhook_secret: key.webhookSecret !== null,
+    webhook_scheme: key.webhookScheme,
+    previous_secret_until:
+      key.webhookPreviousSecretUntil && key.webhookPreviousSecretUntil.getTime() > Date.now() ? key.webhookPreviousSecretUntil.toISOString() : null,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
@@ -112,10 +119,17 @@ export class DashboardKeysService {
     return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
-  /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
-  async renewWebhookSecret(accountId: string, keyId: string): Promise<KeyChangeReply> {
-    const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId);
+  /**
+   * Generates the key's signing secret, or renews it: signatures with the old one fail from now on;
+   * with `overlapSeconds` (a `standard` key), both sign for that long first.
+   */
+  async renewWebhookSecret(accountId: string, keyId: string, overlapSeconds?: number): Promise<KeyChangeReply> {
+    const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId, overlapSeconds);
     return { key: toKeyView(key), webhook_secret: webhookSecret };
+  }
+
+  async setWebhookScheme(accountId: string, keyId: string, scheme: string): Promise<KeyView> {
+    return toKeyView(await this.webhooks.setScheme(accountId, keyId, scheme));
   }
 
   revoke(accountId: string, keyId: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/api-key.entity';
+import { API_KEY_SCOPES, ApiKeyScope, WEBHOOK_SCHEMES, WebhookScheme } from '../../auth/api-key.entity';
 
 export class CreateKeyDto {
   @IsString({ message: 'name: Enter a name for the key.' })
@@ -44,4 +44,21 @@ export class KeyCapsDto {
   @Min(1, { message: CAP_MESSAGE('per_month') })
   @Max(2_147_483_647, { message: CAP_MESSAGE('per_month') })
   per_month?: number | null;
+}
+
+/** How the key's webhooks are signed. */
+export class WebhookSchemeDto {
+  @IsIn(WEBHOOK_SCHEMES, { message: `scheme: one of ${WEBHOOK_SCHEMES.join(', ')}.` })
+  scheme!: WebhookScheme;
+}
+
+const OVERLAP_MESSAGE = 'overlap_seconds: a whole number of seconds from 1 to 86400 (24 hours), or absent to renew at once.';
+
+/** Renewing the signing secret: at once (no body), or with an overlap (a `standard` key). */
+export class RenewSecretDto {
+  @IsOptional()
+  @IsInt({ message: OVERLAP_MESSAGE })
+  @Min(1, { message: OVERLAP_MESSAGE })
+  @Max(86_400, { message: OVERLAP_MESSAGE })
+  overlap_seconds?: number;
 }
