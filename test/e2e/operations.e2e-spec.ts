@@ -45,8 +45,8 @@ describe('operations (standalone)', () => {
       await models(key); // the gateway holds a copy now
       expect((await submit(key, 'ops-new-model')).status).toBe(422);
       await sql.query(
-        `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
-         VALUES ('ops-new-model', 'Ops new model', 'TEXT_TO_IMAGE', 7, 7, true, 'free', 'active', '{"engine": "image", "width": 64, "height": 64}')`,
+        `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+         VALUES ('ops-new-model', 'Ops new model', 'TEXT_TO_IMAGE', 7, 7, true, 'free', 'active', '{"engine": "image", "width": 64, "height": 64}', 'demo', '')`,
       );
       await sleep(CLI_EXIT_MS);
       const added = await submit(key, 'ops-new-model');
