@@ -13,7 +13,7 @@ import { ERROR_STATUS, ErrorCode } from '@gen/errors';
  * shows under another.
  */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; one code per HTTP status.' })
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
   code!: ErrorCode;
 
   @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.' })
