@@ -5,7 +5,7 @@ import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
-import { CreateKeyDto, KeyCapsDto, RenewSecretDto, UpdateKeyDto, WebhookSchemeDto } from './key.dto';
+import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
 
@@ -34,8 +34,9 @@ export class DashboardKeysController {
 
   @Post(':id/webhook-secret')
   @HttpCode(200)
-  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: RenewSecretDto): Promise<KeyChangeReply> {
-    return this.keys.renewWebhookSecret(session.accountId, id, body?.overlap_seconds);
+  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: unknown): Promise<KeyChangeReply> {
+    // No body renews at once; {"overlap_seconds": n} rotates a standard key with an overlap.
+    return this.keys.renewWebhookSecret(session.accountId, id, renewSecretOverlap(body));
   }
 
   /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */

@@ -1,3 +1,4 @@
+import { ValidationError } from '@gen/errors';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { API_KEY_SCOPES, ApiKeyScope, WEBHOOK_SCHEMES, WebhookScheme } from '../../auth/api-key.entity';
 
@@ -54,11 +55,18 @@ export class WebhookSchemeDto {
 
 const OVERLAP_MESSAGE = 'overlap_seconds: a whole number of seconds from 1 to 86400 (24 hours), or absent to renew at once.';
 
-/** Renewing the signing secret: at once (no body), or with an overlap (a `standard` key). */
-export class RenewSecretDto {
-  @IsOptional()
-  @IsInt({ message: OVERLAP_MESSAGE })
-  @Min(1, { message: OVERLAP_MESSAGE })
-  @Max(86_400, { message: OVERLAP_MESSAGE })
-  overlap_seconds?: number;
+/**
+ * The body of POST /keys/{id}/webhook-secret, which may have none (renew at once) or
+ * `{"overlap_seconds": n}` (a `standard` key's rotation): read here rather than by a DTO, because
+ * the validation pipe refuses a missing body for a DTO route.
+ */
+export function renewSecretOverlap(body: unknown): number | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('The request body must be a JSON object.');
+  const unknown = Object.keys(body).filter((name) => name !== 'overlap_seconds');
+  if (unknown.length > 0) throw new ValidationError(`${unknown[0]}: unknown field`);
+  const overlap = (body as { overlap_seconds?: unknown }).overlap_seconds;
+  if (overlap === undefined) return undefined;
+  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 1 || overlap > 86_400) throw new ValidationError(OVERLAP_MESSAGE);
+  return overlap;
 }
