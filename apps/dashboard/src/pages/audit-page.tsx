@@ -80,7 +80,7 @@ export function AuditPage() {
       <SettingsNav />
       <p className="lead">
         Who did what to this account: keys, signing secrets, webhook URLs, spending caps, sign-ins and passwords, and changes an operator made. Entries
-        cannot be changed or deleted; they are kept for a year.
+        cannot be changed or deleted, and are kept for the deployment's retention period (a year unless set otherwise).
       </p>
       <div className="section-head">
         <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit log">
