@@ -7,6 +7,7 @@ import { GenerationModels1764300000000 } from './migrations/1764300000000-genera
 import { GenerationJobControl1764400000000 } from './migrations/1764400000000-generation-job-control';
 import { GenerationAdmissionClaim1764730000000 } from './migrations/1764730000000-generation-admission-claim';
 import { GenerationAdmissionBatch1764740000000 } from './migrations/1764740000000-generation-admission-batch';
+import { GenerationInputsOutputs1764830000000 } from './migrations/1764830000000-generation-inputs-outputs';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
@@ -23,6 +24,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationJobControl1764400000000,
       GenerationAdmissionClaim1764730000000,
       GenerationAdmissionBatch1764740000000,
+      GenerationInputsOutputs1764830000000,
       GenerationModelLabels1764880000000,
     ],
     poolSize,

@@ -1,12 +1,17 @@
 import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
 
-/** What an engine produced: the asset's bytes and how to serve them. */
+/** One asset an engine produced: its bytes and how to serve them. */
 export interface EngineOutput {
   data: Buffer;
   contentType: string;
   /** File extension without the dot (`png`, `mp4`, `wav`, `glb`): one the storage knows. */
   extension: OutputExtension;
+  /** Pixels, where the engine or the file says (images, videos). */
+  width?: number;
+  height?: number;
+  /** Seconds, where the engine or the file says (videos, audio). */
+  durationS?: number;
 }
 
 export interface EngineRequest {
@@ -14,6 +19,12 @@ export interface EngineRequest {
   modelId: string;
   type: GenerationType;
   prompt: string;
+  /**
+   * The customer's `input` as applied at submit: validated against the model's `inputs` schema, its
+   * defaults filled in (`{}` when the model declares none or the customer gave none). Provider
+   * adapters lay it over the binding's static `input` (through its `inputMap`).
+   */
+  input: Readonly<Record<string, unknown>>;
   /** Deterministic seed: the same prompt and seed give the same bytes. */
   seed: number;
   /** Engine-specific settings from the catalogue (size, duration, latency, upstream...). */
@@ -37,12 +48,13 @@ export interface EngineRequest {
 }
 
 /**
- * Turns (model, prompt) into an asset. Failures the user should see are thrown as EngineError
+ * Turns (model, prompt, input) into one or more assets (several where the provider returns several:
+ * `num_outputs`, `n`); the first is the record's `output_url`. Failures the user should see are thrown as EngineError
  * with a sanitised message; anything else becomes a generic failure message.
  */
 export interface Engine {
   readonly name: string;
-  generate(request: EngineRequest): Promise<EngineOutput>;
+  generate(request: EngineRequest): Promise<EngineOutput[]>;
   /** Releases what the engine holds (connection pools); called when it is replaced and at shutdown. */
   dispose?(): Promise<void>;
   /**

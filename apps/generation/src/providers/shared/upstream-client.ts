@@ -16,6 +16,8 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 export function inlineJsonLimit(maxOutputBytes: number): number {
   return Math.ceil((maxOutputBytes * 4) / 3) + MAX_JSON_BYTES;
 }
+/** Most outputs one generation may have (OpenAI's `n` goes to 10, Replicate's `num_outputs` to 4 on most models). */
+export const MAX_OUTPUTS = 16;
 /** A best-effort cancel never takes longer than this. */
 const CANCEL_TIMEOUT_MS = 5_000;
 
@@ -104,7 +106,11 @@ export class UpstreamClient {
    * worker may attach to it. When we give up on it ourselves (our deadline, the provider unreachable
    * or answering nonsense) it is cancelled, best effort, since nobody will ever collect its result.
    */
-  async run(request: EngineRequest, work: (job: UpstreamJob) => Promise<EngineOutput>, cancel?: (ref: string) => Promise<boolean>): Promise<EngineOutput> {
+  async run(
+    request: EngineRequest,
+    work: (job: UpstreamJob) => Promise<EngineOutput[]>,
+    cancel?: (ref: string) => Promise<boolean>,
+  ): Promise<EngineOutput[]> {
     request.signal.throwIfAborted();
     const deadline = AbortSignal.timeout(this.settings.totalTimeoutMs);
     const job = new UpstreamJob(this, request, Date.now() + this.settings.totalTimeoutMs, AbortSignal.any([request.signal, deadline]));
@@ -192,6 +198,16 @@ export class UpstreamJob {
 
   pause(ms: number): Promise<void> {
     return delay(ms, this.signal);
+  }
+
+  /**
+   * Every output the provider answered (URLs, data URIs), fetched and checked, in its order; each
+   * download retried on its own. At most `MAX_OUTPUTS`: more is an answer we do not understand.
+   */
+  fetchOutputs(references: readonly string[]): Promise<EngineOutput[]> {
+    if (references.length === 0) throw new UpstreamFailure('malformed', 'the answer has no output');
+    if (references.length > MAX_OUTPUTS) throw new UpstreamFailure('malformed', `the answer has ${references.length} outputs (at most ${MAX_OUTPUTS})`);
+    return Promise.all(references.map((reference) => this.retrying(true, () => this.client.output.fetch(reference, this.request.type, this.signal))));
   }
 
   /**
