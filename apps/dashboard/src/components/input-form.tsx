@@ -98,24 +98,30 @@ export function InputForm({ schema, values, errors, onChange, onUpload, uploadin
           const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
           const common = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } as const;
           const value = shown(values, name, property);
+          const reset = name in values && (
+            <button type="button" className="reset" onClick={() => set(name, undefined)} aria-label={`Reset ${fieldLabel(name, property)} to its default`}>
+              reset
+            </button>
+          );
           const label = (
-            <label htmlFor={id}>
-              {fieldLabel(name, property)}
-              {required.has(name) && <span className="required"> (required)</span>}
-              {name in values && (
-                <button type="button" className="link-button reset" onClick={() => set(name, undefined)} aria-label={`Reset ${fieldLabel(name, property)} to its default`}>
-                  reset
-                </button>
-              )}
-            </label>
+            <div className="input-label">
+              <label htmlFor={id}>
+                {fieldLabel(name, property)}
+                {required.has(name) && <span className="required"> (required)</span>}
+              </label>
+              {reset}
+            </div>
           );
           return (
             <div key={name} className={`field input-field input-${kind}${error ? ' field-invalid' : ''}`} data-input={name}>
               {kind === 'checkbox' ? (
-                <label className="check" htmlFor={id}>
-                  <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(name, e.target.checked)} />
-                  <span>{fieldLabel(name, property)}</span>
-                </label>
+                <div className="input-label">
+                  <label className="check" htmlFor={id}>
+                    <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(name, e.target.checked)} />
+                    <span>{fieldLabel(name, property)}</span>
+                  </label>
+                  {reset}
+                </div>
               ) : (
                 label
               )}
