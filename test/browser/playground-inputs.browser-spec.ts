@@ -133,7 +133,8 @@ describe('dashboard: the playground builds its form from the model inputs', () =
     await page.getByLabel('Seed', { exact: true }).fill('7');
     await page.getByLabel('Aspect ratio').selectOption('16:9');
     await page.getByLabel('Num outputs', { exact: true }).fill('3');
-    await page.getByRole('button', { name: /^Generate/ }).click();
+    // The price follows num_outputs (3 credits each), before and after.
+    await page.getByRole('button', { name: 'Generate · 9 credits' }).click();
     const gallery = page.locator('.result .output-gallery');
     await gallery.waitFor({ timeout: 30_000 });
     await expect(gallery.locator('img').count()).resolves.toBe(3);
