@@ -111,7 +111,7 @@ describe('dashboard: the playground builds its form from the model inputs', () =
     await expect(field('seed').locator('input[type="number"]').getAttribute('max')).resolves.toBe('2147483647');
     await expect(field('go_fast').getByRole('checkbox').isChecked()).resolves.toBe(true);
     await expect(field('image_prompt').locator('input[type="url"]').count()).resolves.toBe(1);
-    await field('num_outputs').getByText('a whole number, 1 to 4 · default 1').waitFor();
+    await field('num_outputs').getByText('Number of images (the price is per image). Whole number, 1 to 4; default 1.').waitFor();
     await screenshots(page, '01-playground-form', { dir: SHOTS });
   });
 
