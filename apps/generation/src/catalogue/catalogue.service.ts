@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { ModelInfo } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import type { ModelDefinition, ModelDefinitionInput } from './catalogue';
+import { pricingText } from '@gen/model-inputs';
+import { inputsOf, ModelDefinition, ModelDefinitionInput } from './catalogue';
 import { ModelEngines, ResolvedEngine } from './model-engines';
 import { ModelsRepository, sameDefinition } from './models.repository';
 
@@ -115,6 +116,9 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       description: model.description,
       available: unavailable === null,
       unavailable_reason: unavailable,
+      inputs: inputsOf(model),
+      price_multipliers: model.priceMultipliers ?? [],
+      pricing: pricingText(model.credits, model.priceMultipliers ?? []),
     };
   }
 
