@@ -174,8 +174,8 @@ export class GenerationsService {
 
   /** One model as this account sees it; 404 for an unknown id. */
   async getModel(principal: Principal, modelId: string): Promise<ModelInfo> {
-    const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
-    const model = catalogue.get(modelId);
+    const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(principal.accountId)]);
+    const model = copy.models.get(modelId);
     if (!model) throw new NotFoundError(`Unknown model "${modelId.slice(0, 100)}". See GET /api/v1/models.`);
     return modelForPlan(model, plan.plan);
   }
