@@ -6,6 +6,8 @@ import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
 import { ModelCatalogue } from './api/model-catalogue';
+import { JobWaits } from './api/live/job-waits';
+import { SubmitDelivery } from './api/submit-delivery';
 import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
 import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
 import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
@@ -62,6 +64,8 @@ export class GatewayModule {
         // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
         { provide: PgNotifications, inject: [AUTH_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
         ModelCatalogue,
+        JobWaits,
+        SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
