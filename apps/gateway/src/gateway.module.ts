@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { PgNotifications } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
+import { AuditRepository } from './audit/audit.repository';
+import { AuditService } from './audit/audit.service';
 import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
@@ -83,8 +85,10 @@ export class GatewayModule {
         IdempotencyRepository,
         IdempotencyService,
         GatewayJanitorService,
+        AuditRepository,
+        AuditService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
 }
