@@ -1,4 +1,5 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AccountPlanService } from './api/account-plan.service';
@@ -58,6 +59,7 @@ export class GatewayModule {
         ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
+        ...outputStorageProviders(options.settings),
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
         ApiKeyCache,
@@ -78,4 +80,10 @@ export class GatewayModule {
       exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
     };
   }
+}
+
+/** The storage outputs are served from and uploads kept in (none for the operator CLI, which serves nothing). */
+function outputStorageProviders(settings: GatewaySettings): Provider[] {
+  const storage = settings.storage ?? (settings.outputsDir ? { driver: 'local' as const, dir: settings.outputsDir } : null);
+  return storage ? [{ provide: OutputStorage, useValue: createOutputStorage(storage) }] : [];
 }
