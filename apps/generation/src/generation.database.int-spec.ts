@@ -28,7 +28,7 @@ describe('generation schema', () => {
            WHERE pronamespace = 'generation'::regnamespace ORDER BY proname`,
         )
       ).map((r: { proname: string; config: string }) => `${r.proname}(${r.config})`);
-    const batched = ['admit_batch(enable_seqscan=off)', 'claim_jobs()', 'claim_queued(enable_seqscan=off)'];
+    const batched = ['admit_batch(enable_seqscan=off)', 'announce_catalogue_change()', 'claim_jobs()', 'claim_queued(enable_seqscan=off)'];
     try {
       expect(await functions()).toEqual(batched);
       await undoThrough(db, 'GenerationAdmissionBatch1764740000000');

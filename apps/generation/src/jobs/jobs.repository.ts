@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, PreparedStatement, retryTransient, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
@@ -129,7 +129,8 @@ export class JobsRepository implements OnModuleDestroy {
     if (items.some((i) => i.offer && (i.offer.owner !== owner?.owner || i.offer.leaseMs !== owner.leaseMs))) {
       return Promise.all(items.map(async (item) => (await this.admitBatch([item]))[0]));
     }
-    const rows = await retryOnConflict(() =>
+    // Keyed by job id: a run repeated after a lost connection finds the jobs the first one admitted.
+    const rows = await retryTransient(() =>
       admitBatch.rows(this.db, [
         items.map((i) => i.job.id),
         items.map((i) => i.job.accountId),
@@ -524,11 +525,12 @@ function jobColumns(of: string): string {
   return JOB_COLUMNS.map((column) => `${of}.${column}`).join(', ');
 }
 
-const findJob = new PreparedStatement<JobRow>('generation.job_by_id', `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1`);
+const findJob = new PreparedStatement<JobRow>('generation.job_by_id', `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1`, { idempotent: true });
 
 const findAccountJob = new PreparedStatement<JobRow>(
   'generation.job_of_account',
   `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1 AND account_id = $2`,
+  { idempotent: true },
 );
 
 /** One row per item (job columns all null), then one per job claimed (outcome 'claimed'). */
