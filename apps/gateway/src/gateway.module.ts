@@ -1,10 +1,6 @@
-<<<<<<< HEAD
 import { DynamicModule, Module, Provider } from '@nestjs/common';
-import { createOutputStorage, OutputStorage } from '@gen/storage';
-=======
-import { DynamicModule, Module } from '@nestjs/common';
 import { PgNotifications } from '@gen/persistence';
->>>>>>> main
+import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AccountPlanService } from './api/account-plan.service';
