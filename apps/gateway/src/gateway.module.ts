@@ -3,10 +3,14 @@ import { PgNotifications } from '@gen/persistence';
 import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
+import { AuditRepository } from './audit/audit.repository';
+import { AuditService } from './audit/audit.service';
 import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
 import { ModelCatalogue } from './api/model-catalogue';
+import { JobWaits } from './api/live/job-waits';
+import { SubmitDelivery } from './api/submit-delivery';
 import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
 import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
 import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
@@ -63,6 +67,8 @@ export class GatewayModule {
         // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
         { provide: PgNotifications, inject: [AUTH_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
         ModelCatalogue,
+        JobWaits,
+        SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         ...outputStorageProviders(options.settings),
         AuthRepository,
@@ -81,8 +87,10 @@ export class GatewayModule {
         IdempotencyRepository,
         IdempotencyService,
         GatewayJanitorService,
+        AuditRepository,
+        AuditService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
 }
