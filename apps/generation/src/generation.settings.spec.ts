@@ -25,6 +25,10 @@ describe('generation settings', () => {
       storage: { driver: 'local', dir: '.data/outputs' },
       settings: {
         workerConcurrency: 8,
+        providerConcurrency: 64,
+        providerParking: true,
+        providerCheckIntervalMs: 100,
+        providerCheckBatch: 200,
         leaseMs: 15_000,
         maxAttempts: 3,
         pollIntervalMs: 500,

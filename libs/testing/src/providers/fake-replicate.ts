@@ -95,6 +95,9 @@ export interface FakeReplicate extends FakeServers {
   release(): void;
   /** Requests that created a prediction. */
   creates(): number;
+  /** Predictions running now (created, not ended), and the most there ever were at once. */
+  inFlight(): number;
+  peakInFlight(): number;
 }
 
 /** Replicate's ids look like `gm3qorzdhgbfurvjtvhg6dckhu`: 26 lower-case base32 characters. */
@@ -107,9 +110,21 @@ const OFFICIAL = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/;
 const PREFER = /^wait(=([1-9]|[1-9][0-9]|60))?$/;
 const CANCEL_AFTER = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/;
 
-export async function startFakeReplicate(options: { token?: string; slowMs?: number } = {}): Promise<FakeReplicate> {
+/**
+ * `durationMs`: each prediction runs that long from its create (wall clock, whatever the polls), as a
+ * real model does, instead of ending at its second poll (benchmarks and parking specs).
+ */
+export async function startFakeReplicate(options: { token?: string; slowMs?: number; durationMs?: number } = {}): Promise<FakeReplicate> {
   const token = options.token ?? 'r8_fake-replicate-token-123';
   const slowMs = options.slowMs ?? 1_500;
+  const durationMs = options.durationMs;
+  let inFlight = 0;
+  let peakInFlight = 0;
+  const running = new Set<string>();
+  /** The prediction is no longer running (ended, canceled): it leaves the in-flight count. */
+  const ended = (p: Prediction) => {
+    if (running.delete(p.id)) inFlight--;
+  };
   const predictions = new Map<string, Prediction>();
   const ordered: Prediction[] = [];
   const seen429 = new Set<string>();
@@ -124,6 +139,7 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
     scenario === 'ok-video' ? 'mp4' : scenario === 'ok-audio' ? 'wav' : scenario === 'ok-3d' ? 'glb' : scenario === 'ok-jpeg' ? 'jpeg' : 'png';
 
   const finish = (p: Prediction) => {
+    ended(p);
     const file = (name: string) => `${servers.cdnUrl}/files/${name}.${asset(p.scenario)}`;
     switch (p.scenario) {
       case 'fails':
@@ -180,6 +196,10 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
   const advance = (p: Prediction) => {
     if (!['starting', 'processing'].includes(p.status)) return;
     p.polls++;
+    if (durationMs !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
+      p.status = 'processing'; // ended by its timer
+      return;
+    }
     if (p.scenario === 'never-finishes' || (p.scenario === 'held' && !released)) {
       p.status = 'processing';
       return;
@@ -278,6 +298,13 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
       };
       predictions.set(p.id, p);
       ordered.push(p);
+      running.add(p.id);
+      peakInFlight = Math.max(peakInFlight, ++inFlight);
+      if (durationMs !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
+        setTimeout(() => {
+          if (['starting', 'processing'].includes(p.status)) finish(p);
+        }, durationMs).unref();
+      }
       if (scenario === 'create-no-id') {
         const { id: _id, ...rest } = view(p);
         return sendJson(res, 201, rest);
@@ -315,7 +342,10 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
     if (req.method === 'POST' && cancel) {
       const p = predictions.get(decodeURIComponent(cancel[1]));
       if (!p) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
-      if (['starting', 'processing'].includes(p.status)) p.status = 'canceled';
+      if (['starting', 'processing'].includes(p.status)) {
+        p.status = 'canceled';
+        ended(p);
+      }
       return sendJson(res, 200, view(p));
     }
     problem(res, 404, 'Not found', 'The requested resource could not be found.');
@@ -328,5 +358,7 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
       released = true;
     },
     creates: () => createCount,
+    inFlight: () => inFlight,
+    peakInFlight: () => peakInFlight,
   });
 }

@@ -16,6 +16,11 @@ export interface BindingSettings {
   tokenEnv: string | null;
   /** Static parameters sent with every generation (`{"aspect_ratio": "1:1"}`); the prompt is added. */
   input: Record<string, unknown>;
+  /**
+   * The customer's input names the provider calls otherwise (`{"num_outputs": "num_images"}`, ours to
+   * theirs); names not listed go as they are.
+   */
+  inputMap: Record<string, string>;
   /** The input field the prompt goes into (default `prompt`). */
   promptField: string;
   /** The input field our job's deterministic seed goes into, or null to send none. */
@@ -34,6 +39,25 @@ export interface BindingSettings {
   outputOrigins: string[];
   /** Where the output URLs are in the result (`images.*.url`: `*` is every item of a list), when not where the adapter looks. */
   outputPath: string[] | null;
+  /** The slowest cadence of a parked job's checks (they start at `pollIntervalMs` and slow down to this). */
+  maxPollIntervalMs: number;
+  /** At most this many upstream jobs of this binding at once, over every replica (the provider account's concurrency); null: no cap. */
+  maxInFlight: number | null;
+  /** At most this many calls to the provider per second for this binding, over every replica; null: no cap. */
+  maxRequestsPerSecond: number | null;
+}
+
+/** The settings of a binding's upstream wait (docs/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
+export type WaitSettings = Pick<BindingSettings, 'maxPollIntervalMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
+export const WAIT_KEYS = ['maxPollIntervalMs', 'maxInFlight', 'maxRequestsPerSecond'] as const;
+
+/** `maxPollIntervalMs` (at least `pollIntervalMs`), `maxInFlight` and `maxRequestsPerSecond`. */
+export function readWaitSettings(raw: Record<string, unknown>, where: string, pollIntervalMs: number, problems: string[]): WaitSettings {
+  const maxPollIntervalMs = readInt(raw.maxPollIntervalMs, `${where}.maxPollIntervalMs`, Math.max(pollIntervalMs, BINDING_DEFAULTS.maxPollIntervalMs), 10, 300_000, problems);
+  if (maxPollIntervalMs < pollIntervalMs) problems.push(`${where}.maxPollIntervalMs must not be less than pollIntervalMs`);
+  const cap = (key: 'maxInFlight' | 'maxRequestsPerSecond', max: number) =>
+    raw[key] === undefined || raw[key] === null ? null : readInt(raw[key], `${where}.${key}`, 1, 1, max, problems);
+  return { maxPollIntervalMs, maxInFlight: cap('maxInFlight', 1_000_000), maxRequestsPerSecond: cap('maxRequestsPerSecond', 100_000) };
 }
 
 export interface BindingSpec {
@@ -53,6 +77,7 @@ export const BINDING_DEFAULTS = {
   requestTimeoutMs: 15_000,
   totalTimeoutMs: 110_000,
   pollIntervalMs: 1_000,
+  maxPollIntervalMs: 10_000,
   retries: 2,
   maxOutputBytes: 100 * 1024 * 1024,
 } as const;
@@ -62,6 +87,7 @@ const COMMON_KEYS = [
   'upstreamModel',
   'tokenEnv',
   'input',
+  'inputMap',
   'promptField',
   'seedField',
   'timeouts',
@@ -70,6 +96,7 @@ const COMMON_KEYS = [
   'maxOutputBytes',
   'outputOrigins',
   'outputPath',
+  ...WAIT_KEYS,
 ];
 /** Names under which a credential gets pasted into a binding by mistake. */
 const CREDENTIAL_KEYS = /^(token|apiKey|api_key|apiToken|api_token|key|secret|password|authorization|credentials?|bearer|headers)$/i;
@@ -121,6 +148,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   }
 
   const input = readInput(raw.input, `${where}.input`, spec.reservedInput, problems);
+  const inputMap = readInputMap(raw.inputMap, `${where}.inputMap`, problems);
   const promptField = readField(raw.promptField, `${where}.promptField`, 'prompt', problems) ?? 'prompt';
   const seedField = readField(raw.seedField, `${where}.seedField`, null, problems);
   for (const field of [promptField, seedField]) {
@@ -144,6 +172,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   const maxOutputBytes = readInt(raw.maxOutputBytes, `${where}.maxOutputBytes`, BINDING_DEFAULTS.maxOutputBytes, 1, 1024 ** 3, problems);
   const outputOrigins = raw.outputOrigins === undefined ? [...spec.defaults.outputOrigins] : readOrigins(raw.outputOrigins, `${where}.outputOrigins`, problems);
   const outputPath = readOutputPath(raw.outputPath, `${where}.outputPath`, problems);
+  const wait = readWaitSettings(raw, where, pollIntervalMs, problems);
 
   if (problems.length > start || baseUrl === null) return null;
   return {
@@ -151,6 +180,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     upstreamModel,
     tokenEnv,
     input,
+    inputMap,
     promptField,
     seedField,
     connectTimeoutMs,
@@ -161,19 +191,20 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     maxOutputBytes,
     outputOrigins,
     outputPath,
+    ...wait,
   };
 }
 
 /**
  * The input of one generation as the provider takes it: the binding's static parameters, our
  * deterministic seed when asked for, then the customer's input as applied (validated against the
- * model's schema, so only declared fields), and the prompt. A customer's `seed` therefore wins over
+ * model's schema, so only declared fields; renamed by `inputMap`), and the prompt. A customer's `seed` therefore wins over
  * ours, and nothing overrides the prompt.
  */
 export function generationInput(settings: BindingSettings, request: Pick<EngineRequest, 'prompt' | 'seed' | 'input'>): Record<string, unknown> {
   const input: Record<string, unknown> = { ...settings.input };
   if (settings.seedField) input[settings.seedField] = request.seed;
-  for (const [name, value] of Object.entries(request.input)) input[name] = value;
+  for (const [name, value] of Object.entries(request.input)) input[settings.inputMap[name] ?? name] = value;
   input[settings.promptField] = request.prompt;
   return input;
 }
@@ -252,6 +283,21 @@ function readInput(value: unknown, where: string, reserved: readonly string[], p
   const json = JSON.stringify(value);
   if (json.length > MAX_INPUT_JSON) problems.push(`${where} must be at most ${MAX_INPUT_JSON} characters of JSON`);
   return value;
+}
+
+/** `{"<our input>": "<provider's field>"}`, both field names. */
+function readInputMap(value: unknown, where: string, problems: string[]): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) {
+    problems.push(`${where} must be an object from the model's input names to the provider's ({"num_outputs": "num_images"})`);
+    return {};
+  }
+  const map: Record<string, string> = {};
+  for (const [ours, theirs] of Object.entries(value)) {
+    if (!FIELD.test(ours) || typeof theirs !== 'string' || !FIELD.test(theirs)) problems.push(`${where}.${ours} must map an input name to a field name (letters, digits, _)`);
+    else map[ours] = theirs;
+  }
+  return map;
 }
 
 function readField(value: unknown, where: string, fallback: string | null, problems: string[]): string | null {
