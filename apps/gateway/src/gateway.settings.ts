@@ -16,6 +16,7 @@ import {
   unset,
   url,
 } from '@gen/config';
+import { readOutputUrlSettings, readStorageSettings } from '@gen/storage';
 import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
 import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
@@ -184,8 +185,11 @@ export function readGatewayParts(
     mailDir?: string;
   },
 ): GatewayParts {
+  const storage = readStorageSettings(env, shared.outputsDir);
   const settings: GatewaySettings = {
     ...env.readAll(GATEWAY_VARIABLES),
+    storage,
+    outputUrls: readOutputUrlSettings(env, storage),
     publicBaseUrl: shared.urls.publicBaseUrl,
     bodyLimitBytes: shared.limits.bodyLimitBytes,
     outputsDir: shared.outputsDir,
