@@ -13,6 +13,7 @@ import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-aut
 import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-auth-key-change-notify';
 import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth-webhook-schemes';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
+import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -30,6 +31,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthKeyChangeNotify1764840000000,
       AuthWebhookSchemes1764850000000,
       AuthAuditLog1764870000001,
+      AuthPasswordResets1764870000002,
     ],
     poolSize,
   };
