@@ -88,6 +88,7 @@ describe('standalone: the OpenAPI document', () => {
       'post /api/v1/generations/{id}/cancel': 'cancelGeneration',
       'get /api/v1/generations/{id}/events': 'streamGenerationEvents',
       'get /api/v1/models': 'listModels',
+      'get /api/v1/models/{id}': 'getModel',
       'get /api/v1/credits': 'getCredits',
       'get /api/v1/credits/ledger': 'listCreditLedger',
       'post /api/v1/webhooks/test': 'sendTestWebhook',
@@ -281,6 +282,7 @@ describe('standalone: the OpenAPI document', () => {
           expect(first.status).toBe(200);
           return http(h.url, 'POST', '/api/v1/generate', { key, headers, body: { model: 'pixel-flux-1', prompt: 'second', type: 'TEXT_TO_IMAGE' } });
         },
+        'get /api/v1/models/{id} 404 unknown_model': () => http(h.url, 'GET', '/api/v1/models/no-such-model', { key }),
         'get /api/v1/generations 422 limit': () => http(h.url, 'GET', '/api/v1/generations?limit=0', { key }),
         'get /api/v1/credits/ledger 422 limit': () => http(h.url, 'GET', '/api/v1/credits/ledger?limit=0', { key }),
         'get /api/v1/credits/ledger 422 cursor': () => http(h.url, 'GET', '/api/v1/credits/ledger?cursor=nope', { key }),

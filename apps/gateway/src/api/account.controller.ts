@@ -36,6 +36,7 @@ export class AccountController {
   /** One model, with its inputs schema and how its price is computed. */
   @Get('models/:id')
   @ApiOperation({
+    operationId: 'getModel',
     summary: 'Read one model',
     description:
       'The model as the list shows it, for this caller: `inputs` is the JSON Schema its `input` is checked against, ' +

@@ -115,6 +115,12 @@ export interface Model {
   available: boolean;
   /** Why it is not available (disabled, not installed on this server, plan); null when available. */
   unavailable_reason: string | null;
+  /** The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and `format: "uri"` for media (an https URL or an upload from POST /api/v1/uploads). `properties` is empty when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`). */
+  inputs: Record<string, unknown>;
+  /** Numeric inputs the price is multiplied by: a generation costs `credits` × each value as applied (defaults included), rounded up to a whole credit. Empty: a fixed price. */
+  price_multipliers: string[];
+  /** How the price is computed, in words. */
+  pricing: string;
 }
 
 export interface ModelList {
