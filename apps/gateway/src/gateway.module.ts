@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AccountPlanService } from './api/account-plan.service';
@@ -26,6 +27,9 @@ import { IdempotencyService } from './idempotency/idempotency.service';
 import { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 import { OutputsController } from './outputs/outputs.controller';
 import { ProvisioningService } from './provisioning/provisioning.service';
+import { ProviderCallbackMetrics } from './provider-callbacks/provider-callback-metrics';
+import { ProviderCallbacksController } from './provider-callbacks/provider-callbacks.controller';
+import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
 
@@ -49,6 +53,7 @@ export class GatewayModule {
         WebhookTestsController,
         OutputsController,
         AuthRpcController,
+        ProviderCallbacksController,
         ...dashboard.controllers,
       ],
       providers: [
@@ -74,6 +79,13 @@ export class GatewayModule {
         IdempotencyRepository,
         IdempotencyService,
         GatewayJanitorService,
+        ProviderCallbacksRelay,
+        {
+          provide: ProviderCallbackMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }],
+          // Without the observability module (tools, unit tests) the counters go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined) => new ProviderCallbackMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
+        },
       ],
       exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
     };

@@ -8,6 +8,9 @@ import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-
 import { ModelsRepository } from './catalogue/models.repository';
 import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
+import { CallbackJobsRepository } from './callbacks/callback-jobs.repository';
+import { ProviderCallbacksController } from './callbacks/provider-callbacks.controller';
+import { CallbackReceiver, PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provider-callbacks.service';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
@@ -17,6 +20,7 @@ import { JobJanitorService } from './jobs/job-janitor.service';
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
+import { ParkedJobs } from './jobs/parked-jobs.service';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
@@ -50,7 +54,7 @@ export class GenerationModule {
     };
     return {
       module: GenerationModule,
-      controllers: [GenerationController],
+      controllers: [GenerationController, ProviderCallbacksController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         { provide: GENERATION_SETTINGS, useValue: options.settings },
@@ -69,6 +73,11 @@ export class GenerationModule {
         CatalogueService,
         JobsRepository,
         JobsService,
+        { provide: PROVIDER_CALLBACK_SETTINGS, useValue: options.settings.providerCallbacks ?? { baseUrl: '', key: null, keyFile: null } },
+        CallbackJobsRepository,
+        ProviderCallbacks,
+        CallbackReceiver,
+        ParkedJobs,
         JobRunnerService,
         JobFinisher,
         OutboxRepository,

@@ -91,7 +91,12 @@ export function readStandaloneConfig(env: EnvReader, source: Readonly<Record<str
       secretKeyFallback: () => dataDirWebhookSecretKey(dataDir),
     }),
     billing: readBillingSettings(env),
-    generation: readGenerationSettings(env, { ops, cdnBaseUrl: urls.cdnBaseUrl, workerId: processIdentity('standalone') }),
+    generation: readGenerationSettings(env, {
+      ops,
+      cdnBaseUrl: urls.cdnBaseUrl,
+      workerId: processIdentity('standalone'),
+      callbackKeyFile: join(dataDir, 'secrets', 'provider-callback.key'),
+    }),
     webhooks: readWebhooksSettings(env),
     credentialEnv: source,
   };

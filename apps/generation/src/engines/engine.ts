@@ -1,5 +1,6 @@
 import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
+import type { CallbackVerifier } from '../callbacks/callback-verifier';
 
 /** What an engine produced: the asset's bytes and how to serve them. */
 export interface EngineOutput {
@@ -34,6 +35,11 @@ export interface EngineRequest {
   saveUpstreamRef(ref: string): Promise<void>;
   /** Progress from 0 to 1, where the engine or its provider knows it (cheap: kept in memory, saved now and then). */
   reportProgress?(fraction: number): void;
+  /**
+   * Where the provider may call back when the upstream job ends (`ProviderCallbacks.urlFor`), sent
+   * with the submit by adapters whose binding has `"callbacks": true`; absent or null: polling only.
+   */
+  callbackUrl?: string | null;
 }
 
 /**
@@ -57,6 +63,8 @@ export interface Engine {
    * false otherwise, and never rejects. Absent for engines with nothing upstream to stop.
    */
   cancel?(upstreamRef: string): Promise<boolean>;
+  /** Checks the provider's callbacks about this engine's upstream jobs (docs/engines.md, "Callbacks"); absent where it has none. */
+  readonly callbacks?: CallbackVerifier;
 }
 
 export class EngineError extends Error {

@@ -33,6 +33,11 @@ export interface BindingSettings {
   outputOrigins: string[];
   /** Where the output URL is in the result (`images.0.url`), when not where the adapter looks. */
   outputPath: string[] | null;
+  /**
+   * Whether submits ask the provider to call back when the upstream job ends (`"callbacks": true`;
+   * docs/engines.md, "Callbacks"): the job is then checked at once instead of at its next poll.
+   */
+  callbacks: boolean;
 }
 
 export interface BindingSpec {
@@ -45,6 +50,8 @@ export interface BindingSpec {
   reservedInput: readonly string[];
   /** The kind's own settings, validated by the kind. */
   extraKeys: readonly string[];
+  /** Whether the provider can call back (`"callbacks": true` is refused where it cannot). */
+  callbacks: boolean;
 }
 
 export const BINDING_DEFAULTS = {
@@ -69,6 +76,7 @@ const COMMON_KEYS = [
   'maxOutputBytes',
   'outputOrigins',
   'outputPath',
+  'callbacks',
 ];
 /** Names under which a credential gets pasted into a binding by mistake. */
 const CREDENTIAL_KEYS = /^(token|apiKey|api_key|apiToken|api_token|key|secret|password|authorization|credentials?|bearer|headers)$/i;
@@ -143,6 +151,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   const maxOutputBytes = readInt(raw.maxOutputBytes, `${where}.maxOutputBytes`, BINDING_DEFAULTS.maxOutputBytes, 1, 1024 ** 3, problems);
   const outputOrigins = raw.outputOrigins === undefined ? [...spec.defaults.outputOrigins] : readOrigins(raw.outputOrigins, `${where}.outputOrigins`, problems);
   const outputPath = readOutputPath(raw.outputPath, `${where}.outputPath`, problems);
+  const callbacks = readCallbacks(raw.callbacks, `${where}.callbacks`, spec.callbacks, problems);
 
   if (problems.length > start || baseUrl === null) return null;
   return {
@@ -160,6 +169,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     maxOutputBytes,
     outputOrigins,
     outputPath,
+    callbacks,
   };
 }
 
@@ -251,6 +261,16 @@ function readField(value: unknown, where: string, fallback: string | null, probl
   if (typeof value === 'string' && FIELD.test(value)) return value;
   problems.push(`${where} must be a field name (letters, digits, _)`);
   return fallback;
+}
+
+function readCallbacks(value: unknown, where: string, supported: boolean, problems: string[]): boolean {
+  if (value === undefined || value === false) return false;
+  if (value !== true) {
+    problems.push(`${where} must be true or false`);
+    return false;
+  }
+  if (!supported) problems.push(`${where}: this engine's provider does not call back; remove the setting (polling is how its jobs are followed)`);
+  return supported;
 }
 
 function readOutputPath(value: unknown, where: string, problems: string[]): string[] | null {
