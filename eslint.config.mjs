@@ -1,4 +1,4 @@
-// Type-aware lint: promise misuse and non-exhaustive switches are errors (STYLE.md, rule 11).
+// Type-aware lint: promise misuse and non-exhaustive switches are errors (CONTRIBUTING.md, "Code").
 // Module boundaries: Nx's project graph and the tags in each project.json (docs/architecture.md, "Layout").
 import { createRequire } from 'node:module';
 import nx from '@nx/eslint-plugin';

@@ -18,7 +18,7 @@ describe('distributed: a provider callback through a gateway wakes a job parked 
   const PRICE = 2;
 
   beforeAll(async () => {
-    fake = await startFakeReplicate({ runMs: 300 });
+    fake = await startFakeReplicate({ durationMs: 300 });
     h = await startDistributed({
       replicas: { gateway: 2, generation: 2 },
       appEnv: { generation: { UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', REPLICATE_API_TOKEN: fake.token, CATALOGUE_REFRESH_MS: '200' } },

@@ -58,12 +58,14 @@ describe('model catalogue (standalone)', () => {
     expect(listed.map((m) => m.id).sort()).toEqual(['mesh-smith-1', 'motion-lite-1', 'pixel-flux-1', 'pixel-flux-1-hd', 'tone-weaver-1', 'voice-1']);
     expect(listed.find((m) => m.id === 'voice-1')).toEqual({
       id: 'voice-1',
-      name: 'Voice 1 (speech from the prompt, espeak-ng)',
+      name: 'Demo: robotic speech of the prompt, espeak-ng (not an AI model)',
       type: 'TEXT_TO_AUDIO',
       credits: 3,
       minimum_credits: 3,
       synchronous: false,
       min_plan: 'free',
+      provider: 'demo',
+      description: expect.stringMatching(/^Built-in demo engine, not an AI model: /),
       available: true,
       unavailable_reason: null,
     });

@@ -301,6 +301,14 @@ describe('dashboard API (standalone)', () => {
           created_at: expect.any(String),
           last_used_at: null,
           revoked_at: null,
+          caps: {
+            per_day: null,
+            per_month: null,
+            spent_today: 0,
+            spent_this_month: 0,
+            day_resets_at: expect.any(String),
+            month_resets_at: expect.any(String),
+          },
         },
       ]);
       expect(JSON.stringify(list.body)).not.toContain(key.slice(17));

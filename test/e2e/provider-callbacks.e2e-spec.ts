@@ -28,7 +28,7 @@ describe('standalone: provider callbacks', () => {
     testModel({ id, name: `Callback model ${id}`, type, credits: PRICE, synchronous: false, engine, params: { ...params, ...slowPolls, callbacks: true } });
 
   beforeAll(async () => {
-    [replicate, fal, cog] = await Promise.all([startFakeReplicate({ runMs: 150 }), startFakeFal({ runMs: 150 }), startFakeCog({ concurrency: 8 })]);
+    [replicate, fal, cog] = await Promise.all([startFakeReplicate({ durationMs: 150 }), startFakeFal({ runMs: 150 }), startFakeCog({ concurrency: 8 })]);
     h = await startStandaloneHarness(
       { REPLICATE_API_TOKEN: replicate.token, FAL_KEY: fal.key },
       {

@@ -7,19 +7,32 @@ describe('billing schema', () => {
     expect(await schemaDrift((url) => openBillingDatabase(url, 2))).toEqual([]);
   });
 
-  it('the batch functions migration reverts and applies again', async () => {
+  it('the batch functions and key caps migrations revert and apply again', async () => {
     const database = await createTestDatabase('billingdown');
     const db = await openBillingDatabase(database.url, 2);
     const functions = async () =>
-      (await db.query(`SELECT proname FROM pg_proc WHERE pronamespace = 'billing'::regnamespace ORDER BY proname`)).map(
-        (r: { proname: string }) => r.proname,
+      (
+        await db.query(
+          `SELECT proname || '(' || pg_get_function_identity_arguments(oid) || ')' AS f FROM pg_proc WHERE pronamespace = 'billing'::regnamespace ORDER BY proname`,
+        )
+      ).map((r: { f: string }) => r.f.replace(/p_(\w+) /g, ''));
+    const tables = async () =>
+      (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'billing' AND tablename LIKE 'key_%' ORDER BY 1`)).map(
+        (r: { tablename: string }) => r.tablename,
       );
+    const withKeys = ['reserve_batch(uuid[], uuid[], integer[], bigint[], text[], uuid[])', 'settle_batch(uuid[], text[], text[])'];
     try {
-      expect(await functions()).toEqual(['reserve_batch', 'settle_batch']);
+      expect(await functions()).toEqual(withKeys);
+      expect(await tables()).toEqual(['key_caps', 'key_spend']);
+      // 1764870000000 (key caps) back to the functions of 1764720000000, then those undone too.
+      await db.undoLastMigration({ transaction: 'each' });
+      expect(await functions()).toEqual(['reserve_batch(uuid[], uuid[], integer[], bigint[], text[])', 'settle_batch(uuid[], text[], text[])']);
+      expect(await tables()).toEqual([]);
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual([]);
       await db.runMigrations({ transaction: 'each' });
-      expect(await functions()).toEqual(['reserve_batch', 'settle_batch']);
+      expect(await functions()).toEqual(withKeys);
+      expect(await tables()).toEqual(['key_caps', 'key_spend']);
     } finally {
       await db.destroy();
       await database.drop();

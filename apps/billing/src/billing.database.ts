@@ -6,6 +6,9 @@ import { LedgerEntryEntity } from './holds/ledger-entry.entity';
 import { BillingInit1763700000000 } from './migrations/1763700000000-billing-init';
 import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-billing-ledger-models';
 import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-billing-batch-functions';
+import { BillingKeyCaps1764870000000 } from './migrations/1764870000000-billing-key-caps';
+import { KeyCapEntity } from './caps/key-cap.entity';
+import { KeySpendEntity } from './caps/key-spend.entity';
 
 export const BILLING_SCHEMA = 'billing';
 
@@ -13,8 +16,13 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity],
-    migrations: [BillingInit1763700000000, BillingLedgerModels1764500000000, BillingBatchFunctions1764720000000],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity],
+    migrations: [
+      BillingInit1763700000000,
+      BillingLedgerModels1764500000000,
+      BillingBatchFunctions1764720000000,
+      BillingKeyCaps1764870000000,
+    ],
     poolSize,
   };
 }

@@ -2,6 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { BILLING_BATCH_SETTINGS, BILLING_DB } from './billing.tokens';
+import { KeyCapsController } from './caps/key-caps.controller';
+import { KeyCapsRepository } from './caps/key-caps.repository';
+import { KeyCapsService } from './caps/key-caps.service';
 import type { BillingBatchSettings } from './holds/billing-batch.settings';
 import { BillingController } from './holds/billing.controller';
 import { BillingRepository } from './holds/billing.repository';
@@ -20,7 +23,7 @@ export class BillingModule {
   static register(dataSource: DataSource, batches: Partial<BillingBatchSettings> = {}): DynamicModule {
     return {
       module: BillingModule,
-      controllers: [BillingController, LedgerController],
+      controllers: [BillingController, LedgerController, KeyCapsController],
       providers: [
         { provide: BILLING_DB, useValue: dataSource },
         { provide: BILLING_BATCH_SETTINGS, useValue: batches },
@@ -28,6 +31,8 @@ export class BillingModule {
         BillingService,
         LedgerService,
         HoldStatsRepository,
+        KeyCapsRepository,
+        KeyCapsService,
         {
           provide: CreditMetrics,
           inject: [{ token: MetricsRegistry, optional: true }, HoldStatsRepository],
@@ -36,7 +41,7 @@ export class BillingModule {
             new CreditMetrics(registry ?? new MetricsRegistry('billing', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [BillingService],
+      exports: [BillingService, KeyCapsService],
     };
   }
 }

@@ -4,3 +4,4 @@ export { billingDatabaseOptions, openBillingDatabase } from './billing.database'
 export { BillingService } from './holds/billing.service';
 export { readBillingSettings, type BillingSettings } from './billing.settings';
 export { DEFAULT_BILLING_BATCH_SETTINGS, type BillingBatchSettings } from './holds/billing-batch.settings';
+export { KeyCapsService, MAX_KEY_CAP } from './caps/key-caps.service';

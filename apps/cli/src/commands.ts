@@ -70,6 +70,15 @@ export const COMMANDS: Record<string, CommandSpec> = {
     summary: 'Revoke a key: 401 at once on every gateway told over NATS (NATS_URL set), else within 10 s (their key cache).',
     options: { account: { description: 'account id', required: true }, key: { description: 'key id', required: true } },
   },
+  'keys set-cap': {
+    summary: "Set a key's spending caps in credits per UTC day and per UTC month: a submit whose hold would pass one is refused (402 spending_cap_reached).",
+    options: {
+      account: { description: 'account id', required: true },
+      key: { description: 'key id', required: true },
+      'per-day': { description: "credits per UTC day, a whole number from 1; 'none' removes the cap; omitted keeps it" },
+      'per-month': { description: "credits per UTC month, a whole number from 1; 'none' removes the cap; omitted keeps it" },
+    },
+  },
   'credits grant': {
     summary: 'Add credits (or remove them with a negative amount).',
     options: {
@@ -222,6 +231,16 @@ export function parseInteger(name: string, value: string | undefined, fallback?:
     return fallback;
   }
   if (!/^-?\d+$/.test(value)) throw new ValidationError(`--${name} must be an integer`);
+  return Number(value);
+}
+
+/** `--per-day` / `--per-month`: a cap (a whole number from 1), `none` (remove it), or absent (keep it). */
+export function parseCap(name: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value.trim() === 'none') return null;
+  if (!/^\d{1,10}$/.test(value.trim()) || Number(value) < 1 || Number(value) > 2_147_483_647) {
+    throw new ValidationError(`--${name} must be a whole number of credits from 1 to 2147483647, or none to remove the cap`);
+  }
   return Number(value);
 }
 

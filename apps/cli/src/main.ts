@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseArgs } from 'node:util';
-import { billingDatabaseOptions, BillingModule, BillingService, openBillingDatabase } from '@gen/billing';
+import { billingDatabaseOptions, BillingModule, BillingService, KeyCapsService, openBillingDatabase } from '@gen/billing';
 import { AccountChangedBroadcast, Broadcasts, JOB_STATUSES, JobStatus } from '@gen/contracts';
 import { ConfigError, defaultsOf } from '@gen/config';
 import { ConflictError, DomainError, ValidationError } from '@gen/errors';
@@ -37,7 +37,7 @@ import { relayBroadcastsToNats } from './cli-broadcast';
 import { CliDatabase, redactedUrl, resolveCliDatabase } from './cli-database';
 import { cliEnv, readCliDatabaseSettings, readCliKeyWebhookSettings, readCliOutputBaseUrl } from './cli.settings';
 import { readFileSync } from 'node:fs';
-import { checkIds, COMMANDS, EXIT, parseBoolean, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
+import { checkIds, COMMANDS, EXIT, parseBoolean, parseCap, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
 type Out = (human: string, data: unknown) => void;
@@ -369,7 +369,17 @@ async function services(command: string, options: Options, database: CliDatabase
     // A deployment's gateways hear of revoked keys and changed plans over NATS (when configured).
     const relay = database.mode === 'server' ? relayBroadcastsToNats(process.env, bus.broadcaster) : null;
     try {
-      await run(command, options, app.get(ProvisioningService), app.get(ApiKeysService), app.get(KeyWebhooksService), app.get(BillingService), app.get(Broadcaster), out);
+      await run(
+        command,
+        options,
+        app.get(ProvisioningService),
+        app.get(ApiKeysService),
+        app.get(KeyWebhooksService),
+        app.get(BillingService),
+        app.get(KeyCapsService),
+        app.get(Broadcaster),
+        out,
+      );
     } finally {
       const problem = await relay?.settle();
       if (problem) {
@@ -392,6 +402,7 @@ async function run(
   keys: ApiKeysService,
   keyWebhooks: KeyWebhooksService,
   billing: BillingService,
+  caps: KeyCapsService,
   broadcaster: Broadcaster,
   out: Out,
 ): Promise<void> {
@@ -484,6 +495,18 @@ async function run(
       await keys.revoke(str('account') as string, str('key') as string);
       out('Revoked.', { revoked: true });
       return;
+    case 'keys set-cap': {
+      const [perDay, perMonth] = [parseCap('per-day', str('per-day')), parseCap('per-month', str('per-month'))];
+      if (perDay === undefined && perMonth === undefined) throw new ValidationError('Nothing to change: give --per-day, --per-month or both (none removes a cap)');
+      const key = await keys.get(str('account') as string, str('key') as string); // not found unless the account's key
+      const view = await caps.set({ accountId: key.accountId, keyId: key.id, perDay, perMonth });
+      const cap = (value: number | null, spent: number, period: string) => `${value === null ? 'no cap' : `${value} credits`} per ${period} (spent ${spent})`;
+      out(
+        `Key ${key.id} (${key.name}): ${cap(view.per_day, view.spent_today, 'day')}; ${cap(view.per_month, view.spent_this_month, 'month')}; UTC`,
+        view,
+      );
+      return;
+    }
     case 'credits grant': {
       const available = await billing.adjust(str('account') as string, parseInteger('amount', str('amount')), str('note') ?? 'operator grant');
       out(`Available credits: ${available}`, { available });

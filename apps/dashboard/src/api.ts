@@ -1,5 +1,5 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
-import type { GenerationRecord, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
+import type { GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
 
 // Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
@@ -74,7 +74,12 @@ export interface ApiKey {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** Spending caps and spend (listed keys; a key just created or changed has none until the list is read again). */
+  caps?: KeyCaps;
 }
+
+/** A key's spending caps per UTC day and month (null: none) and what it has spent. */
+export type KeyCaps = Omit<KeyCapView, 'key_id'>;
 
 export interface KeyChange {
   key: ApiKey;
@@ -117,7 +122,7 @@ export function onUnauthorized(handler: () => void): void {
 }
 
 export async function api<T>(
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   extraHeaders: Record<string, string> = {},
@@ -174,6 +179,7 @@ export const dashboardApi = {
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
   renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
   revokeKey: (id: string) => api<void>('DELETE', `/keys/${id}`),
+  setKeyCaps: (id: string, caps: { per_day: number | null; per_month: number | null }) => api<KeyCapView>('PUT', `/keys/${id}/caps`, caps),
   models: () => api<ModelsPage>('GET', '/models'),
   /** The playground: POST /api/v1/generate with one of the account's keys; `attempt` makes a retry safe (Idempotency-Key). */
   generate: (keyId: string, input: { model: string; prompt: string; type: string }, attempt: string) =>

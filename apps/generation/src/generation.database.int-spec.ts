@@ -1,5 +1,15 @@
 import { createTestDatabase, schemaDrift } from '@gen/testing';
+import type { DataSource } from 'typeorm';
 import { openGenerationDatabase } from './generation.database';
+
+/** Reverts migrations, newest first, down to and including the named one. */
+async function undoThrough(db: DataSource, name: string): Promise<void> {
+  for (;;) {
+    const [last] = await db.query(`SELECT name FROM "generation"."migrations" ORDER BY timestamp DESC LIMIT 1`);
+    await db.undoLastMigration({ transaction: 'each' });
+    if (last.name === name) return;
+  }
+}
 
 /** Integration (real PostgreSQL): entities and migrations agree; generating a migration from the entities would produce nothing. */
 describe('generation schema', () => {
@@ -19,12 +29,31 @@ describe('generation schema', () => {
         )
       ).map((r: { proname: string; config: string }) => `${r.proname}(${r.config})`);
     const batched = ['admit_batch(enable_seqscan=off)', 'claim_jobs()', 'claim_queued(enable_seqscan=off)'];
+    // Later migrations (parked jobs' binding limits and claim, 1764810000000) add their own functions.
+    const latest = [...batched, 'acquire_binding_slot()', 'claim_jobs_except(enable_seqscan=off)', 'take_binding_permits()'].sort();
     try {
-      expect(await functions()).toEqual(batched);
-      await db.undoLastMigration({ transaction: 'each' });
+      expect(await functions()).toEqual(latest);
+      await undoThrough(db, 'GenerationAdmissionBatch1764740000000');
       expect(await functions()).toEqual(['admit_job()', 'claim_jobs()', 'claim_queued()']);
       await db.runMigrations({ transaction: 'each' });
-      expect(await functions()).toEqual(batched);
+      expect(await functions()).toEqual(latest);
+    } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it('the model labels migration reverts to the seed names and applies again', async () => {
+    const database = await createTestDatabase('generationlabels');
+    const db = await openGenerationDatabase(database.url, 2);
+    const names = async () => (await db.query(`SELECT id, name FROM "generation"."models" ORDER BY id`)).map((r: { id: string; name: string }) => `${r.id}: ${r.name}`);
+    try {
+      const labelled = await names();
+      expect(labelled).toContain('pixel-flux-1: Demo: procedural shapes, 512x512 (not an AI model)');
+      await undoThrough(db, 'GenerationModelLabels1764880000000');
+      expect(await names()).toContain('pixel-flux-1: Pixel Flux 1 (image, 512x512)');
+      await db.runMigrations({ transaction: 'each' });
+      expect(await names()).toEqual(labelled);
     } finally {
       await db.destroy();
       await database.drop();

@@ -7,6 +7,8 @@ import { GenerationModels1764300000000 } from './migrations/1764300000000-genera
 import { GenerationJobControl1764400000000 } from './migrations/1764400000000-generation-job-control';
 import { GenerationAdmissionClaim1764730000000 } from './migrations/1764730000000-generation-admission-claim';
 import { GenerationAdmissionBatch1764740000000 } from './migrations/1764740000000-generation-admission-batch';
+import { GenerationParkedJobs1764810000000 } from './migrations/1764810000000-generation-parked-jobs';
+import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -22,6 +24,8 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationJobControl1764400000000,
       GenerationAdmissionClaim1764730000000,
       GenerationAdmissionBatch1764740000000,
+      GenerationParkedJobs1764810000000,
+      GenerationModelLabels1764880000000,
     ],
     poolSize,
   };

@@ -20,7 +20,10 @@ import { JobJanitorService } from './jobs/job-janitor.service';
 import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
+import { BindingLimits } from './jobs/binding-limits.service';
 import { ParkedJobs } from './jobs/parked-jobs.service';
+import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
+import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
@@ -77,11 +80,13 @@ export class GenerationModule {
         CallbackJobsRepository,
         ProviderCallbacks,
         CallbackReceiver,
-        ParkedJobs,
         JobRunnerService,
         JobFinisher,
         OutboxRepository,
         JobJanitorService,
+        ParkedJobsRepository,
+        BindingLimits,
+        ParkedJobs,
         OutboxRelayService,
         QueueStatsRepository,
         {
@@ -97,8 +102,28 @@ export class GenerationModule {
           useFactory: (registry: MetricsRegistry | undefined, stats: QueueStatsRepository) =>
             new JobMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }), stats),
         },
+        {
+          provide: UpstreamMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }, ParkedJobsRepository, CatalogueService],
+          useFactory: (registry: MetricsRegistry | undefined, repository: ParkedJobsRepository, catalogue: CatalogueService) => {
+            const metrics = new UpstreamMetrics(registry ?? new MetricsRegistry('generation', { defaultMetrics: false }));
+            metrics.readFrom(repository, () => bindingCaps(catalogue));
+            return metrics;
+          },
+        },
       ],
-      exports: [JobsService, CatalogueService, JobJanitorService],
+      exports: [JobsService, CatalogueService, JobJanitorService, ParkedJobs],
     };
   }
+}
+
+/** The `maxInFlight` of each model's binding that sets one (the in-flight gauge's limits). */
+function bindingCaps(catalogue: CatalogueService): Map<string, number> {
+  const caps = new Map<string, number>();
+  for (const info of catalogue.list()) {
+    const model = catalogue.find(info.id);
+    const max = model ? catalogue.engineFor(model).engine?.phases?.maxInFlight : null;
+    if (model && typeof max === 'number') caps.set(model.id, max);
+  }
+  return caps;
 }

@@ -24,6 +24,10 @@ describe('generation settings', () => {
       storageDir: '.data/outputs',
       settings: {
         workerConcurrency: 8,
+        providerConcurrency: 64,
+        providerParking: true,
+        providerCheckIntervalMs: 100,
+        providerCheckBatch: 200,
         leaseMs: 15_000,
         maxAttempts: 3,
         pollIntervalMs: 500,

@@ -15,3 +15,4 @@ export { CatalogueAdminService, type ListedModel } from './catalogue/catalogue-a
 export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
 export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/job-janitor.service';
+export { ParkedJobs } from './jobs/parked-jobs.service';

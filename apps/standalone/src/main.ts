@@ -9,6 +9,19 @@ import { startStandalone } from './standalone';
 /** The demo account's dashboard user (example.com is reserved for examples: no mail goes anywhere). */
 const DEMO_EMAIL = 'demo@example.com';
 
+/**
+ * The first start's catalogue is the built-in demo engines: said plainly, with the one command that
+ * serves real models instead (README, "Real models").
+ */
+const DEMO_MODELS_NOTE = [
+  'The models listed now are DEMOS, not AI models: built-in engines that draw shapes, tones and a robotic',
+  'voice from the prompt ("a red fox" gives coloured shapes), so the API can be tried without a provider.',
+  'To serve real models (Replicate), run this once, then start again with your token set:',
+  '  npm run cli -- models sync --file catalogues/replicate.json',
+  '  REPLICATE_API_TOKEN=<your token> npm start',
+  '(fal: catalogues/fal.json and FAL_KEY; OpenAI: catalogues/openai.json and OPENAI_API_KEY; docs/catalogue.md)',
+];
+
 /** `npm start`: the whole service in one process, data in DATA_DIR (default .data/). */
 async function main(): Promise<void> {
   const config = loadStandaloneConfig();
@@ -41,6 +54,8 @@ async function main(): Promise<void> {
       `  curl -s ${base}/api/v1/generate -H "Authorization: Bearer ${key.key}" \\`,
       `       -H "Content-Type: application/json" \\`,
       `       -d '{"model":"pixel-flux-1","prompt":"a lighthouse at dusk","type":"TEXT_TO_IMAGE"}'`,
+      '',
+      ...DEMO_MODELS_NOTE,
     );
   } else {
     lines.push(

@@ -24,6 +24,10 @@ export interface ModelInfo {
   synchronous: boolean;
   /** Lowest plan that may use the model. */
   min_plan: PlanName;
+  /** Who serves it: `replicate`, `fal`, `openai`...; `demo` for the built-in demo engines, which are not AI models. */
+  provider: string;
+  /** What it makes and how ('' when the operator wrote none). */
+  description: string;
   /**
    * Whether a submit can use it now. From the generation service: the model is enabled and its
    * engine can run (a program or a credential may be missing). The gateway also applies the

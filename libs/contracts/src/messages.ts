@@ -11,6 +11,8 @@ export const Subjects = {
   billingAccountOpen: 'billing.account.open',
   billingLedger: 'billing.ledger',
   billingUsage: 'billing.usage',
+  billingKeyCapsList: 'billing.key-caps.list',
+  billingKeyCapsSet: 'billing.key-caps.set',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',
@@ -54,6 +56,8 @@ export interface ReserveCreditsRequest {
   modelId: string;
   amount: number;
   minimum: number;
+  /** The API key of the submit: its spending caps apply (docs/limits.md). Absent: no key, no cap. */
+  apiKeyId?: string;
 }
 export interface ReserveCreditsReply {
   holdId: string;
@@ -78,6 +82,34 @@ export interface OpenBillingAccountRequest {
   accountId: string;
   plan: PlanName;
   initialCredits: number;
+}
+
+/** An API key's spending caps (credits per UTC day and month; null: none) and its spend so far. */
+export interface KeyCapView {
+  key_id: string;
+  per_day: number | null;
+  per_month: number | null;
+  /** Credits held or charged today (UTC); refunds of failed generations are given back. */
+  spent_today: number;
+  spent_this_month: number;
+  /** When the day's and the month's spend start again from 0 (ISO 8601, UTC). */
+  day_resets_at: string;
+  month_resets_at: string;
+}
+export interface ListKeyCapsRequest {
+  accountId: string;
+  /** These keys, each with a row even without caps or spend; absent: every key with either. */
+  keyIds?: string[];
+}
+export interface ListKeyCapsReply {
+  data: KeyCapView[];
+}
+/** A number sets a cap, null removes it, an absent field keeps it. Caps are whole credits, at least 1. */
+export interface SetKeyCapsRequest {
+  accountId: string;
+  keyId: string;
+  perDay?: number | null;
+  perMonth?: number | null;
 }
 
 /** Kinds of ledger rows, as billing stores them. */

@@ -55,6 +55,35 @@ export class InsufficientCreditsError extends DomainError {
   }
 }
 
+/**
+ * The API key's spending cap for the UTC day or month would be passed by this hold. The message names
+ * the cap, what the key has spent in the period and when the period resets (the next UTC midnight or
+ * first of the month), so the caller knows what to wait for or whom to ask.
+ */
+export class SpendingCapReachedError extends DomainError {
+  constructor(
+    readonly period: 'day' | 'month',
+    readonly cap: number,
+    readonly spent: number,
+    readonly amount: number,
+    readonly resetsAt: Date,
+  ) {
+    super(
+      'spending_cap_reached',
+      `Spending cap reached: this API key may spend ${cap} credits per ${period === 'day' ? 'day' : 'month'} (UTC); ` +
+        `it has spent ${spent} this ${period} and this generation needs ${amount}. ` +
+        `The cap resets at ${resetsAt.toISOString().replace('.000Z', 'Z')}.`,
+    );
+  }
+}
+
+/** When a UTC day's or month's spending period that contains `now` ends: the next UTC midnight, or the first of the next month. */
+export function spendingPeriodEnd(period: 'day' | 'month', now: Date): Date {
+  return period === 'day'
+    ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1))
+    : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+}
+
 export class RateLimitError extends DomainError {
   constructor(message: string, retryAfterSeconds: number) {
     super('rate_limit_exceeded', message, Math.max(1, Math.ceil(retryAfterSeconds)));

@@ -1,12 +1,15 @@
 /**
  * The error codes of the public API (spec, "Errors"), plus the few an HTTP server needs for input
  * that never reaches a route (bad JSON, wrong media type, oversized body, a request too slow or too
- * large to read) and for a dependency that does not answer. Each code has exactly one HTTP status.
+ * large to read) and for a dependency that does not answer, and `spending_cap_reached` (a key's own cap,
+ * docs/limits.md). Each code has exactly one HTTP status; a status may have several codes (the first
+ * listed is the one a bare status maps to).
  */
 export const ERROR_STATUS = {
   bad_request: 400,
   unauthorized: 401,
   insufficient_credits: 402,
+  spending_cap_reached: 402,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

@@ -1,5 +1,5 @@
 import { HttpException, NotFoundException } from '@nestjs/common';
-import { DomainError, InsufficientCreditsError, RateLimitError } from './domain-error';
+import { DomainError, InsufficientCreditsError, RateLimitError, SpendingCapReachedError, spendingPeriodEnd } from './domain-error';
 import { INTERNAL_ERROR_MESSAGE, toRpcErrorPayload } from './envelope';
 import { domainErrorFromFastify, mapHttpError } from './http-error.mapper';
 
@@ -17,6 +17,20 @@ describe('mapHttpError', () => {
       message: expect.stringContaining('at least 12'),
     });
     expect(mapHttpError(new RateLimitError('slow down', 2.2))).toMatchObject({ status: 429, retryAfterSeconds: 3 });
+  });
+
+  it('maps a spending cap to 402 spending_cap_reached naming the cap, the spend and the reset', () => {
+    const error = new SpendingCapReachedError('day', 10, 8, 4, spendingPeriodEnd('day', new Date('2026-11-26T13:05:00Z')));
+    expect(mapHttpError(error)).toEqual({
+      status: 402,
+      code: 'spending_cap_reached',
+      message:
+        'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 this day and this generation needs 4. ' +
+        'The cap resets at 2026-11-27T00:00:00Z.',
+      unexpected: false,
+    });
+    expect(spendingPeriodEnd('month', new Date('2026-12-31T23:59:59Z')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+    expect(spendingPeriodEnd('day', new Date('2026-02-28T00:00:00Z')).toISOString()).toBe('2026-03-01T00:00:00.000Z');
   });
 
   it('rebuilds an error that crossed a transport as its envelope fields', () => {

@@ -1,20 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, ReadStream, writeFile as writeFileCallback } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream, writeFile as writeFileCallback } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { OUTPUT_EXTENSIONS, OUTPUT_FORMATS, OutputExtension } from './output-formats';
+
+/** Bytes `start` to `end` of an object, both included (as an HTTP Range names them). */
+export interface ByteRange {
+  start: number;
+  end: number;
+}
 
 /** An object as the content host serves it. */
 export interface StoredObject {
   size: number;
   contentType: string;
-  open(): ReadStream;
+  /** Reads the object, or only the bytes of `range` (within the size). Errors arrive on the stream. */
+  open(range?: ByteRange): Readable;
 }
 
+/** What a streamed write takes: a stream, any async iterable of bytes, or bytes already in memory. */
+export type ObjectSource = Buffer | Readable | AsyncIterable<Uint8Array>;
+
 /**
- * Where finished assets go, and where the content host reads them. The local driver is the default
- * (generation writes, the gateway serves the same folder: shared in Kubernetes); an object-store
- * driver fits the same shape.
+ * Where finished assets (and uploaded inputs) go, and where the content host reads them. Two drivers:
+ * the local folder (the default; in a cluster generation and the gateway would share it) and an
+ * S3-compatible bucket (S3ObjectStorage, STORAGE_DRIVER=s3), which every replica reaches on its own.
+ * createOutputStorage() picks one from the settings; nothing else names a driver.
  */
 export abstract class OutputStorage {
   /** Stores the bytes and returns the object key (relative path under the content host). */
@@ -23,6 +36,35 @@ export abstract class OutputStorage {
   abstract delete(key: string): Promise<void>;
   /** The object of a key, or null for anything that is not one (never touches the disk for a malformed key). */
   abstract find(key: string): Promise<StoredObject | null>;
+  /**
+   * Stores `source` under `key` (one newObjectKey made), streamed: never the whole object in memory.
+   * Idempotent per key: writing a key again (a retry) replaces the object whole, and no reader ever
+   * sees part of one (a local file appears by rename, an S3 object when its upload completes).
+   */
+  abstract write(key: string, source: ObjectSource): Promise<void>;
+
+  /** Streams `source` to a new object and returns its key (put() for data that is not all in memory). */
+  async putStream(source: ObjectSource, extension: OutputExtension): Promise<string> {
+    const key = newObjectKey(extension);
+    await this.write(key, source);
+    return key;
+  }
+
+  /** Removes several objects (one batch request where the driver has one). Missing ones are fine. */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    keys.forEach(assertObjectKey);
+    for (const key of keys) await this.delete(key);
+  }
+
+  /**
+   * A URL that reads the object straight from the store for `expiresInSeconds` (a presigned GET), or
+   * null when this driver has none (the local folder: the gateway serves it).
+   */
+  signedUrl(key: string, expiresInSeconds: number): Promise<string | null> {
+    void key;
+    void expiresInSeconds;
+    return Promise.resolve(null);
+  }
 }
 
 /** Keys are `<2 hex>/<32 hex>.<extension>`: 128 random bits, sharded by the first byte. */
@@ -37,6 +79,16 @@ export function isObjectKey(key: string): boolean {
 export function newObjectKey(extension: OutputExtension): string {
   const token = randomBytes(16).toString('hex');
   return `${token.slice(0, 2)}/${token}.${extension}`;
+}
+
+/** The format a key's extension names (the key must be one: isObjectKey). */
+export function contentTypeOfKey(key: string): string {
+  return OUTPUT_FORMATS[key.slice(key.lastIndexOf('.') + 1) as OutputExtension].contentType;
+}
+
+/** Refuses what is not a key of this storage, before any I/O. */
+export function assertObjectKey(key: string): void {
+  if (!isObjectKey(key)) throw new Error('not an object key of this storage');
 }
 
 /** Creates `path` with `data`; fails (EEXIST) rather than replace a file. */
@@ -57,11 +109,7 @@ export class LocalDirectoryStorage extends OutputStorage {
   async put(data: Buffer, extension: OutputExtension): Promise<string> {
     const key = newObjectKey(extension);
     const path = join(this.root, key);
-    const folder = dirname(path);
-    if (!this.folders.has(folder)) {
-      await mkdir(folder, { recursive: true });
-      this.folders.add(folder);
-    }
+    const folder = await this.folderOf(path);
     // Straight to the final name, and only if it is new ('wx'): no reader can see half a file, because
     // the key is unknown until put() returns and it is published only by the job's finish, after the
     // write completed. A crash mid-write leaves a file under a key nothing refers to (as a crash
@@ -76,8 +124,26 @@ export class LocalDirectoryStorage extends OutputStorage {
     return key;
   }
 
+  async write(key: string, source: ObjectSource): Promise<void> {
+    assertObjectKey(key);
+    const path = join(this.root, key);
+    const folder = await this.folderOf(path);
+    // A key may be written again (a retry), and a reader may hold it meanwhile: the bytes go to a
+    // file of their own and replace the object by rename, whole or not at all.
+    const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
+    const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
+    try {
+      await mkdir(folder, { recursive: true });
+      await pipeline(input, createWriteStream(partial, { flags: 'wx' }));
+      await rename(partial, path);
+    } catch (error) {
+      await rm(partial, { force: true });
+      throw error;
+    }
+  }
+
   async delete(key: string): Promise<void> {
-    if (!isObjectKey(key)) throw new Error('not an object key of this storage');
+    assertObjectKey(key);
     await rm(join(this.root, key), { force: true });
   }
 
@@ -86,7 +152,19 @@ export class LocalDirectoryStorage extends OutputStorage {
     const path = join(this.root, key);
     const info = await stat(path).catch(() => null);
     if (!info?.isFile()) return null;
-    const extension = key.slice(key.lastIndexOf('.') + 1) as OutputExtension;
-    return { size: info.size, contentType: OUTPUT_FORMATS[extension].contentType, open: () => createReadStream(path) };
+    return {
+      size: info.size,
+      contentType: contentTypeOfKey(key),
+      open: (range) => createReadStream(path, range ? { start: range.start, end: range.end } : undefined),
+    };
+  }
+
+  private async folderOf(path: string): Promise<string> {
+    const folder = dirname(path);
+    if (!this.folders.has(folder)) {
+      await mkdir(folder, { recursive: true });
+      this.folders.add(folder);
+    }
+    return folder;
   }
 }

@@ -4,3 +4,4 @@ export * from './factories';
 export * from './eventually';
 export * from './schema-drift';
 export * from './providers';
+export * from './s3-server';

@@ -3,7 +3,7 @@ import { createTestDatabase } from './test-database';
 
 /**
  * What TypeORM would generate as a migration from the entities, against a database migrated by the
- * service's own migrations: empty when entities and migrations agree (STYLE.md, rule 10).
+ * service's own migrations: empty when entities and migrations agree (CONTRIBUTING.md, "Data").
  */
 export async function schemaDrift(open: (url: string) => Promise<DataSource>): Promise<string[]> {
   const database = await createTestDatabase('schema');

@@ -12,6 +12,7 @@ export type ReserveOutcome =
   | { kind: 'reserved'; holdId: string; available: number }
   | { kind: 'already-reserved'; holdId: string; available: number }
   | { kind: 'insufficient'; available: number }
+  | { kind: 'cap'; period: 'day' | 'month'; cap: number; spent: number; available: number }
   | { kind: 'no-account' };
 
 export type SettleOutcome = { kind: 'settled'; amount: number } | { kind: 'nothing-to-settle' };
@@ -57,6 +58,7 @@ interface ReserveItem {
   amount: number;
   minimum: number;
   modelId: string | null;
+  keyId: string | null;
 }
 
 interface SettleItem {
@@ -69,13 +71,16 @@ interface SettleItem {
 // transaction, one commit for the whole batch (autocommit).
 const RESERVE_BATCH = new PreparedStatement<{
   o_item: number;
-  o_outcome: 'reserved' | 'already-reserved' | 'insufficient' | 'no-account';
+  o_outcome: 'reserved' | 'already-reserved' | 'insufficient' | 'cap' | 'no-account';
   o_hold_id: string | null;
   o_available: string | null;
+  o_cap_period: 'day' | 'month' | null;
+  o_cap: string | null;
+  o_spent: string | null;
 }>(
   'billing.reserve_batch',
-  `SELECT o_item, o_outcome, o_hold_id, o_available
-   FROM reserve_batch($1::uuid[], $2::uuid[], $3::integer[], $4::bigint[], $5::text[])`,
+  `SELECT o_item, o_outcome, o_hold_id, o_available, o_cap_period, o_cap, o_spent
+   FROM reserve_batch($1::uuid[], $2::uuid[], $3::integer[], $4::bigint[], $5::text[], $6::uuid[])`,
 );
 
 const SETTLE_BATCH = new PreparedStatement<{ o_item: number; o_amount: number | null }>(
@@ -156,13 +161,21 @@ export class BillingRepository implements OnModuleDestroy {
   }
 
   /**
-   * Reserves `amount` for a job if at least `minimum` (and `amount`) is available. Concurrent calls
-   * are applied in batches by `reserve_batch` (migration 1764720000000), one statement per batch,
-   * under the account rows' locks, so concurrent reserves can never overdraw; each call gets its own
-   * outcome. Reserving a job that has a hold already changes nothing ('already-reserved').
+   * Reserves `amount` for a job if at least `minimum` (and `amount`) is available and the hold keeps
+   * the key (`keyId`) within its spending caps. Concurrent calls are applied in batches by
+   * `reserve_batch` (migration 1764870000000), one statement per batch, under the account rows'
+   * locks, so concurrent reserves can never overdraw nor pass a cap; each call gets its own outcome.
+   * Reserving a job that has a hold already changes nothing ('already-reserved').
    */
-  reserve(accountId: string, jobId: string, amount: number, minimum: number, modelId: string | null = null): Promise<ReserveOutcome> {
-    return this.reserves.push({ accountId, jobId, amount, minimum, modelId });
+  reserve(
+    accountId: string,
+    jobId: string,
+    amount: number,
+    minimum: number,
+    modelId: string | null = null,
+    keyId: string | null = null,
+  ): Promise<ReserveOutcome> {
+    return this.reserves.push({ accountId, jobId, amount, minimum, modelId, keyId });
   }
 
   /**
@@ -187,6 +200,7 @@ export class BillingRepository implements OnModuleDestroy {
           items.map((i) => i.amount),
           items.map((i) => i.minimum),
           items.map((i) => i.modelId),
+          items.map((i) => i.keyId),
         ]),
       this.settings.conflictAttempts,
     );
@@ -197,6 +211,14 @@ export class BillingRepository implements OnModuleDestroy {
           return { kind: row.o_outcome, holdId: row.o_hold_id as string, available: Number(row.o_available) };
         case 'insufficient':
           return { kind: 'insufficient', available: Number(row.o_available) };
+        case 'cap':
+          return {
+            kind: 'cap',
+            period: row.o_cap_period as 'day' | 'month',
+            cap: Number(row.o_cap),
+            spent: Number(row.o_spent),
+            available: Number(row.o_available),
+          };
         case 'no-account':
           return { kind: 'no-account' };
       }

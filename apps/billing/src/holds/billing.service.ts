@@ -8,7 +8,7 @@ import type {
   ReserveCreditsReply,
   ReserveCreditsRequest,
 } from '@gen/contracts';
-import { InsufficientCreditsError, NotFoundError, ValidationError } from '@gen/errors';
+import { InsufficientCreditsError, NotFoundError, SpendingCapReachedError, spendingPeriodEnd, ValidationError } from '@gen/errors';
 import { PLAN_BOUNDS, PLAN_DEFAULTS } from '../accounts/plans';
 import { CreditMetrics } from '../metrics/credit-metrics';
 import { BillingRepository } from './billing.repository';
@@ -37,7 +37,14 @@ export class BillingService {
   }
 
   async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
-    const outcome = await this.repository.reserve(request.accountId, request.jobId, request.amount, request.minimum, request.modelId ?? null);
+    const outcome = await this.repository.reserve(
+      request.accountId,
+      request.jobId,
+      request.amount,
+      request.minimum,
+      request.modelId ?? null,
+      request.apiKeyId ?? null,
+    );
     switch (outcome.kind) {
       case 'reserved':
         this.metrics.hold('reserved', request.amount);
@@ -47,6 +54,9 @@ export class BillingService {
       case 'insufficient':
         this.metrics.hold('insufficient');
         throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), outcome.available, request.modelId);
+      case 'cap':
+        this.metrics.hold('capped');
+        throw new SpendingCapReachedError(outcome.period, outcome.cap, outcome.spent, request.amount, spendingPeriodEnd(outcome.period, new Date()));
       case 'no-account':
         this.metrics.hold('insufficient');
         throw new InsufficientCreditsError(Math.max(request.minimum, request.amount), 0, request.modelId);

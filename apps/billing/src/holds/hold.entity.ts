@@ -5,7 +5,8 @@ export type HoldStatus = 'held' | 'captured' | 'released';
 
 /**
  * Credits reserved for one job; settled exactly once (captured on success, released on failure).
- * Mirrors migrations 1763700000000 (billing-init) and 1764500000000 (billing-ledger-models), names included.
+ * Mirrors migrations 1763700000000 (billing-init), 1764500000000 (billing-ledger-models) and 1764870000000
+ * (billing-key-caps), names included.
  */
 @Entity({ name: 'holds' })
 @Unique('holds_job_id_key', ['jobId'])
@@ -33,6 +34,10 @@ export class HoldEntity {
   /** The model the job was submitted for (null for holds made before it was recorded). */
   @Column('text', { name: 'model_id', nullable: true })
   modelId!: string | null;
+
+  /** The API key the job was submitted with (null for holds made before it was recorded). */
+  @Column('uuid', { name: 'api_key_id', nullable: true })
+  apiKeyId!: string | null;
 
   @Column('text')
   status!: HoldStatus;

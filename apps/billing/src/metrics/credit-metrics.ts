@@ -3,7 +3,7 @@ import { Counter, Gauge } from 'prom-client';
 import { MetricsRegistry } from '@gen/observability';
 import { HoldStatsRepository } from './hold-stats.repository';
 
-export type HoldOutcome = 'reserved' | 'insufficient' | 'captured' | 'released';
+export type HoldOutcome = 'reserved' | 'insufficient' | 'capped' | 'captured' | 'released';
 
 /**
  * The billing service's metrics: credit holds by outcome (counts and credits) from this process,
@@ -18,7 +18,7 @@ export class CreditMetrics {
     const registers = [metrics.registry];
     this.holds = new Counter({
       name: 'gen_billing_holds_total',
-      help: 'Credit holds by outcome: reserved, insufficient (refused), captured (charged), released (refunded)',
+      help: "Credit holds by outcome: reserved, insufficient (refused), capped (refused: the key's spending cap), captured (charged), released (refunded)",
       labelNames: ['outcome'],
       registers,
     });

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { dashboardApi, GENERATION_TYPES, ModelInfo } from '../api';
 import { FilterSelect, HeadRow, NumCell } from '../components/list-parts';
-import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
+import { isDemo, ProviderBadge } from '../components/model-label';
+import { EmptyState, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { credits, formatNumber, planLabel, TYPE_LABELS } from '../format';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
@@ -40,6 +41,14 @@ export function ModelsPage() {
             <strong>{credits(state.data.credits.available)}</strong> available. A model's price is charged when the generation completes; a failed one
             costs nothing.
           </p>
+          {state.data.data.some(isDemo) && (
+            <Notice title="Models marked Demo are not AI models">
+              <p>
+                They are built-in engines that draw shapes, tones or a robotic voice from the prompt, for trying the API without a provider. Whatever the
+                prompt says, a demo image shows coloured shapes.
+              </p>
+            </Notice>
+          )}
           <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter models">
             <FilterSelect label="Type" any="Any type" value={type} options={GENERATION_TYPES} labels={TYPE_LABELS} onChange={setType} />
           </form>
@@ -55,8 +64,11 @@ export function ModelsPage() {
                     <tr key={m.id} data-model={m.id}>
                       <td data-label="Model">
                         <span className="model-name">
-                          <strong>{m.name}</strong>
+                          <span className="model-title">
+                            <strong>{m.name}</strong> <ProviderBadge model={m} />
+                          </span>
                           <span className="mono small muted">{m.id}</span>
+                          {m.description && <span className="small muted model-description">{m.description}</span>}
                         </span>
                       </td>
                       <td data-label="Type">{TYPE_LABELS[m.type]}</td>

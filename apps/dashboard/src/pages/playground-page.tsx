@@ -1,5 +1,6 @@
 import { FormEvent, useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { ApiError, ApiKey, dashboardApi, Generation, GENERATION_TYPES, ModelInfo, ModelsPage } from '../api';
+import { DEMO_HINT, isDemo, ProviderBadge } from '../components/model-label';
 import { Preview } from '../components/preview';
 import { CopyButton, EmptyState, FormError, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
 import { between, credits, formatDuration, planLabel, TYPE_LABELS } from '../format';
@@ -9,9 +10,9 @@ import { useAsync } from '../use-async';
 const POLL_MS = 1000;
 const MAX_PROMPT = 4000;
 
-/** What the form shows of a model: price, minimum, mode. */
+/** What the form shows of a model: price, minimum, mode; demos say so. */
 function modelSummary(m: ModelInfo): string {
-  return `${credits(m.credits)} · ${m.synchronous ? 'sync' : 'async'}`;
+  return `${isDemo(m) ? 'demo · ' : ''}${credits(m.credits)} · ${m.synchronous ? 'sync' : 'async'}`;
 }
 
 /** Single quotes for a shell: the prompt as typed, safely. */
@@ -216,10 +217,21 @@ export function PlaygroundPage() {
                 })}
               </select>
               <p className="hint model-facts" id={`${ids.model}-facts`}>
-                <span className="mono">{model.id}</span> · {TYPE_LABELS[model.type]} · {credits(model.credits)} (needs {credits(model.minimum_credits)}{' '}
+                <ProviderBadge model={model} /> <span className="mono">{model.id}</span> · {TYPE_LABELS[model.type]} · {credits(model.credits)} (needs {credits(model.minimum_credits)}{' '}
                 available) · {model.synchronous ? 'synchronous: the answer waits for the result' : 'asynchronous: answered at once, then polled'} ·{' '}
                 {planLabel(model.min_plan)} plan or above
+                {model.description && (
+                  <>
+                    <br />
+                    {model.description}
+                  </>
+                )}
               </p>
+              {isDemo(model) && (
+                <p className="hint demo-warning" data-testid="demo-warning">
+                  <strong>Demo model:</strong> {DEMO_HINT}
+                </p>
+              )}
               {errors.model && (
                 <p className="field-error" id={`${ids.model}-error`} role="alert">
                   {errors.model}

@@ -88,6 +88,13 @@ export class GenerationsController {
           summary: "Available credits below the model's minimum",
           message: 'Insufficient credits: model "pixel-flux-1" needs at least 4 available credits; this account has 1.',
         },
+        spending_cap: {
+          summary: "The hold would pass the API key's spending cap (code spending_cap_reached)",
+          code: 'spending_cap_reached',
+          message:
+            'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 this day and this generation needs 4. ' +
+            'The cap resets at 2026-11-27T00:00:00Z.',
+        },
       },
     },
     {

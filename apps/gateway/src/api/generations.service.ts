@@ -125,6 +125,7 @@ export class GenerationsService {
       modelId: model.id,
       amount: model.credits,
       minimum: model.minimum_credits,
+      apiKeyId: principal.apiKeyId,
     });
     const request: SubmitGenerationRequest = {
       jobId,

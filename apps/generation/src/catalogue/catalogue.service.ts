@@ -35,7 +35,12 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
 
   async onModuleInit(): Promise<void> {
     for (const input of this.seed ?? []) {
-      const model: ModelDefinition = { ...input, status: input.status ?? 'active' };
+      const model: ModelDefinition = {
+        ...input,
+        status: input.status ?? 'active',
+        provider: input.provider ?? this.engines.providerOf(input.engine),
+        description: input.description ?? '',
+      };
       if (!(await this.models.insert(model))) await this.models.replace(model);
     }
     await this.ready();
@@ -106,6 +111,8 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       minimum_credits: model.minimumCredits,
       synchronous: model.synchronous,
       min_plan: model.minPlan,
+      provider: model.provider,
+      description: model.description,
       available: unavailable === null,
       unavailable_reason: unavailable,
     };

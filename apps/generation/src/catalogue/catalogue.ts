@@ -18,6 +18,10 @@ export interface ModelDefinition {
   minPlan: PlanName;
   /** `disabled`: listed unavailable and refused at submit; jobs already accepted still run. */
   status: ModelStatus;
+  /** Who serves it: `replicate`, `fal`, `openai`...; `demo` for the built-in engines (not AI models). */
+  provider: string;
+  /** What it makes and how, for customers ('' when none). */
+  description: string;
   /** The engine kind: a built-in one (`image`, `voice`...) or a provider adapter (`replicate`, `fal`...). */
   engine: string;
   /** The binding's settings for that kind (size, upstream model, `tokenEnv`...). Never a credential. */
@@ -25,83 +29,108 @@ export interface ModelDefinition {
 }
 
 /** A model as tests and embedders pass it to the module (upserted at start); enabled unless said. */
-export type ModelDefinitionInput = Omit<ModelDefinition, 'status'> & { status?: ModelStatus };
+export type ModelDefinitionInput = Omit<ModelDefinition, 'status' | 'provider' | 'description'> & {
+  status?: ModelStatus;
+  /** Defaults to the engine kind's provider (`demo` for a built-in engine). */
+  provider?: string;
+  description?: string;
+};
 
 /**
  * The seed catalogue: the models a new database starts with (migration
- * 1764300000000-generation-models inserts exactly these; a spec checks they agree). From then on
- * the catalogue is data: operators change it with the CLI, and this list changes nothing.
+ * 1764300000000-generation-models inserts them, 1764880000000-generation-model-labels labels them
+ * as demos; a spec checks the result equals this list). They are built-in demo engines, not AI
+ * models: their names say so, and their provider is `demo`. From then on the catalogue is data:
+ * operators change it with the CLI, and this list changes nothing.
  */
 export const CATALOGUE: readonly ModelDefinition[] = [
   {
     id: 'pixel-flux-1',
-    name: 'Pixel Flux 1 (image, 512x512)',
+    name: 'Demo: procedural shapes, 512x512 (not an AI model)',
     type: 'TEXT_TO_IMAGE',
     credits: 4,
     minimumCredits: 4,
     synchronous: true,
     minPlan: 'free',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: a PNG of coloured shapes on a gradient, picked from the prompt and seed (the same prompt gives the same picture; it does not show what the prompt says). For trying the API offline.",
     engine: 'image',
     params: { width: 512, height: 512, latencyMs: 150 },
   },
   {
     id: 'pixel-flux-1-hd',
-    name: 'Pixel Flux 1 HD (image, 1024x1024)',
+    name: 'Demo: procedural shapes, 1024x1024 (not an AI model)',
     type: 'TEXT_TO_IMAGE',
     credits: 12,
     minimumCredits: 12,
     synchronous: true,
     minPlan: 'pro',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: the 512x512 demo drawn at 1024x1024. For trying the API offline.",
     engine: 'image',
     params: { width: 1024, height: 1024, latencyMs: 400 },
   },
   {
     id: 'motion-lite-1',
-    name: 'Motion Lite 1 (video, 3 s)',
+    name: 'Demo: moving shapes, 3 s video (not an AI model)',
     type: 'TEXT_TO_VIDEO',
     credits: 40,
     minimumCredits: 40,
     synchronous: false,
     minPlan: 'free',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: a 3-second MP4 of shapes picked from the prompt drifting over a changing background. For trying asynchronous jobs offline.",
     engine: 'video',
     params: { durationSeconds: 3, fps: 10, width: 160, height: 128, latencyMs: 3000 },
   },
   {
     id: 'tone-weaver-1',
-    name: 'Tone Weaver 1 (audio, 4 s)',
+    name: 'Demo: chord melody, 4 s (not an AI model)',
     type: 'TEXT_TO_AUDIO',
     credits: 10,
     minimumCredits: 10,
     synchronous: false,
     minPlan: 'free',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: a 4-second WAV of a chord melody picked from the prompt. For trying audio jobs offline.",
     engine: 'audio',
     params: { durationSeconds: 4, sampleRate: 22050, latencyMs: 1000 },
   },
   {
     id: 'mesh-smith-1',
-    name: 'Mesh Smith 1 (3D, GLB)',
+    name: 'Demo: star-shaped prism, GLB (not an AI model)',
     type: 'TEXT_TO_3D',
     credits: 25,
     minimumCredits: 25,
     synchronous: false,
     minPlan: 'lite',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: a GLB of a tapered star prism whose points, proportions and material are picked from the prompt. For trying 3D jobs offline.",
     engine: 'mesh',
     params: { latencyMs: 1500 },
   },
   {
     id: 'voice-1',
-    name: 'Voice 1 (speech from the prompt, espeak-ng)',
+    name: 'Demo: robotic speech of the prompt, espeak-ng (not an AI model)',
     type: 'TEXT_TO_AUDIO',
     credits: 3,
     minimumCredits: 3,
     synchronous: false,
     minPlan: 'free',
     status: 'active',
+    provider: 'demo',
+    description:
+      "Built-in demo engine, not an AI model: the prompt read aloud by the espeak-ng speech synthesizer (a robotic voice; words as written). For trying speech jobs offline.",
     engine: 'voice',
     params: {},
   },

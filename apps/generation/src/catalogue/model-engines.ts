@@ -30,6 +30,11 @@ export class ModelEngines implements OnApplicationShutdown {
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 
+  /** The provider label of an engine kind (`demo` for the built-in ones); the kind's name if it is unknown. */
+  providerOf(kind: string): string {
+    return this.kinds.get(kind)?.provider ?? kind;
+  }
+
   resolve(model: ModelDefinition): ResolvedEngine {
     const key = bindingKey(model);
     let resolved = this.built.get(key);

@@ -27,10 +27,32 @@ describe('parseModelEntry', () => {
       synchronous: true,
       minPlan: 'free',
       status: 'active',
+      provider: 'demo',
+      description: '',
       engine: 'image',
       params: { width: 256, height: 256 },
     });
     expect(problems).toEqual([]);
+  });
+
+  it("takes the provider from the engine kind unless given, and never lets a built-in engine pass for a provider's model", () => {
+    const providerOf = (overrides: Record<string, unknown>) => parseModelEntry(entry(overrides), 'model', kinds, [])?.provider;
+    const replicate = { engine: 'replicate', upstreamModel: 'black-forest-labs/flux-schnell', tokenEnv: 'REPLICATE_API_TOKEN' };
+    expect(providerOf({ engine: replicate })).toBe('replicate');
+    expect(providerOf({ engine: { engine: 'openai-images', upstreamModel: 'gpt-image-1', tokenEnv: 'OPENAI_API_KEY' } })).toBe('openai');
+    expect(providerOf({ engine: replicate, provider: 'black-forest-labs' })).toBe('black-forest-labs');
+    const problems: string[] = [];
+    expect(parseModelEntry(entry({ provider: 'replicate' }), 'model', kinds, problems)).toBeNull();
+    expect(problems).toEqual(['model.provider must be "demo": the "image" engine is a built-in demo, not a model provider']);
+    expect(parseModelEntry(entry({ description: '  Draws a fox.\nIn colour.  ' }), 'model', kinds, [])?.description).toBe('Draws a fox.\nIn colour.');
+  });
+
+  it('labels every seed model a demo that is not an AI model', () => {
+    for (const model of CATALOGUE) {
+      expect(model.provider).toBe('demo');
+      expect(model.name).toMatch(/^Demo: .+ \(not an AI model\)$/);
+      expect(model.description).toMatch(/^Built-in demo engine, not an AI model: /);
+    }
   });
 
   it('round-trips every seed model through the operator format', () => {
@@ -52,6 +74,9 @@ describe('parseModelEntry', () => {
     [{ min_plan: 'gold' }, 'model.min_plan must be one of'],
     [{ status: 'paused' }, 'model.status must be one of'],
     [{ colour: 'red' }, 'model.colour is not a field of a model'],
+    [{ provider: 'Black Forest Labs' }, 'model.provider must be 1 to 40 characters'],
+    [{ description: 'x'.repeat(1001) }, 'model.description must be text of at most 1000 characters'],
+    [{ description: 'a\u0007bell' }, 'model.description must be text'],
     [{ engine: 'image' }, 'model.engine must be an object'],
     [{ engine: { engine: 'warp' } }, 'model.engine.engine "warp" is not an engine kind'],
     [{ engine: { engine: 'image', width: 10 } }, 'model.engine.width must be an integer between 64 and 2048'],

@@ -1,5 +1,5 @@
 import { GENERATION_TYPES, GenerationType, PLANS, PlanName } from '@gen/contracts';
-import { EngineKind, isRecord } from '../providers/provider-kind';
+import { DEMO_PROVIDER, EngineKind, isRecord } from '../providers/provider-kind';
 import { MODEL_STATUSES, ModelDefinition, ModelStatus } from './catalogue';
 
 /**
@@ -16,11 +16,18 @@ export interface ModelEntry {
   min_plan: PlanName;
   /** Defaults to `active`. */
   status?: ModelStatus;
+  /** Who serves it (`replicate`, `fal`, `openai`...); defaults to the engine kind's; always `demo` on a built-in engine. */
+  provider?: string;
+  /** What it makes and how, for the customers who pick it (plain text, up to 1,000 characters); defaults to none. */
+  description?: string;
   /** `{"engine": "<kind>", ...settings}`; credentials only by the name of an environment variable. */
   engine: { engine: string } & Record<string, unknown>;
 }
 
-const FIELDS = ['id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'engine'];
+const FIELDS = ['id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'provider', 'description', 'engine'];
+const OPTIONAL = ['status', 'provider', 'description'];
+export const PROVIDER_LABEL = /^[a-z0-9][a-z0-9._-]{0,39}$/;
+const MAX_DESCRIPTION = 1000;
 export const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const MAX_CREDITS = 1_000_000;
 
@@ -34,6 +41,8 @@ export function toModelEntry(model: ModelDefinition): Required<ModelEntry> {
     synchronous: model.synchronous,
     min_plan: model.minPlan,
     status: model.status,
+    provider: model.provider,
+    description: model.description,
     engine: { engine: model.engine, ...model.params },
   };
 }
@@ -50,7 +59,7 @@ export function parseModelEntry(
 ): ModelDefinition | null {
   const start = problems.length;
   if (!isRecord(raw)) {
-    problems.push(`${where} must be an object with ${FIELDS.filter((f) => f !== 'status').join(', ')}`);
+    problems.push(`${where} must be an object with ${FIELDS.filter((f) => !OPTIONAL.includes(f)).join(', ')}`);
     return null;
   }
   for (const key of Object.keys(raw)) if (!FIELDS.includes(key)) problems.push(`${where}.${key} is not a field of a model`);
@@ -70,7 +79,12 @@ export function parseModelEntry(
   if (!PLANS.includes(raw.min_plan as PlanName)) problems.push(`${at('min_plan')} must be one of ${PLANS.join(', ')}`);
   const status = raw.status ?? 'active';
   if (!MODEL_STATUSES.includes(status as ModelStatus)) problems.push(`${at('status')} must be one of ${MODEL_STATUSES.join(', ')}`);
+  const description = raw.description ?? '';
+  if (typeof description !== 'string' || description.length > MAX_DESCRIPTION || /[\u0000-\u0009\u000b-\u001f\u007f]/.test(description)) {
+    problems.push(`${at('description')} must be text of at most ${MAX_DESCRIPTION} characters (line breaks allowed, no other control characters)`);
+  }
   const binding = parseEngineBinding(raw.engine, at('engine'), kinds, problems);
+  const provider = readProvider(raw.provider, binding && kinds.get(binding.engine), at('provider'), problems);
   if (problems.length > start || !binding) return null;
   return {
     id: id as string,
@@ -81,6 +95,8 @@ export function parseModelEntry(
     synchronous: raw.synchronous as boolean,
     minPlan: raw.min_plan as PlanName,
     status: status as ModelStatus,
+    provider: provider as string,
+    description: (description as string).trim(),
     engine: binding.engine,
     params: binding.params,
   };
@@ -127,6 +143,23 @@ export function parseCatalogueFile(json: unknown, kinds: ReadonlyMap<string, Eng
     models.push(model);
   });
   return models;
+}
+
+/**
+ * `provider`: the kind's own by default. A built-in engine's models are always `demo` (they draw
+ * shapes from the prompt, they are not AI models), so no label can pass one off as a real provider.
+ */
+function readProvider(value: unknown, kind: EngineKind | null | undefined, where: string, problems: string[]): string | null {
+  if (value === undefined) return kind?.provider ?? null;
+  if (typeof value !== 'string' || !PROVIDER_LABEL.test(value)) {
+    problems.push(`${where} must be 1 to 40 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit`);
+    return null;
+  }
+  if (kind?.provider === DEMO_PROVIDER && value !== DEMO_PROVIDER) {
+    problems.push(`${where} must be "${DEMO_PROVIDER}": the "${kind.kind}" engine is a built-in demo, not a model provider`);
+    return null;
+  }
+  return value;
 }
 
 function readCredits(value: unknown, where: string, problems: string[]): number | null {

@@ -4,7 +4,7 @@ import type { ModelStatus } from './catalogue';
 
 /**
  * A catalogue model (docs/engines.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`.
- * Mirrors migration 1764300000000 (generation-models), constraint names included.
+ * Mirrors migrations 1764300000000 (generation-models) and 1764880000000 (generation-model-labels), constraint names included.
  */
 @Entity({ name: 'models' })
 @Check('models_id_check', `"id" ~ '^[a-z0-9][a-z0-9._-]{0,99}$'`)
@@ -14,6 +14,8 @@ import type { ModelStatus } from './catalogue';
 @Check('models_minimum_credits_check', `"minimum_credits" >= 0`)
 @Check('models_min_plan_check', `"min_plan" IN ('free','lite','pro','enterprise')`)
 @Check('models_status_check', `"status" IN ('active','disabled')`)
+@Check('models_provider_check', `"provider" ~ '^[a-z0-9][a-z0-9._-]{0,39}$'`)
+@Check('models_description_check', `length("description") <= 1000`)
 @Check('models_engine_check', `jsonb_typeof("engine") = 'object' AND jsonb_typeof("engine"->'engine') = 'string'`)
 export class ModelEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'models_pkey' })
@@ -39,6 +41,12 @@ export class ModelEntity {
 
   @Column('text')
   status!: ModelStatus;
+
+  @Column('text')
+  provider!: string;
+
+  @Column('text')
+  description!: string;
 
   @Column('jsonb')
   engine!: { engine: string } & Record<string, unknown>;

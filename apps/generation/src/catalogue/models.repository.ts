@@ -23,6 +23,8 @@ interface ModelRow {
   synchronous: boolean;
   min_plan: ModelDefinition['minPlan'];
   status: ModelStatus;
+  provider: string;
+  description: string;
   engine: { engine: string } & Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -30,7 +32,7 @@ interface ModelRow {
 
 export type StoredModel = ModelDefinition & { createdAt: Date; updatedAt: Date };
 
-const COLUMNS = `id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, created_at, updated_at`;
+const COLUMNS = `id, name, type, credits, minimum_credits, synchronous, min_plan, status, provider, description, engine, created_at, updated_at`;
 
 /** The catalogue table (`generation.models`). Every write sets `updated_at`; replicas re-read it. */
 @Injectable()
@@ -50,8 +52,8 @@ export class ModelsRepository {
   /** Inserts a new model; null when the id is taken. */
   async insert(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
-      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)
+      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
        ON CONFLICT (id) DO NOTHING
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -66,9 +68,9 @@ export class ModelsRepository {
   async replace(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
       `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-              status = $8, engine = $9::jsonb,
-              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
-                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb) THEN now() ELSE updated_at END
+              status = $8, engine = $9::jsonb, provider = $10, description = $11,
+              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) THEN now() ELSE updated_at END
        WHERE id = $1
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -91,8 +93,8 @@ export class ModelsRepository {
         const existing = before.get(model.id);
         if (!existing) {
           await tx.query(
-            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)`,
             toParams(model),
           );
           result.added.push(model.id);
@@ -101,7 +103,7 @@ export class ModelsRepository {
         } else {
           await tx.query(
             `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-                    status = $8, engine = $9::jsonb, updated_at = now()
+                    status = $8, engine = $9::jsonb, provider = $10, description = $11, updated_at = now()
              WHERE id = $1`,
             toParams(model),
           );
@@ -130,6 +132,8 @@ function toParams(model: ModelDefinition): unknown[] {
     model.minPlan,
     model.status,
     JSON.stringify({ engine: model.engine, ...model.params }),
+    model.provider,
+    model.description,
   ];
 }
 
@@ -144,6 +148,8 @@ function fromRow(row: ModelRow): StoredModel {
     synchronous: row.synchronous,
     minPlan: row.min_plan,
     status: row.status,
+    provider: row.provider,
+    description: row.description,
     engine,
     params,
     createdAt: row.created_at,
@@ -161,6 +167,8 @@ export function sameDefinition(a: ModelDefinition, b: ModelDefinition): boolean 
     a.synchronous === b.synchronous &&
     a.minPlan === b.minPlan &&
     a.status === b.status &&
+    a.provider === b.provider &&
+    a.description === b.description &&
     a.engine === b.engine &&
     stableJson(a.params) === stableJson(b.params)
   );

@@ -1,4 +1,4 @@
-import type { EngineKind } from '../providers/provider-kind';
+import { DEMO_PROVIDER, EngineKind } from '../providers/provider-kind';
 import { AudioEngine } from './audio.engine';
 import type { Engine } from './engine';
 import { ImageEngine } from './image.engine';
@@ -48,10 +48,14 @@ export function validateNumericSettings(
   }
 }
 
-/** A kind whose engine is one shared instance; the model's settings travel with each request (`params`). */
-export function sharedEngineKind(engine: Engine, known?: Record<string, Range>): EngineKind {
+/**
+ * A kind whose engine is one shared instance; the model's settings travel with each request (`params`).
+ * `provider`: `demo` for the built-in engines; `custom` for an embedder's (or a test's) own engine.
+ */
+export function sharedEngineKind(engine: Engine, known?: Record<string, Range>, provider = 'custom'): EngineKind {
   return {
     kind: engine.name,
+    provider,
     validate: (settings, where, problems) => {
       if (known) validateNumericSettings(known, settings, where, problems);
     },
@@ -69,5 +73,5 @@ export function builtInEngineKinds(options: { espeakPath?: string } = {}): Engin
     new InstantEngine(),
     new VoiceEngine(options.espeakPath),
   ];
-  return engines.map((engine) => sharedEngineKind(engine, SETTINGS[engine.name]));
+  return engines.map((engine) => sharedEngineKind(engine, SETTINGS[engine.name], DEMO_PROVIDER));
 }

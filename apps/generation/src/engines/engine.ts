@@ -40,6 +40,51 @@ export interface EngineRequest {
    * with the submit by adapters whose binding has `"callbacks": true`; absent or null: polling only.
    */
   callbackUrl?: string | null;
+  /**
+   * The upstream job's deadline (epoch ms) when it is already fixed: a parked job's, stored on it when
+   * it was submitted (the binding's total timeout counts from the submit, not from each phase).
+   */
+  deadlineAt?: number;
+  /** Told when the provider answered `429` (its `Retry-After` in ms, if any): the whole binding slows down. */
+  reportThrottled?(retryAfterMs: number | null): void;
+}
+
+/** What a read of an upstream job found: still running (with its progress, if known), or ended. */
+export type UpstreamCheck = { ended: false; progress?: number } | { ended: true; state: unknown };
+
+/**
+ * An engine whose work is waiting on a provider, in phases (docs/jobs.md, "Waiting upstream"), so
+ * that the wait holds no worker: `start` submits (and stores the reference through
+ * `saveUpstreamRef`) or attaches to `upstreamRef`; `check` reads the upstream state once, without
+ * retries (a failure that may pass throws `UpstreamNotNow` and the job is checked again later); `collect`
+ * fetches the output of a job that ended, or throws the failure it ended with. Failures are
+ * `EngineError`s with sanitised messages, as with `generate`.
+ */
+export interface UpstreamPhases {
+  /** The binding's whole-generation timeout, counted from the submit. */
+  readonly totalTimeoutMs: number;
+  /** At most this many upstream jobs of the binding at once, over every replica (null: no limit). */
+  readonly maxInFlight: number | null;
+  /** At most this many calls to the provider per second for the binding, over every replica (null: no limit). */
+  readonly maxRequestsPerSecond: number | null;
+  start(request: EngineRequest): Promise<UpstreamCheck>;
+  check(request: EngineRequest): Promise<UpstreamCheck>;
+  collect(request: EngineRequest, ended: UpstreamCheck & { ended: true }): ReturnType<Engine['generate']>;
+  /** How long to wait before the next check, after `checks` checks: soon at first, then slower. */
+  nextCheckMs(checks: number): number;
+}
+
+/** A check that could not be made now (provider unreachable, `429`, `503`): check again after `retryAfterMs` or a backoff. */
+export class UpstreamNotNow extends Error {
+  constructor(
+    readonly retryAfterMs: number | null,
+    /** The provider answered `429`: its limit is the binding's, not this job's. */
+    readonly throttled: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super('upstream not reachable now', options);
+    this.name = 'UpstreamNotNow';
+  }
 }
 
 /**
@@ -49,6 +94,13 @@ export interface EngineRequest {
 export interface Engine {
   readonly name: string;
   generate(request: EngineRequest): Promise<EngineOutput>;
+  /**
+   * True for provider adapters: the engine's work is I/O with a provider, so its jobs take the
+   * provider pool (PROVIDER_CONCURRENCY) instead of the CPU workers (WORKER_CONCURRENCY).
+   */
+  readonly waitsUpstream?: boolean;
+  /** Present when the engine's upstream wait can be parked (submit, check, collect). */
+  readonly phases?: UpstreamPhases;
   /** Releases what the engine holds (connection pools); called when it is replaced and at shutdown. */
   dispose?(): Promise<void>;
   /**

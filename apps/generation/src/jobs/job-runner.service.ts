@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { Engine, EngineError, EngineOutput } from '../engines/engine';
+import type { ModelDefinition } from '../catalogue/catalogue';
+import { Engine, EngineError, EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPhases } from '../engines/engine';
 import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import type { OutboxMessage } from '../outbox/outbox.repository';
@@ -14,6 +15,9 @@ import { toGenerationRecord } from './job-record';
 import type { JobEntity } from './job.entity';
 import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
 import { JobMetrics } from '../metrics/job-metrics';
+import { UpstreamMetrics } from '../metrics/upstream-metrics';
+import { BindingLimits } from './binding-limits.service';
+import { ParkedJobsRepository } from './parked-jobs.repository';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
 const LEASE_LOST = new Error('lease lost');
@@ -22,9 +26,20 @@ const CANCELED = new Error('canceled');
 /** How often the progress engines report is saved and broadcast. */
 const PROGRESS_FLUSH_MS = 1_000;
 
+/** A run's result when the job was parked (waiting upstream with no worker) or went back to the queue. */
+const PARKED = Symbol('parked');
+/** A check that could not be made now: the job is checked again after this backoff (at least). */
+const NOT_NOW_BACKOFF_MS = 500;
+
+/** Which of the process's bounded pools a run takes: CPU workers (built-in engines) or provider calls. */
+type Pool = 'cpu' | 'io';
+
 /** One job running in this process. */
 interface Run {
   job: JobEntity;
+  /** How it came here: claimed from the queue, or taken for a status check while parked. */
+  kind: 'claim' | 'check';
+  pool: Pool;
   abort: AbortController;
   done: Promise<void>;
   engine?: Engine;
@@ -36,11 +51,18 @@ interface Run {
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
 /** Emitted on `finished` once shutdown has finished or handed back every job of this process. */
 const DRAINED = Symbol('drained');
+/** Emitted on `finished` when a run gives back a provider slot. */
+const IO_FREED = Symbol('io-freed');
 
 /**
  * Claims queued jobs (respecting each account's parallel slots), runs their engines under a lease
  * kept alive by heartbeats, stores the output and finishes the job with its event. Work is found
  * both by a local nudge (submit, a slot freed) and by polling (other replicas, restarts).
+ *
+ * Two pools bound what runs (docs/jobs.md, "Waiting upstream"): built-in engines take one of
+ * WORKER_CONCURRENCY CPU workers for their run; provider jobs take one of PROVIDER_CONCURRENCY
+ * provider slots only while they submit, check once, or collect their output, and in between are
+ * parked in the database (the poll scheduler, `ParkedJobs`, hands them back here when due).
  */
 @Injectable()
 export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -48,6 +70,8 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private readonly running = new Map<string, Run>();
   /** Workers promised to admissions under way (`offer`), not yet running anything. */
   private reserved = 0;
+  /** Runs holding each pool now. */
+  private readonly active: Record<Pool, number> = { cpu: 0, io: 0 };
   private readonly finished = new EventEmitter();
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -67,6 +91,9 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     private readonly metrics: JobMetrics,
     private readonly broadcaster: Broadcaster,
+    private readonly parked: ParkedJobsRepository,
+    private readonly limits: BindingLimits,
+    private readonly upstreamMetrics: UpstreamMetrics,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -103,7 +130,8 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
    * worker stays promised until `accept`.
    */
   offer(): ClaimOffer | undefined {
-    if (this.stopping || this.running.size + this.reserved >= this.settings.workerConcurrency) return undefined;
+    // The admission may claim a job of either pool (its account's head): room in both is asked for.
+    if (this.stopping || this.free('cpu') <= 0 || this.free('io') <= 0) return undefined;
     this.reserved++;
     return { owner: this.settings.workerId, leaseMs: this.settings.leaseMs, max: 1 };
   }
@@ -216,41 +244,99 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       });
   }
 
+  /** Slots of a pool not held by a run nor promised to an admission. */
+  free(pool: Pool): number {
+    const size = pool === 'cpu' ? this.settings.workerConcurrency : this.settings.providerConcurrency;
+    return size - this.active[pool] - this.reserved;
+  }
+
   /**
    * Claims while this process has capacity. Each round visits the accounts with queued work, oldest
    * waiting first, and gives each an equal share of the free capacity (at least one job), so one
    * account's backlog cannot starve the others; several jobs of one account come in one claim.
+   * With parking on, each pool claims only the jobs of its own models (a full pool leaves its
+   * models' jobs queued), and the jobs of a binding whose `maxInFlight` is reached stay queued.
    */
   private async pump(): Promise<void> {
-    // Another round only while some account gave all it was asked for (it may have more).
-    let more = true;
-    while (more && !this.stopping && this.running.size + this.reserved < this.settings.workerConcurrency) {
-      more = false;
-      const accounts = await this.jobs.accountsWithQueuedJobs(100);
-      const share = Math.max(1, Math.floor((this.settings.workerConcurrency - this.running.size - this.reserved) / Math.max(1, accounts.length)));
-      for (const accountId of accounts) {
-        const capacity = this.settings.workerConcurrency - this.running.size - this.reserved;
-        if (this.stopping || capacity <= 0) return;
-        const asked = Math.min(share, capacity);
-        const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, asked);
-        for (const job of jobs) this.start(job);
-        if (jobs.length === asked) more = true;
+    const passes = this.claimPasses();
+    for (const pass of passes) {
+      // Another round only while some account gave all it was asked for (it may have more).
+      let more = true;
+      while (more && !this.stopping && this.free(pass.pool) > 0) {
+        more = false;
+        const accounts = await this.jobs.accountsWithQueuedJobs(100);
+        const share = Math.max(1, Math.floor(this.free(pass.pool) / Math.max(1, accounts.length)));
+        for (const accountId of accounts) {
+          const capacity = this.free(pass.pool);
+          if (this.stopping || capacity <= 0) break;
+          const asked = Math.min(share, capacity);
+          const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, asked, pass.skip);
+          for (const job of jobs) this.start(job);
+          if (jobs.length === asked) more = true;
+        }
       }
     }
   }
 
-  private start(job: JobEntity): void {
-    this.metrics.claimed(job);
+  /** The claims a pump makes: one per pool with room, each leaving out the other pool's models and blocked bindings. */
+  private claimPasses(): Array<{ pool: Pool; skip: string[] }> {
+    if (!this.settings.providerParking) return [{ pool: 'cpu', skip: [] }];
+    const byPool: Record<Pool, string[]> = { cpu: [], io: [] };
+    for (const info of this.catalogue.list()) {
+      const model = this.catalogue.find(info.id);
+      if (model) byPool[this.poolOfModel(model)].push(model.id);
+    }
+    const blocked = this.limits.blockedModels();
+    const passes: Array<{ pool: Pool; skip: string[] }> = [];
+    if (this.free('io') > 0) passes.push({ pool: 'io', skip: [...byPool.cpu, ...blocked] });
+    if (this.free('cpu') > 0) passes.push({ pool: 'cpu', skip: byPool.io });
+    return passes;
+  }
+
+  private poolOfModel(model: ModelDefinition): Pool {
+    if (!this.settings.providerParking) return 'cpu';
+    return this.catalogue.engineFor(model).engine?.waitsUpstream ? 'io' : 'cpu';
+  }
+
+  private poolOf(job: JobEntity): Pool {
+    const model = this.catalogue.find(job.modelId);
+    return model ? this.poolOfModel(model) : 'cpu';
+  }
+
+  /**
+   * Parked jobs due for a check (claimed by the poll scheduler, leased to this process): each is
+   * checked once with a provider slot, then parked again, or collected and finished, or failed.
+   */
+  check(jobs: readonly JobEntity[]): void {
+    for (const job of jobs) this.start(job, 'check');
+  }
+
+  /** Calls `listener` when provider slots free up (the poll scheduler claims again). */
+  onProviderSlotsFreed(listener: () => void): void {
+    this.finished.on(IO_FREED, listener);
+  }
+
+  /** Provider slots free for checks (the poll scheduler claims no more due jobs than this). */
+  freeForChecks(): number {
+    return this.stopping ? 0 : this.settings.providerConcurrency - this.active.io;
+  }
+
+  private start(job: JobEntity, kind: Run['kind'] = 'claim'): void {
+    if (kind === 'claim') this.metrics.claimed(job);
     // A run of ours for the same job is stale: its lease expired under it (heartbeats failed) and
     // the job was requeued and claimed again. The new claim owns the job now.
     this.running.get(job.id)?.abort.abort(LEASE_LOST);
-    const run: Run = { job, abort: new AbortController(), done: Promise.resolve(), upstreamRef: job.upstreamRef };
+    const pool = kind === 'check' ? 'io' : this.poolOf(job);
+    const run: Run = { job, kind, pool, abort: new AbortController(), done: Promise.resolve(), upstreamRef: job.upstreamRef };
+    this.active[pool]++;
     run.done = this.execute(run).finally(() => {
+      this.active[pool]--;
+      if (pool === 'io') this.finished.emit(IO_FREED);
       if (this.running.get(job.id) === run) this.running.delete(job.id);
       this.nudge();
     });
     this.running.set(job.id, run);
-    this.announce(job, null);
+    if (kind === 'claim') this.announce(job, null);
   }
 
   private async execute(run: Run): Promise<void> {
@@ -260,6 +346,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     try {
       if (job.canceledAt) throw CANCELED;
       const output = await this.runEngine(run);
+      if (output === PARKED) return;
       const outputKey = await this.storage.put(output.data, output.extension);
       outcome = { status: 'completed', outputKey, contentType: output.contentType, keepSeconds: this.settings.outputRetentionSeconds ?? DEFAULT_RETENTION_SECONDS };
     } catch (error) {
@@ -268,6 +355,14 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       // Canceled (already final, refunded): ask the provider to stop too, where there is one.
       if ((signal.aborted && signal.reason === CANCELED) || error === CANCELED) return this.cancelUpstream(run);
       if (this.stopping && signal.aborted) {
+        // Its upstream job exists: parked again, due now, for any replica's scheduler (or the lease reclaim, if this fails).
+        if (run.upstreamRef !== null && this.settings.providerParking && run.engine?.phases) {
+          const parked = await this.parked
+            .park({ jobId: job.id, owner: this.settings.workerId, delayMs: 0, submittedTotalMs: run.engine.phases.totalTimeoutMs, checked: false, progress: null })
+            .catch(() => false);
+          if (parked) this.metrics.handedBack(job);
+          return;
+        }
         // Shutting down: the job goes back to the queue now, for another replica (or our restart).
         if (await this.jobs.handBack(job.id, this.settings.workerId)) this.metrics.handedBack(job);
         return;
@@ -306,6 +401,15 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
+  /** A parked job was canceled (no run has it): its upstream job is canceled from here, best effort. */
+  cancelParked(job: JobEntity): void {
+    if (job.upstreamRef === null) return;
+    const model = this.catalogue.find(job.modelId);
+    const engine = model ? this.catalogue.engineFor(model).engine : null;
+    if (!engine?.cancel) return;
+    engine.cancel(job.upstreamRef).catch((error: unknown) => this.logger.warn({ err: error, jobId: job.id }, 'Canceling the upstream job failed'));
+  }
+
   /** Best effort: a provider job of a canceled run is canceled upstream, so nobody pays for it to go on. */
   private async cancelUpstream(run: Run): Promise<void> {
     if (!run.upstreamRef || !run.engine?.cancel) return;
@@ -316,7 +420,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  private async runEngine(run: Run): Promise<EngineOutput> {
+  private async runEngine(run: Run): Promise<EngineOutput | typeof PARKED> {
     const { job } = run;
     const signal = run.abort.signal;
     // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/catalogue.md).
@@ -328,30 +432,105 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     const timeout = AbortSignal.timeout(this.settings.engineTimeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     const latency = Number(model.params.latencyMs ?? 0) * this.settings.latencyScale;
+    const request: EngineRequest = {
+      jobId: job.id,
+      modelId: model.id,
+      type: model.type,
+      prompt: job.prompt,
+      seed: job.seq,
+      params: { ...model.params, latencyMs: latency },
+      signal: combined,
+      upstreamRef: job.upstreamRef,
+      saveUpstreamRef: async (ref) => {
+        run.upstreamRef = ref;
+        if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
+        // Not ours any more: finished by a cancel (the caller then cancels upstream), or taken over.
+        throw signal.aborted && signal.reason === CANCELED ? CANCELED : LEASE_LOST;
+      },
+      reportProgress: (fraction) => {
+        if (Number.isFinite(fraction)) run.progress = Math.min(1, Math.max(0, fraction));
+      },
+      reportThrottled: (retryAfterMs) => this.limits.throttled(model.id, retryAfterMs),
+    };
     try {
-      return await engine.generate({
-        jobId: job.id,
-        modelId: model.id,
-        type: model.type,
-        prompt: job.prompt,
-        seed: job.seq,
-        params: { ...model.params, latencyMs: latency },
-        signal: combined,
-        upstreamRef: job.upstreamRef,
-        saveUpstreamRef: async (ref) => {
-          run.upstreamRef = ref;
-          if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
-          // Not ours any more: finished by a cancel (the caller then cancels upstream), or taken over.
-          throw signal.aborted && signal.reason === CANCELED ? CANCELED : LEASE_LOST;
-        },
-        reportProgress: (fraction) => {
-          if (Number.isFinite(fraction)) run.progress = Math.min(1, Math.max(0, fraction));
-        },
-      });
+      const phases = this.settings.providerParking ? engine.phases : undefined;
+      if (phases) return await this.runPhases(run, model, phases, request);
+      return await engine.generate(request);
     } catch (error) {
       if (timeout.aborted) throw new EngineError('The generation took too long and was stopped. Your credits were refunded.');
       throw error;
     }
+  }
+
+  /**
+   * A provider job in phases (docs/jobs.md, "Waiting upstream"): a claimed job submits (a slot of its
+   * binding first, where it caps them) and is parked; a parked one due for a check reads its upstream
+   * state once, and is parked again or, once it ended, collected here.
+   */
+  private async runPhases(run: Run, model: ModelDefinition, phases: UpstreamPhases, request: EngineRequest): Promise<EngineOutput | typeof PARKED> {
+    const { job } = run;
+    const binding = model.id;
+    let result: UpstreamCheck;
+    if (run.kind === 'claim' && job.upstreamRef === null) {
+      if (!(await this.limits.acquire(binding, job.id, phases)) || !(await this.limits.permit(binding, phases))) {
+        // Its binding is full (or backing off): back to the queue, in its place, until a slot frees.
+        await this.handBackToQueue(run);
+        return PARKED;
+      }
+      result = await phases.start(request);
+      if (!result.ended) return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: phases.nextCheckMs(0) });
+    } else if (run.kind === 'claim') {
+      // Requeued with its upstream job already made (an older version's run, or a hand-back): parked, due now.
+      return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: 0 });
+    } else {
+      const deadlineAt = job.upstreamDeadlineAt?.getTime();
+      const checkRequest = { ...request, deadlineAt };
+      if (!(await this.limits.permit(binding, phases))) return this.park(run, { submittedTotalMs: null, checked: false, delayMs: phases.nextCheckMs(0) });
+      try {
+        result = await phases.check(checkRequest);
+      } catch (error) {
+        if (!(error instanceof UpstreamNotNow)) {
+          this.upstreamMetrics.checked(model.id, 'failed');
+          await this.limits.release(binding, job.id, phases);
+          throw error;
+        }
+        this.upstreamMetrics.checked(model.id, 'not-now');
+        const backoff = Math.max(error.retryAfterMs ?? 0, phases.nextCheckMs(job.upstreamChecks + 1), NOT_NOW_BACKOFF_MS);
+        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: backoff });
+      }
+      this.upstreamMetrics.checked(model.id, result.ended ? 'ended' : 'pending');
+      if (!result.ended) {
+        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: phases.nextCheckMs(job.upstreamChecks + 1), progress: result.progress });
+      }
+      request.deadlineAt = deadlineAt;
+    }
+    this.upstreamMetrics.upstreamEnded(model.id, job.upstreamAt);
+    await this.limits.release(binding, job.id, phases);
+    return phases.collect({ ...request, upstreamRef: run.upstreamRef }, result);
+  }
+
+  /** Parks the job (no lease, a next check); if it is no longer ours (canceled meanwhile, taken over), stops as such. */
+  private async park(
+    run: Run,
+    park: { submittedTotalMs: number | null; checked: boolean; delayMs: number; progress?: number },
+  ): Promise<typeof PARKED> {
+    const signal = run.abort.signal;
+    const parked = await this.parked.park({
+      jobId: run.job.id,
+      owner: this.settings.workerId,
+      delayMs: park.delayMs,
+      submittedTotalMs: park.submittedTotalMs,
+      checked: park.checked,
+      progress: park.progress ?? null,
+    });
+    if (park.progress !== undefined) this.announce(run.job, park.progress);
+    if (parked) return PARKED;
+    throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.jobs.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
+  }
+
+  /** A claimed job that cannot start now (its binding is full): queued again in its place, no attempt used. */
+  private async handBackToQueue(run: Run): Promise<void> {
+    await this.jobs.release(this.settings.workerId, [run.job.id]);
   }
 
   private async heartbeat(): Promise<void> {
@@ -408,6 +587,9 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
             this.metrics.finished(failed.job);
             this.relay.publish([failed.event]);
           }
+        } else if (this.settings.providerParking && (await this.parked.reparkExpired(id))) {
+          // Its upstream job exists: checked again from the database, never submitted twice.
+          this.logger.warn({ jobId: id, attempts }, 'Parked again a provider job whose worker stopped');
         } else if (await this.jobs.requeueExpired(id)) {
           this.metrics.requeued();
           this.logger.warn({ jobId: id, attempts }, 'Requeued a job whose worker stopped');

@@ -5,7 +5,8 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
 /**
  * A generation job. Its status moves queued -> processing -> completed | failed, guarded in SQL.
- * Mirrors migrations 1763700000000 (generation-init), 1764300000000 (-models) and 1764400000000 (-job-control), names included.
+ * Mirrors migrations 1763700000000 (generation-init), 1764300000000 (-models), 1764400000000 (-job-control) and
+ * 1764810000000 (-parked-jobs), names included.
  */
 @Entity({ name: 'jobs' })
 @Unique('jobs_seq_key', ['seq'])
@@ -17,6 +18,7 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 @Index('jobs_deadline', ['deadlineAt'], { where: `"status" IN ('queued', 'processing') AND "deadline_at" IS NOT NULL` })
 @Index('jobs_output_expiry', ['outputExpiresAt'], { where: `"status" = 'completed' AND "output_deleted_at" IS NULL` })
 @Index('jobs_output_key', ['outputKey'], { where: `"output_key" IS NOT NULL` })
+@Index('jobs_parked', ['nextCheckAt'], { where: `"status" = 'processing' AND "next_check_at" IS NOT NULL` })
 @Check('jobs_type_check', `"type" IN ('TEXT_TO_IMAGE','TEXT_TO_VIDEO','TEXT_TO_AUDIO','TEXT_TO_3D')`)
 @Check('jobs_status_check', `"status" IN ('queued','processing','completed','failed')`)
 @Check('jobs_credits_check', `"credits" >= 0`)
@@ -100,6 +102,22 @@ export class JobEntity {
   /** When the retention janitor deleted the output file. */
   @Column('timestamptz', { name: 'output_deleted_at', nullable: true })
   outputDeletedAt!: Date | null;
+
+  /** A parked provider job (no lease): when the poll scheduler next reads its upstream state. */
+  @Column('timestamptz', { name: 'next_check_at', nullable: true })
+  nextCheckAt!: Date | null;
+
+  /** Reads of the upstream job's state so far (the cadence slows down with them). */
+  @Column('integer', { name: 'upstream_checks', default: 0 })
+  upstreamChecks!: number;
+
+  /** When the upstream job was created. */
+  @Column('timestamptz', { name: 'upstream_at', nullable: true })
+  upstreamAt!: Date | null;
+
+  /** The binding's total timeout for the upstream job: failed and refunded if not ended by then. */
+  @Column('timestamptz', { name: 'upstream_deadline_at', nullable: true })
+  upstreamDeadlineAt!: Date | null;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;

@@ -52,7 +52,15 @@ type Admitted = Exclude<AdmitOutcome, { kind: 'queue-full' }> | { kind: 'queue-f
 
 /** What a cancel found. */
 export type CancelOutcome =
-  | { kind: 'canceled'; job: JobEntity; event: OutboxMessage; /** it was running somewhere: its worker must stop */ wasProcessing: boolean }
+  | {
+      kind: 'canceled';
+      job: JobEntity;
+      event: OutboxMessage;
+      /** it was running somewhere: its worker must stop */
+      wasProcessing: boolean;
+      /** it was parked (waiting upstream, no worker): its upstream job is canceled by the canceler */
+      wasParked: boolean;
+    }
   | { kind: 'already-canceled'; job: JobEntity }
   | { kind: 'finished'; job: JobEntity }
   | { kind: 'not-found' };
@@ -241,8 +249,11 @@ export class JobsRepository implements OnModuleDestroy {
    * lost in a database crash is harmless: the job is queued again, its worker finds it no longer
    * owns it at the next heartbeat, and the finish (synchronous) is guarded by the lease owner.
    */
-  async claim(accountId: string, owner: string, leaseMs: number, max = 1): Promise<JobEntity[]> {
-    return bySeq((await claimJobs.rows(this.db, [accountId, owner, leaseMs, max])).map(jobFromRow));
+  async claim(accountId: string, owner: string, leaseMs: number, max = 1, skipModels: readonly string[] = []): Promise<JobEntity[]> {
+    // `skipModels`: the same claim, leaving queued the jobs of those models (function `claim_jobs_except`,
+    // migration 1764810000000): another pool's models, or a binding at its maxInFlight.
+    const rows = skipModels.length === 0 ? await claimJobs.rows(this.db, [accountId, owner, leaseMs, max]) : await claimJobsExcept.rows(this.db, [accountId, owner, leaseMs, max, skipModels]);
+    return bySeq(rows.map(jobFromRow));
   }
 
   /**
@@ -339,20 +350,21 @@ export class JobsRepository implements OnModuleDestroy {
     lease: OutboxLease | null = null,
   ): Promise<CancelOutcome> {
     return this.db.transaction(async (tx) => {
-      const rows = await sqlRows<JobRow & { was_processing: boolean }>(tx,
-        `WITH before AS (SELECT id, status FROM jobs WHERE id = $1 AND account_id = $2 FOR UPDATE)
+      const rows = await sqlRows<JobRow & { was_processing: boolean; was_parked: boolean }>(tx,
+        `WITH before AS (SELECT id, status, lease_owner FROM jobs WHERE id = $1 AND account_id = $2 FOR UPDATE)
          UPDATE jobs SET status = 'failed', error = $3, completed_at = now(), canceled_at = now(),
-                lease_owner = NULL, lease_expires_at = NULL
+                lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL
          FROM before
          WHERE jobs.id = before.id AND before.status IN ('queued', 'processing')
-         RETURNING jobs.*, before.status = 'processing' AS was_processing`,
+         RETURNING jobs.*, before.status = 'processing' AS was_processing,
+                   before.status = 'processing' AND before.lease_owner IS NULL AS was_parked`,
         [jobId, accountId, error],
       );
       if (rows.length === 1) {
         const job = jobFromRow(rows[0]);
         const event = buildEvent(job);
         await this.outbox.append(tx.queryRunner as QueryRunner, [event], lease);
-        return { kind: 'canceled', job, event, wasProcessing: rows[0].was_processing } as const;
+        return { kind: 'canceled', job, event, wasProcessing: rows[0].was_processing, wasParked: rows[0].was_parked } as const;
       }
       const existing = await sqlRows<JobRow>(tx, `SELECT * FROM jobs WHERE id = $1 AND account_id = $2`, [jobId, accountId]);
       if (existing.length === 0) return { kind: 'not-found' } as const;
@@ -462,7 +474,7 @@ export class JobsRepository implements OnModuleDestroy {
 }
 
 /** A `jobs` row as the statements below return it. */
-interface JobRow {
+export interface JobRow {
   id: string;
   seq: string;
   account_id: string;
@@ -484,6 +496,10 @@ interface JobRow {
   canceled_at: Date | null;
   deadline_at: Date | null;
   progress: number | null;
+  next_check_at: Date | null;
+  upstream_checks: number;
+  upstream_at: Date | null;
+  upstream_deadline_at: Date | null;
   output_expires_at: Date | null;
   output_deleted_at: Date | null;
   created_at: Date;
@@ -496,11 +512,11 @@ interface JobRow {
 const JOB_COLUMNS: ReadonlyArray<keyof JobRow> = [
   'id', 'seq', 'account_id', 'api_key_id', 'model_id', 'type', 'prompt', 'status', 'credits', 'parallel_limit', 'webhook_url',
   'output_key', 'output_content_type', 'error', 'attempts', 'lease_owner', 'lease_expires_at', 'upstream_ref', 'canceled_at',
-  'deadline_at', 'progress', 'output_expires_at', 'output_deleted_at', 'created_at', 'started_at', 'completed_at',
+  'deadline_at', 'progress', 'next_check_at', 'upstream_checks', 'upstream_at', 'upstream_deadline_at', 'output_expires_at', 'output_deleted_at', 'created_at', 'started_at', 'completed_at',
 ];
 
 /** The job columns, each as `<of>.<column>` (a table alias, or a composite value such as `(r.job)`). */
-function jobColumns(of: string): string {
+export function jobColumns(of: string): string {
   return JOB_COLUMNS.map((column) => `${of}.${column}`).join(', ');
 }
 
@@ -528,13 +544,18 @@ const claimJobs = new PreparedStatement<JobRow>(
   `SELECT ${jobColumns('c')} FROM claim_jobs($1::uuid, $2::text, $3::int, $4::int) AS c`,
 );
 
+const claimJobsExcept = new PreparedStatement<JobRow>(
+  'generation.claim_jobs_except',
+  `SELECT ${jobColumns('c')} FROM claim_jobs_except($1::uuid, $2::text, $3::int, $4::int, $5::text[]) AS c`,
+);
+
 /** The arrays `finishJobs` takes, one per column of `f`, in this order. */
 const FINISH_COLUMNS = ['id', 'owner', 'status', 'output_key', 'content_type', 'error', 'canceled', 'keep_seconds'] as const;
 
 const finishJobs = new PreparedStatement<JobRow>(
   'generation.finish_jobs',
   `UPDATE jobs SET status = f.status, output_key = f.output_key, output_content_type = f.content_type, error = f.error,
-          completed_at = now(), lease_owner = NULL, lease_expires_at = NULL,
+          completed_at = now(), lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL,
           canceled_at = CASE WHEN f.canceled THEN now() END,
           progress = CASE WHEN f.status = 'completed' THEN 1 ELSE jobs.progress END,
           output_expires_at = now() + (f.keep_seconds * interval '1 second')
@@ -572,7 +593,7 @@ function bySeq(jobs: JobEntity[]): JobEntity[] {
   return jobs.sort((a, b) => a.seq - b.seq);
 }
 
-function jobFromRow(row: JobRow): JobEntity {
+export function jobFromRow(row: JobRow): JobEntity {
   return Object.assign(new JobEntity(), {
     id: row.id,
     seq: Number(row.seq),
@@ -595,6 +616,10 @@ function jobFromRow(row: JobRow): JobEntity {
     canceledAt: row.canceled_at,
     deadlineAt: row.deadline_at,
     progress: row.progress,
+    nextCheckAt: row.next_check_at,
+    upstreamChecks: row.upstream_checks,
+    upstreamAt: row.upstream_at,
+    upstreamDeadlineAt: row.upstream_deadline_at,
     outputExpiresAt: row.output_expires_at,
     outputDeletedAt: row.output_deleted_at,
     createdAt: row.created_at,

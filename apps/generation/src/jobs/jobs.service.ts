@@ -123,6 +123,7 @@ export class JobsService {
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
       case 'canceled':
         if (outcome.wasProcessing) this.runner.stop(outcome.job.id);
+        if (outcome.wasParked) this.runner.cancelParked(outcome.job);
         this.runner.finishedElsewhere(outcome.job, outcome.event);
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
     }

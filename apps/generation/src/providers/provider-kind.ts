@@ -11,12 +11,20 @@ export interface ProviderContext {
   allowPrivateNetworks: boolean;
 }
 
+/** The provider of every built-in engine's models: they are demos, not AI models (docs/catalogue.md). */
+export const DEMO_PROVIDER = 'demo';
+
 /**
  * A kind of engine a catalogue model can be bound to: `{"engine": "<kind>", ...settings}`.
  * Built-in engines (`image`, `voice`...) and provider adapters (`replicate`, `fal`...) alike.
  */
 export interface EngineKind {
   readonly kind: string;
+  /**
+   * Who serves its models, as the catalogue shows it (`provider`): `replicate`, `fal`, `openai`...;
+   * `demo` for the built-in engines, which are not AI models and may be labelled nothing else.
+   */
+  readonly provider: string;
   /**
    * Checks a binding's settings (everything but `engine`) with no I/O and no environment, since
    * the operator CLI runs it too. Each problem names its field as `${where}.<field>`.

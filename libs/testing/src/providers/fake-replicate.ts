@@ -18,7 +18,7 @@ import { AssetName, dataUri, FakeServers, LEAK, parseJson, postCallback, sendJso
  * - `Authorization: Bearer <token>`; errors are problem details (`{"title", "detail", "status"}`).
  * - Webhooks (https://replicate.com/docs/topics/webhooks, ".../verify-webhook"): a create with
  *   `webhook` (an https or http URL) and `webhook_events_filter` (`start`, `output`, `logs`,
- *   `completed`) runs on its own clock (`runMs`) and, when it ends, POSTs the prediction to the URL
+ *   `completed`) runs on its own clock (`durationMs`) and, when it ends, POSTs the prediction to the URL
  *   for `completed`, signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`,
  *   `webhook-signature: v1,<base64>`) with the account's secret, which
  *   `GET /v1/webhooks/default/secret` answers as `{"key": "whsec_..."}`. A delivery answered other
@@ -117,6 +117,9 @@ export interface FakeReplicate extends FakeServers {
     id: string,
     options?: { webhookId?: string; timestamp?: Date; secret?: string; body?: string; signature?: string; url?: string },
   ): Promise<SentCallback>;
+  /** Predictions running now (created, not ended), and the most there ever were at once. */
+  inFlight(): number;
+  peakInFlight(): number;
 }
 
 /** Replicate's ids look like `gm3qorzdhgbfurvjtvhg6dckhu`: 26 lower-case base32 characters. */
@@ -129,19 +132,24 @@ const OFFICIAL = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/;
 const PREFER = /^wait(=([1-9]|[1-9][0-9]|60))?$/;
 const CANCEL_AFTER = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/;
 
+/**
+ * `durationMs`: each prediction runs that long from its create (wall clock, whatever the polls), as a
+ * real model does, instead of ending at its second poll (benchmarks and parking specs). A prediction
+ * made with a webhook always runs on the clock (`durationMs`, default 50 ms), then calls back.
+ */
 export async function startFakeReplicate(
-  options: {
-    token?: string;
-    slowMs?: number;
-    /** How long a prediction made with a webhook runs before it ends on its own (default 50 ms). */
-    runMs?: number;
-    webhookRetries?: number;
-    webhookRetryMs?: number;
-  } = {},
+  options: { token?: string; slowMs?: number; durationMs?: number; webhookRetries?: number; webhookRetryMs?: number } = {},
 ): Promise<FakeReplicate> {
   const token = options.token ?? 'r8_fake-replicate-token-123';
   const slowMs = options.slowMs ?? 1_500;
-  const runMs = options.runMs ?? 50;
+  const durationMs = options.durationMs;
+  let inFlight = 0;
+  let peakInFlight = 0;
+  const running = new Set<string>();
+  /** The prediction is no longer running (ended, canceled): it leaves the in-flight count. */
+  const ended = (p: Prediction) => {
+    if (running.delete(p.id)) inFlight--;
+  };
   const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
   let webhookSecret = newSecret();
   const callbacks: SentCallback[] = [];
@@ -159,7 +167,14 @@ export async function startFakeReplicate(
   const asset = (scenario: ReplicateScenario): AssetName =>
     scenario === 'ok-video' ? 'mp4' : scenario === 'ok-audio' ? 'wav' : scenario === 'ok-3d' ? 'glb' : scenario === 'ok-jpeg' ? 'jpeg' : 'png';
 
+  /** The prediction ends as its scenario says; one made with a webhook then calls back (`completed`). */
   const finish = (p: Prediction) => {
+    settle(p);
+    if (p.webhook && (!p.webhookEvents || p.webhookEvents.includes('completed'))) void deliver(p, `msg_${randomBytes(12).toString('hex')}`);
+  };
+
+  const settle = (p: Prediction) => {
+    ended(p);
     const file = (name: string) => `${servers.cdnUrl}/files/${name}.${asset(p.scenario)}`;
     switch (p.scenario) {
       case 'fails':
@@ -214,6 +229,10 @@ export async function startFakeReplicate(
   const advance = (p: Prediction) => {
     if (!['starting', 'processing'].includes(p.status)) return;
     p.polls++;
+    if (durationMs !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
+      p.status = 'processing'; // ended by its timer
+      return;
+    }
     if (p.scenario === 'never-finishes' || (p.scenario === 'held' && !released)) {
       p.status = 'processing';
       return;
@@ -244,24 +263,13 @@ export async function startFakeReplicate(
   const deliver = async (p: Prediction, webhookId: string) => {
     for (let attempt = 0; attempt <= (options.webhookRetries ?? 0); attempt++) {
       const body = JSON.stringify(view(p));
-      const signature = new Webhook(webhookSecret).sign(webhookId, new Date(), body);
-      const timestamp = String(Math.floor(Date.now() / 1000));
+      const at = new Date();
+      const signature = new Webhook(webhookSecret).sign(webhookId, at, body);
+      const timestamp = String(Math.floor(at.getTime() / 1000));
       const sent = await postCallback(callbacks, p.webhook as string, { 'webhook-id': webhookId, 'webhook-timestamp': timestamp, 'webhook-signature': signature }, body);
       if (sent.status >= 200 && sent.status < 300) return;
       await sleep(options.webhookRetryMs ?? 200);
     }
-  };
-
-  /** A prediction made with a webhook ends on its own after `runMs`, then calls back (unless it never ends). */
-  const runWithWebhook = (p: Prediction) => {
-    if (p.scenario === 'never-finishes') return;
-    const tick = () => {
-      if (!['starting', 'processing'].includes(p.status)) return;
-      if (p.scenario === 'held' && !released) return void setTimeout(tick, 20).unref();
-      finish(p);
-      if (!p.webhookEvents || p.webhookEvents.includes('completed')) void deliver(p, `msg_${randomBytes(12).toString('hex')}`);
-    };
-    setTimeout(tick, runMs).unref();
   };
 
   servers = await startFakeServers(async (req, res, body) => {
@@ -346,7 +354,14 @@ export async function startFakeReplicate(
       };
       predictions.set(p.id, p);
       ordered.push(p);
-      if (p.webhook) runWithWebhook(p);
+      running.add(p.id);
+      peakInFlight = Math.max(peakInFlight, ++inFlight);
+      const runFor = durationMs ?? (p.webhook ? 50 : undefined);
+      if (runFor !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
+        setTimeout(() => {
+          if (['starting', 'processing'].includes(p.status)) finish(p);
+        }, runFor).unref();
+      }
       if (scenario === 'create-no-id') {
         const { id: _id, ...rest } = view(p);
         return sendJson(res, 201, rest);
@@ -385,7 +400,10 @@ export async function startFakeReplicate(
     if (req.method === 'POST' && cancel) {
       const p = predictions.get(decodeURIComponent(cancel[1]));
       if (!p) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
-      if (['starting', 'processing'].includes(p.status)) p.status = 'canceled';
+      if (['starting', 'processing'].includes(p.status)) {
+        p.status = 'canceled';
+        ended(p);
+      }
       return sendJson(res, 200, view(p));
     }
     problem(res, 404, 'Not found', 'The requested resource could not be found.');
@@ -412,6 +430,8 @@ export async function startFakeReplicate(
       const headers = { 'webhook-id': webhookId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature };
       return postCallback(callbacks, o.url ?? (p.webhook as string), headers, body);
     },
+    inFlight: () => inFlight,
+    peakInFlight: () => peakInFlight,
   });
   // The secret as it is now (rotateSecret changes it).
   Object.defineProperty(fake, 'webhookSecret', { get: () => webhookSecret });

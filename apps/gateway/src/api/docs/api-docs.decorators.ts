@@ -41,7 +41,7 @@ const WWW_AUTHENTICATE: HeadersObject = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'bad_request: the body is not JSON, is empty with a JSON content type, is not UTF-8, or nests too deep',
   401: 'unauthorized: missing, malformed, unknown or revoked API key',
-  402: "insufficient_credits: available credits below the model's minimum (the message names it)",
+  402: "insufficient_credits: available credits below the model's minimum (the message names it); spending_cap_reached: the hold would pass the API key's cap per day or month (the message names the cap and when it resets)",
   403: 'forbidden: the key lacks the permission (scope) the route needs, or the model needs a higher plan',
   404: "not_found: unknown id, or another account's",
   409: "conflict: the request conflicts with the resource's state",
@@ -58,6 +58,8 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export interface ErrorExample {
   summary: string;
   message: string;
+  /** The code, when not the status's first (402 spending_cap_reached). */
+  code?: ErrorCode;
 }
 
 /**
@@ -108,11 +110,13 @@ function codeOf(status: number): ErrorCode {
 }
 
 function envelopeExamples(status: number, examples: Record<string, ErrorExample>) {
-  const code = codeOf(status);
   return Object.fromEntries(
     Object.entries(examples).map(([name, example]) => [
       name,
-      { summary: example.summary, value: { error: { code, status, message: example.message, request_id: EXAMPLE_REQUEST_ID } } },
+      {
+        summary: example.summary,
+        value: { error: { code: example.code ?? codeOf(status), status, message: example.message, request_id: EXAMPLE_REQUEST_ID } },
+      },
     ]),
   );
 }

@@ -13,7 +13,7 @@ import { ERROR_STATUS, ErrorCode } from '@gen/errors';
  * shows under another.
  */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; one code per HTTP status.' })
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
   code!: ErrorCode;
 
   @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.' })
@@ -128,7 +128,7 @@ export class ModelDto {
   @ApiProperty({ example: 'pixel-flux-1' })
   id!: string;
 
-  @ApiProperty({ example: 'Pixel Flux 1' })
+  @ApiProperty({ example: 'FLUX.1 [schnell] (fast image)' })
   name!: string;
 
   @ApiProperty({ enum: GENERATION_TYPES, example: 'TEXT_TO_IMAGE' })
@@ -145,6 +145,15 @@ export class ModelDto {
 
   @ApiProperty({ enum: PLANS, description: 'Lowest plan that may use the model.', example: 'free' })
   min_plan!: PlanName;
+
+  @ApiProperty({
+    description: 'Who serves it: `replicate`, `fal`, `openai`, ... `demo` marks the built-in demo engines, which draw shapes from the prompt and are not AI models.',
+    example: 'replicate',
+  })
+  provider!: string;
+
+  @ApiProperty({ description: "What the model makes and how, in the operator's words ('' when none).", example: 'FLUX.1 [schnell] by Black Forest Labs on Replicate: 1 to 4 images in about a second.' })
+  description!: string;
 
   @ApiProperty({
     description: "Whether a submit by this caller can use it now: enabled by the operator, its engine can run here, and the caller's plan allows it.",

@@ -1,10 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { KeyCapView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
-import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView } from './dashboard-keys.service';
-import { CreateKeyDto, UpdateKeyDto } from './key.dto';
+import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyWithCapsView } from './dashboard-keys.service';
+import { CreateKeyDto, KeyCapsDto, UpdateKeyDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
 
@@ -16,7 +17,7 @@ export class DashboardKeysController {
   constructor(private readonly keys: DashboardKeysService) {}
 
   @Get()
-  async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyView[] }> {
+  async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyWithCapsView[] }> {
     return { data: await this.keys.list(session.accountId) };
   }
 
@@ -35,6 +36,12 @@ export class DashboardKeysController {
   @HttpCode(200)
   renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
     return this.keys.renewWebhookSecret(session.accountId, id);
+  }
+
+  /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */
+  @Put(':id/caps')
+  setCaps(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: KeyCapsDto): Promise<KeyCapView> {
+    return this.keys.setCaps(session.accountId, id, body);
   }
 
   @Delete(':id')

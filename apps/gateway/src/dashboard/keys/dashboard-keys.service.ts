@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { KeyCapView, ListKeyCapsReply, ListKeyCapsRequest, SetKeyCapsRequest, Subjects } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
+import { RpcClient } from '@gen/transport';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
@@ -20,6 +22,11 @@ export interface KeyView {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+}
+
+/** A key as the dashboard lists it, with its spending caps and spend (billing's view). */
+export interface KeyWithCapsView extends KeyView {
+  caps: Omit<KeyCapView, 'key_id'>;
 }
 
 export interface KeyChangeReply {
@@ -59,10 +66,33 @@ export class DashboardKeysService {
   constructor(
     private readonly keys: ApiKeysService,
     private readonly webhooks: KeyWebhooksService,
+    private readonly rpc: RpcClient,
   ) {}
 
-  async list(accountId: string): Promise<KeyView[]> {
-    return (await this.keys.list(accountId)).map(toKeyView);
+  /** The account's keys, each with its caps and what it has spent today and this month (UTC). */
+  async list(accountId: string): Promise<KeyWithCapsView[]> {
+    const keys = (await this.keys.list(accountId)).map(toKeyView);
+    if (keys.length === 0) return [];
+    const caps = await this.rpc.request<ListKeyCapsReply, ListKeyCapsRequest>(Subjects.billingKeyCapsList, {
+      accountId,
+      keyIds: keys.map((k) => k.id),
+    });
+    const byKey = new Map(caps.data.map(({ key_id, ...rest }) => [key_id, rest]));
+    return keys.map((key) => ({ ...key, caps: byKey.get(key.id) as Omit<KeyCapView, 'key_id'> }));
+  }
+
+  /**
+   * Sets or removes a key's spending caps (billing checks the values: whole credits, at least 1; null
+   * removes). The key must be one of the account's (404 otherwise, as for every key route).
+   */
+  async setCaps(accountId: string, keyId: string, change: { per_day?: number | null; per_month?: number | null }): Promise<KeyCapView> {
+    await this.keys.get(accountId, keyId);
+    return this.rpc.request<KeyCapView, SetKeyCapsRequest>(Subjects.billingKeyCapsSet, {
+      accountId,
+      keyId,
+      perDay: change.per_day,
+      perMonth: change.per_month,
+    });
   }
 
   async create(accountId: string, input: { name: string; scopes?: ApiKeyScope[]; webhook_url?: string | null }): Promise<CreatedKeyReply> {

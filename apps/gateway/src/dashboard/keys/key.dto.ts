@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/api-key.entity';
 
 export class CreateKeyDto {
@@ -27,4 +27,21 @@ export class UpdateKeyDto {
   @IsString({ message: 'webhook_url: must be text or null.' })
   @MaxLength(4096, { message: 'webhook_url: too long.' })
   webhook_url!: string | null;
+}
+
+const CAP_MESSAGE = (field: string) => `${field}: must be a whole number of credits from 1 to 2147483647, or null for no cap.`;
+
+/** A key's spending caps: a number sets one, null removes it, an absent field keeps it. */
+export class KeyCapsDto {
+  @ValidateIf((body: KeyCapsDto) => body.per_day !== null && body.per_day !== undefined)
+  @IsInt({ message: CAP_MESSAGE('per_day') })
+  @Min(1, { message: CAP_MESSAGE('per_day') })
+  @Max(2_147_483_647, { message: CAP_MESSAGE('per_day') })
+  per_day?: number | null;
+
+  @ValidateIf((body: KeyCapsDto) => body.per_month !== null && body.per_month !== undefined)
+  @IsInt({ message: CAP_MESSAGE('per_month') })
+  @Min(1, { message: CAP_MESSAGE('per_month') })
+  @Max(2_147_483_647, { message: CAP_MESSAGE('per_month') })
+  per_month?: number | null;
 }

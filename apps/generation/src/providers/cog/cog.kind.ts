@@ -26,6 +26,7 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
  */
 export const cogEngineKind: EngineKind = {
   kind: 'cog',
+  provider: 'cog',
   validate(settings, where, problems) {
     parse(settings, where, problems);
   },

@@ -32,6 +32,7 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 /** fal's queue API (https://docs.fal.ai/model-endpoints/queue): `{"engine": "fal", "upstreamModel": "fal-ai/...", "tokenEnv": ...}`. */
 export const falEngineKind: EngineKind = {
   kind: 'fal',
+  provider: 'fal',
   validate(settings, where, problems) {
     parse(settings, where, problems);
   },

@@ -24,6 +24,7 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 /** The OpenAI Images API and compatible servers: `{"engine": "openai-images", "upstreamModel": "gpt-image-1", "tokenEnv": ...}`. */
 export const openAiImagesEngineKind: EngineKind = {
   kind: 'openai-images',
+  provider: 'openai',
   validate(settings, where, problems) {
     parse(settings, where, problems);
   },

@@ -7,6 +7,7 @@ import { parseRemoteEngineSettings } from './remote-engine.settings';
 /** Our own generic protocol (docs/engines.md, "remote"). */
 export const remoteEngineKind: EngineKind = {
   kind: 'remote',
+  provider: 'remote',
   validate(settings, where, problems) {
     parseRemoteEngineSettings(settings, where, problems);
   },

@@ -1,5 +1,5 @@
 import { isRecord } from '../provider-kind';
-import { BINDING_DEFAULTS, ENV_NAME, readInt, readUrl } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, ENV_NAME, readInt, readUrl, readWaitSettings, WAIT_KEYS, WaitSettings } from '../shared/binding-settings';
 
 /**
  * Settings of a model bound to our own generic protocol (docs/engines.md, "remote"):
@@ -7,7 +7,7 @@ import { BINDING_DEFAULTS, ENV_NAME, readInt, readUrl } from '../shared/binding-
  * "auth"?: {"header", "valueEnv", "prefix"?}, "params"?, "timeouts"?, ...}`. Parsed without the
  * environment: the credential is only named (`auth.valueEnv`) and read when the engine is built.
  */
-export interface RemoteEngineSettings {
+export interface RemoteEngineSettings extends WaitSettings {
   /** Base URL of the upstream API, without a trailing slash (`https://api.example.com`). */
   baseUrl: string;
   /** Path of the submit call, appended to baseUrl. */
@@ -36,6 +36,8 @@ export const REMOTE_DEFAULTS = {
   submitPath: '/v1/generations',
   statusPath: '/v1/generations/{id}',
   ...BINDING_DEFAULTS,
+  maxInFlight: null,
+  maxRequestsPerSecond: null,
 } as const;
 
 const KNOWN_KEYS = new Set([
@@ -51,6 +53,7 @@ const KNOWN_KEYS = new Set([
   'retries',
   'maxOutputBytes',
   'outputOrigins',
+  ...WAIT_KEYS,
 ]);
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
 
@@ -101,6 +104,7 @@ export function parseRemoteEngineSettings(raw: Record<string, unknown>, where: s
   const retries = readInt(raw.retries, `${where}.retries`, REMOTE_DEFAULTS.retries, 0, 10, problems);
   const maxOutputBytes = readInt(raw.maxOutputBytes, `${where}.maxOutputBytes`, REMOTE_DEFAULTS.maxOutputBytes, 1, 1024 ** 3, problems);
   if (requestTimeoutMs > totalTimeoutMs) problems.push(`${where}.timeouts.requestMs must not exceed timeouts.totalMs`);
+  const wait = readWaitSettings(raw, where, pollIntervalMs, problems);
 
   const outputOrigins: string[] = [];
   if (raw.outputOrigins !== undefined) {
@@ -129,6 +133,7 @@ export function parseRemoteEngineSettings(raw: Record<string, unknown>, where: s
     retries,
     maxOutputBytes,
     outputOrigins,
+    ...wait,
   };
 }
 

@@ -33,6 +33,7 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 /** Replicate (https://replicate.com/docs/reference/http): `{"engine": "replicate", "upstreamModel": "owner/name", "tokenEnv": ...}`. */
 export const replicateEngineKind: EngineKind = {
   kind: 'replicate',
+  provider: 'replicate',
   validate(settings, where, problems) {
     parse(settings, where, problems);
   },

@@ -38,6 +38,25 @@ export interface BindingSettings {
    * docs/engines.md, "Callbacks"): the job is then checked at once instead of at its next poll.
    */
   callbacks: boolean;
+  /** The slowest cadence of a parked job's checks (they start at `pollIntervalMs` and slow down to this). */
+  maxPollIntervalMs: number;
+  /** At most this many upstream jobs of this binding at once, over every replica (the provider account's concurrency); null: no cap. */
+  maxInFlight: number | null;
+  /** At most this many calls to the provider per second for this binding, over every replica; null: no cap. */
+  maxRequestsPerSecond: number | null;
+}
+
+/** The settings of a binding's upstream wait (docs/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
+export type WaitSettings = Pick<BindingSettings, 'maxPollIntervalMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
+export const WAIT_KEYS = ['maxPollIntervalMs', 'maxInFlight', 'maxRequestsPerSecond'] as const;
+
+/** `maxPollIntervalMs` (at least `pollIntervalMs`), `maxInFlight` and `maxRequestsPerSecond`. */
+export function readWaitSettings(raw: Record<string, unknown>, where: string, pollIntervalMs: number, problems: string[]): WaitSettings {
+  const maxPollIntervalMs = readInt(raw.maxPollIntervalMs, `${where}.maxPollIntervalMs`, Math.max(pollIntervalMs, BINDING_DEFAULTS.maxPollIntervalMs), 10, 300_000, problems);
+  if (maxPollIntervalMs < pollIntervalMs) problems.push(`${where}.maxPollIntervalMs must not be less than pollIntervalMs`);
+  const cap = (key: 'maxInFlight' | 'maxRequestsPerSecond', max: number) =>
+    raw[key] === undefined || raw[key] === null ? null : readInt(raw[key], `${where}.${key}`, 1, 1, max, problems);
+  return { maxPollIntervalMs, maxInFlight: cap('maxInFlight', 1_000_000), maxRequestsPerSecond: cap('maxRequestsPerSecond', 100_000) };
 }
 
 export interface BindingSpec {
@@ -59,6 +78,7 @@ export const BINDING_DEFAULTS = {
   requestTimeoutMs: 15_000,
   totalTimeoutMs: 110_000,
   pollIntervalMs: 1_000,
+  maxPollIntervalMs: 10_000,
   retries: 2,
   maxOutputBytes: 100 * 1024 * 1024,
 } as const;
@@ -77,6 +97,7 @@ const COMMON_KEYS = [
   'outputOrigins',
   'outputPath',
   'callbacks',
+  ...WAIT_KEYS,
 ];
 /** Names under which a credential gets pasted into a binding by mistake. */
 const CREDENTIAL_KEYS = /^(token|apiKey|api_key|apiToken|api_token|key|secret|password|authorization|credentials?|bearer|headers)$/i;
@@ -152,6 +173,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   const outputOrigins = raw.outputOrigins === undefined ? [...spec.defaults.outputOrigins] : readOrigins(raw.outputOrigins, `${where}.outputOrigins`, problems);
   const outputPath = readOutputPath(raw.outputPath, `${where}.outputPath`, problems);
   const callbacks = readCallbacks(raw.callbacks, `${where}.callbacks`, spec.callbacks, problems);
+  const wait = readWaitSettings(raw, where, pollIntervalMs, problems);
 
   if (problems.length > start || baseUrl === null) return null;
   return {
@@ -170,6 +192,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     outputOrigins,
     outputPath,
     callbacks,
+    ...wait,
   };
 }
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import { type Engine, type EngineRequest, UpstreamNotNow } from '../../engines/engine';
 import { delay } from '../../engines/engine-runtime';
 import type { ProviderContext } from '../provider-kind';
 import type { BindingSettings } from './binding-settings';
@@ -98,27 +98,41 @@ export class UpstreamClient {
   }
 
   /**
-   * Runs one generation. `work` speaks the provider's protocol through the `UpstreamJob` it is given;
-   * `cancel` asks the provider to stop a job by its reference. When the runner aborts (lease lost,
-   * shutdown) the abort reason is rethrown untouched and the upstream job is left alone: another
-   * worker may attach to it. When we give up on it ourselves (our deadline, the provider unreachable
-   * or answering nonsense) it is cancelled, best effort, since nobody will ever collect its result.
+   * Runs one generation, or one phase of a parked one (`phase`). `work` speaks the provider's protocol
+   * through the `UpstreamJob` it is given; `cancel` asks the provider to stop a job by its reference.
+   * When the runner aborts (lease lost, shutdown) the abort reason is rethrown untouched and the
+   * upstream job is left alone: another worker may attach to it. When we give up on it ourselves (our
+   * deadline, the provider unreachable or answering nonsense) it is cancelled, best effort, since
+   * nobody will ever collect its result. A `check` makes no retries of its own: a failure that may
+   * pass is `UpstreamNotNow` (the job is checked again later, until its deadline).
    */
-  async run(request: EngineRequest, work: (job: UpstreamJob) => Promise<EngineOutput>, cancel?: (ref: string) => Promise<boolean>): Promise<EngineOutput> {
+  async run<T>(
+    request: EngineRequest,
+    work: (job: UpstreamJob) => Promise<T>,
+    cancel?: (ref: string) => Promise<boolean>,
+    phase: 'whole' | 'start' | 'check' | 'collect' = 'whole',
+  ): Promise<T> {
     request.signal.throwIfAborted();
-    const deadline = AbortSignal.timeout(this.settings.totalTimeoutMs);
-    const job = new UpstreamJob(this, request, Date.now() + this.settings.totalTimeoutMs, AbortSignal.any([request.signal, deadline]));
+    const deadlineAt = request.deadlineAt ?? Date.now() + this.settings.totalTimeoutMs;
+    const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
+    const job = new UpstreamJob(this, request, deadlineAt, AbortSignal.any([request.signal, deadline]), phase === 'check' ? 0 : this.settings.retries);
+    if ((phase === 'check' || phase === 'collect') && request.upstreamRef !== null) job.attach(request.upstreamRef);
     try {
+      if (Date.now() >= deadlineAt) throw new UpstreamFailure('timeout', `no result within timeouts.totalMs (${this.settings.totalTimeoutMs} ms)`);
       return await work(job);
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason; // cancelled by the runner: not a failure of ours
-      const failure = deadline.aborted
-        ? new UpstreamFailure('timeout', `no result within timeouts.totalMs (${this.settings.totalTimeoutMs} ms)`, { cause: error })
-        : error instanceof UpstreamFailure
-          ? error
-          : null;
+      const failure =
+        deadline.aborted || Date.now() >= deadlineAt
+          ? error instanceof UpstreamFailure && error.kind === 'timeout'
+            ? error
+            : new UpstreamFailure('timeout', `no result within timeouts.totalMs (${this.settings.totalTimeoutMs} ms)`, { cause: error })
+          : error instanceof UpstreamFailure
+            ? error
+            : null;
       // Not an upstream problem: a bug, or this worker lost the job (saveUpstreamRef): the runner decides.
       if (!failure) throw error;
+      if (phase === 'check' && failure.transient && failure.kind !== 'timeout') throw new UpstreamNotNow(failure.retryAfterMs, failure.throttled, { cause: failure });
       this.logger.warn(
         { engine: this.name, jobId: request.jobId, kind: failure.kind, detail: this.redact(failure.detail), upstreamRef: job.upstreamRef },
         'Upstream generation failed',
@@ -169,6 +183,8 @@ export class UpstreamJob {
     private readonly deadlineAt: number,
     /** The job's signal and the whole-generation deadline together. */
     readonly signal: AbortSignal,
+    /** Extra tries of a call that failed transiently (the binding's `retries`; none in a parked job's check). */
+    private readonly retries: number,
   ) {}
 
   remainingMs(): number {
@@ -206,7 +222,8 @@ export class UpstreamJob {
       try {
         return await call();
       } catch (error) {
-        if (!(error instanceof UpstreamFailure) || !error.transient || attempt >= this.client.settings.retries) throw error;
+        if (error instanceof UpstreamFailure && error.throttled) this.request.reportThrottled?.(error.retryAfterMs);
+        if (!(error instanceof UpstreamFailure) || !error.transient || attempt >= this.retries) throw error;
         if (!repeatable && error.mayHaveStarted) throw error;
         const wait = Math.max(Math.min(2_000, 200 * 2 ** attempt), error.retryAfterMs ?? 0);
         // Waiting past the deadline only to time out: fail now with what the upstream said.

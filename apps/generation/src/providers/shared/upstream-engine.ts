@@ -1,4 +1,5 @@
-import type { Engine, EngineOutput, EngineRequest } from '../../engines/engine';
+import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPhases } from '../../engines/engine';
+import type { BindingSettings } from './binding-settings';
 import { ClientSettings, Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from './upstream-client';
 import { UpstreamCall } from './upstream-http';
 import { decodeRef, encodeRef } from './upstream-ref';
@@ -14,6 +15,7 @@ export interface CancelCall {
  * failures) built from the binding's settings, and its protocol in `run`.
  */
 export abstract class UpstreamEngine<S extends ClientSettings> implements Engine {
+  readonly waitsUpstream = true;
   protected readonly client: UpstreamClient;
   /** Largest JSON answer that may carry the output inline (a data URI, `b64_json`). */
   protected readonly inlineLimit: number;
@@ -50,7 +52,31 @@ export abstract class UpstreamEngine<S extends ClientSettings> implements Engine
  * supplies the parts its protocol decides: the reference, the submit, the poll, what is pending, what
  * an ended job yields, and the cancel call.
  */
-export abstract class SubmitAndPollEngine<S extends ClientSettings & { pollIntervalMs: number }, Ref, State> extends UpstreamEngine<S> {
+export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettings, Ref, State> extends UpstreamEngine<S> {
+  /**
+   * The same flow in the phases of a parked job (docs/jobs.md, "Waiting upstream"): `start` submits
+   * and stores the reference (or, with one already stored, only attaches); `check` is one poll;
+   * `collect` is `finish`. Absent where the protocol cannot be parked (Cog's synchronous call).
+   */
+  readonly phases?: UpstreamPhases = {
+    totalTimeoutMs: this.settings.totalTimeoutMs,
+    maxInFlight: this.settings.maxInFlight,
+    maxRequestsPerSecond: this.settings.maxRequestsPerSecond,
+    start: (request) => this.client.run(request, (job) => this.startPhase(job), (ref) => this.cancel(ref), 'start'),
+    check: (request) => this.client.run(request, (job) => this.checkPhase(job), (ref) => this.cancel(ref), 'check'),
+    collect: (request, ended) =>
+      this.client.run(
+        request,
+        (job) => {
+          job.upstreamFinished = true;
+          return this.finish(this.refOf(job), ended.state as State, job);
+        },
+        (ref) => this.cancel(ref),
+        'collect',
+      ),
+    nextCheckMs: (checks) => nextCheckMs(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs, checks),
+  };
+
   /** The prefix of the references stored on our jobs (`replicate:<id>`), which says whose they are. */
   protected abstract readonly kind: string;
 
@@ -82,6 +108,24 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & { pollInter
     return cancel ? this.client.bestEffort(cancel.call, cancel.what) : false;
   }
 
+  private refOf(job: UpstreamJob): Ref {
+    if (job.request.upstreamRef === null) throw new Error('a parked job has no upstream reference');
+    return this.loadRef(decodeRef(this.kind, job.request.upstreamRef));
+  }
+
+  private async startPhase(job: UpstreamJob): Promise<UpstreamCheck> {
+    // An earlier attempt submitted it: attach (the caller checks it), never submit again.
+    if (job.request.upstreamRef !== null) return { ended: false };
+    const { ref, state } = await this.submit(job);
+    await job.saveRef(encodeRef(this.kind, this.storeRef(ref)));
+    return state === undefined || this.isPending(state) ? { ended: false } : { ended: true, state };
+  }
+
+  private async checkPhase(job: UpstreamJob): Promise<UpstreamCheck> {
+    const state = await this.poll(this.refOf(job), job);
+    return this.isPending(state) ? { ended: false } : { ended: true, state };
+  }
+
   protected async run(job: UpstreamJob): Promise<EngineOutput> {
     const { request } = job;
     let ref: Ref;
@@ -102,4 +146,17 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & { pollInter
     job.upstreamFinished = true;
     return this.finish(ref, state, job);
   }
+}
+
+/** What the phases read of a binding. */
+export type PhaseSettings = Pick<BindingSettings, 'pollIntervalMs' | 'maxPollIntervalMs' | 'totalTimeoutMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
+
+/**
+ * The wait before a parked job's next check: `pollIntervalMs` for the first three checks, then
+ * doubled every three checks up to `maxPollIntervalMs` (1, 1, 1, 2, 2, 2, 4 ... s by default): most
+ * jobs end within their first seconds, long ones (video) cost few reads.
+ */
+export function nextCheckMs(pollIntervalMs: number, maxPollIntervalMs: number, checks: number): number {
+  const factor = 2 ** Math.min(20, Math.floor(Math.max(0, checks - 1) / 3));
+  return Math.min(Math.max(pollIntervalMs, maxPollIntervalMs), pollIntervalMs * factor);
 }

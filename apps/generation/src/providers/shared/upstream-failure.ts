@@ -29,6 +29,8 @@ export interface UpstreamFailureOptions {
   mayHaveStarted?: boolean;
   /** The upstream's `Retry-After`, in ms, when it sent one. */
   retryAfterMs?: number | null;
+  /** The provider answered `429` (its rate or concurrency limit): the binding slows down, not just this call. */
+  throttled?: boolean;
   /** Overrides the kind's default: a network failure we know will not go away (a refused address). */
   retryable?: boolean;
 }
@@ -40,6 +42,7 @@ export interface UpstreamFailureOptions {
 export class UpstreamFailure extends Error {
   readonly mayHaveStarted: boolean;
   readonly retryAfterMs: number | null;
+  readonly throttled: boolean;
   private readonly retryable: boolean;
 
   constructor(
@@ -51,6 +54,7 @@ export class UpstreamFailure extends Error {
     this.name = 'UpstreamFailure';
     this.mayHaveStarted = options.mayHaveStarted ?? true;
     this.retryAfterMs = options.retryAfterMs ?? null;
+    this.throttled = options.throttled ?? false;
     this.retryable = options.retryable ?? (kind === 'unavailable' || kind === 'timeout');
   }
 

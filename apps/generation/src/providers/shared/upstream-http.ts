@@ -173,7 +173,7 @@ export function statusFailure(answer: UpstreamAnswer, what: string): UpstreamFai
   }
   if (status === 408) return new UpstreamFailure('timeout', `${what}: HTTP 408`, { mayHaveStarted: false });
   if (status === 429 || status === 503) {
-    return new UpstreamFailure('unavailable', `${what}: HTTP ${status}`, { mayHaveStarted: false, retryAfterMs: answer.retryAfterMs });
+    return new UpstreamFailure('unavailable', `${what}: HTTP ${status}`, { mayHaveStarted: false, retryAfterMs: answer.retryAfterMs, throttled: status === 429 });
   }
   if (status >= 500) return new UpstreamFailure('unavailable', `${what}: HTTP ${status}: ${snippet(answer.body)}`);
   if (status >= 400) return new UpstreamFailure('refused', `${what}: HTTP ${status}: ${snippet(answer.body)}`);

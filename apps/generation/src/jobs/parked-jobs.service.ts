@@ -1,0 +1,108 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { BindingLimits } from './binding-limits.service';
+import { JobRunnerService } from './job-runner.service';
+import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
+
+/** How often bindings' shared backoffs are read and stale binding slots swept. */
+const LIMITS_REFRESH_MS = 1_000;
+
+/**
+ * The poll scheduler of parked provider jobs, one per replica (docs/jobs.md, "Waiting upstream").
+ * Every `PROVIDER_CHECK_INTERVAL_MS` (and at once after a wake) it claims the parked jobs that are
+ * due, as many as the process has free provider slots, in batches (one statement each, `SKIP
+ * LOCKED`, so replicas share them), and hands them to the runner, which checks each upstream once and
+ * parks it again, or collects and finishes it. `wake` makes a parked job due now (a provider's
+ * callback), on whichever replica it lands.
+ */
+@Injectable()
+export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(ParkedJobs.name);
+  private timer?: NodeJS.Timeout;
+  private limitsTimer?: NodeJS.Timeout;
+  private pumping?: Promise<void>;
+  private pumpAgain = false;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: ParkedJobsRepository,
+    private readonly runner: JobRunnerService,
+    private readonly limits: BindingLimits,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {
+    // Slots freed while due jobs are left over: claim again without waiting for the next tick.
+    runner.onProviderSlotsFreed(() => {
+      if (this.moreDue && this.runner.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
+    });
+  }
+
+  /** The last claim stopped for want of slots, not of due jobs. */
+  private moreDue = false;
+
+  onApplicationBootstrap(): void {
+    if (!this.settings.providerParking) return;
+    this.timer = setInterval(() => this.nudge(), this.settings.providerCheckIntervalMs);
+    this.limitsTimer = setInterval(() => void this.refreshLimits(), LIMITS_REFRESH_MS);
+    this.timer.unref();
+    this.limitsTimer.unref();
+    this.nudge();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    clearInterval(this.limitsTimer);
+    await this.pumping;
+  }
+
+  /**
+   * Makes a parked job due now, for the next check of any replica (this one looks at once):
+   * `woken`; `not-parked` when it is being checked or collected right now, or is final; `unknown`
+   * when there is no such job.
+   */
+  async wake(jobId: string): Promise<WakeOutcome> {
+    const outcome = await this.repository.wake(jobId);
+    if (outcome === 'woken') this.nudge();
+    return outcome;
+  }
+
+  /** Claims due jobs now (coalesces concurrent calls). */
+  nudge(): void {
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'Claiming parked jobs failed'))
+      .finally(() => {
+        this.pumping = undefined;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.nudge();
+        }
+      });
+  }
+
+  /** Claims due jobs while there are some and the process has provider slots for them. */
+  private async pump(): Promise<void> {
+    for (;;) {
+      const free = this.runner.freeForChecks();
+      this.moreDue = free <= 0;
+      if (this.stopping || free <= 0) return;
+      const asked = Math.min(free, this.settings.providerCheckBatch);
+      const jobs = await this.repository.claimDue(this.settings.workerId, this.settings.leaseMs, asked, this.limits.backingOff());
+      if (jobs.length > 0) this.runner.check(jobs);
+      if (jobs.length < asked) return;
+    }
+  }
+
+  private async refreshLimits(): Promise<void> {
+    try {
+      await this.limits.refresh();
+      await this.repository.sweepSlots();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Reading binding limits failed');
+    }
+  }
+}
