@@ -21,8 +21,8 @@ describe('standalone: provider callbacks', () => {
   let cog: FakeCog;
   let h: StandaloneHarness;
   const PRICE = 3;
-  // The fallback: a parked job is checked 20 s after its submit at the earliest; callbacks come in well under a second.
-  const slowPolls = { pollIntervalMs: 20_000, timeouts: { connectMs: 500, requestMs: 2_000, totalMs: 60_000 } };
+  // With callbacks, a parked job is polled only every 30 s (the fallback); callbacks come within a second.
+  const slowPolls = { pollIntervalMs: 1_000, maxPollIntervalMs: 30_000, timeouts: { connectMs: 500, requestMs: 2_000, totalMs: 60_000 } };
 
   const model = (id: string, type: GenerationType, engine: string, params: Record<string, unknown>): ModelDefinitionInput =>
     testModel({ id, name: `Callback model ${id}`, type, credits: PRICE, synchronous: false, engine, params: { ...params, ...slowPolls, callbacks: true } });

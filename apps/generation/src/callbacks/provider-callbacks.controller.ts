@@ -2,7 +2,7 @@ import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { parseProviderCallbackRequest, ProviderCallbackReply, Subjects } from '@gen/contracts';
 import { RpcErrorFilter } from '@gen/errors';
-import { CallbackReceiver } from './provider-callbacks.service';
+import { CallbackReceiver } from './callback-receiver.service';
 
 /** `generation.provider-callback`: a provider's callback, forwarded by a gateway. */
 @Controller()

@@ -70,8 +70,11 @@ export interface UpstreamPhases {
   start(request: EngineRequest): Promise<UpstreamCheck>;
   check(request: EngineRequest): Promise<UpstreamCheck>;
   collect(request: EngineRequest, ended: UpstreamCheck & { ended: true }): ReturnType<Engine['generate']>;
-  /** How long to wait before the next check, after `checks` checks: soon at first, then slower. */
-  nextCheckMs(checks: number): number;
+  /**
+   * How long to wait before the next check, after `checks` checks: soon at first, then slower; with
+   * `callbackExpected` (the submit gave the provider a callback URL) the slow fallback cadence.
+   */
+  nextCheckMs(checks: number, callbackExpected?: boolean): number;
 }
 
 /** A check that could not be made now (provider unreachable, `429`, `503`): check again after `retryAfterMs` or a backoff. */
