@@ -217,9 +217,10 @@ export async function addCatalogueModel(
   timeoutMs = 20_000,
 ): Promise<{ available: boolean; unavailable_reason: string | null }> {
   await query(
-    `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine)
-     VALUES ($1, $2, $3, $4, $4, $5, $6, 'active', $7::jsonb)`,
-    [row.id, `Test model ${row.id}`, row.type, row.credits, row.synchronous, row.minPlan, JSON.stringify(row.engine)],
+    `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+     VALUES ($1, $2, $3, $4, $4, $5, $6, 'active', $7::jsonb, $8, '')`,
+    // The provider label is the binding's kind (`replicate`), as a catalogue file of such a model would say.
+    [row.id, `Test model ${row.id}`, row.type, row.credits, row.synchronous, row.minPlan, JSON.stringify(row.engine), String(row.engine.engine)],
   );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
