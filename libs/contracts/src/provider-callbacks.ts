@@ -32,8 +32,13 @@ export type CallbackHeader = (typeof CALLBACK_HEADERS)[number];
 
 /** Longest value of a forwarded header (a Standard Webhooks signature list may hold a few signatures). */
 export const MAX_CALLBACK_HEADER_LENGTH = 2048;
-/** Longest token in a callback URL (ours are about 60 characters). */
+/** Longest token in a callback URL (ours are 64 characters). */
 export const MAX_CALLBACK_TOKEN_LENGTH = 128;
+/**
+ * The shape of our tokens (a job id in hex and a base64url MAC): a gateway refuses anything else
+ * without asking the generation service, so junk URLs cost no message.
+ */
+export const CALLBACK_TOKEN_SHAPE = /^[0-9a-f]{32}[A-Za-z0-9_-]{32}$/;
 /** Largest raw body the generation service accepts (the gateway's own limit is lower; this bounds the message). */
 export const MAX_CALLBACK_BODY_BYTES = 1024 * 1024;
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
   CALLBACK_HEADERS,
+  CALLBACK_TOKEN_SHAPE,
   CallbackHeader,
   CallbackRefusal,
   isCallbackProvider,
@@ -44,7 +45,7 @@ export class ProviderCallbacksRelay {
   ) {}
 
   async forward(raw: object, provider: string, token: string, headers: IncomingHttpHeaders, body: Buffer): Promise<{ status: 'accepted' }> {
-    if (!isCallbackProvider(provider) || token.length > MAX_CALLBACK_TOKEN_LENGTH) throw new NotFoundError(NOT_OURS);
+    if (!isCallbackProvider(provider) || token.length > MAX_CALLBACK_TOKEN_LENGTH || !CALLBACK_TOKEN_SHAPE.test(token)) throw new NotFoundError(NOT_OURS);
     const forwarded: Partial<Record<CallbackHeader, string>> = {};
     for (const name of CALLBACK_HEADERS) {
       const value = headers[name];

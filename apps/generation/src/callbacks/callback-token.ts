@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CallbackProvider } from '@gen/contracts';
+import { CALLBACK_TOKEN_SHAPE, CallbackProvider } from '@gen/contracts';
 
 /** Our job ids are UUIDs; a token carries one as 32 hex digits. */
 const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -24,7 +24,7 @@ export function callbackToken(key: Buffer, provider: CallbackProvider, jobId: st
 
 /** The job a token names when `key` made it for `provider`; null for any other text (compared in constant time). */
 export function readCallbackToken(key: Buffer, provider: CallbackProvider, token: string): string | null {
-  const match = TOKEN.exec(token);
+  const match = CALLBACK_TOKEN_SHAPE.test(token) ? TOKEN.exec(token) : null;
   if (!match) return null;
   const hex = match[1];
   const jobId = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
