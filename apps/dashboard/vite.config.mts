@@ -29,7 +29,9 @@ export default defineConfig({
     outDir: staging,
     // Only the staging folder (this process's own) is emptied, never the served one.
     emptyOutDir: true,
-    sourcemap: true,
+    // Built and kept beside the build (error tracking), named by no script: the gateway serves them
+    // only with DASHBOARD_SOURCE_MAPS=public (then with a SourceMap header).
+    sourcemap: 'hidden',
     target: 'es2022',
     assetsInlineLimit: 0,
     // The 3D preview's chunk (three.js, ~640 kB) is loaded only on a 3D output's page.

@@ -39,8 +39,8 @@ function instantEngines(): Record<string, Engine> {
   const png = PNG.sync.write(new PNG({ width: 1, height: 1 }));
   const wav = Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x22\x56\x00\x00\x44\xac\x00\x00\x02\x00\x10\x00data\x00\x00\x00\x00', 'latin1');
   return {
-    image: { name: 'image', generate: async () => ({ data: png, contentType: 'image/png', extension: 'png' }) },
-    audio: { name: 'audio', generate: async () => ({ data: wav, contentType: 'audio/wav', extension: 'wav' }) },
+    image: { name: 'image', generate: async () => [{ data: png, contentType: 'image/png', extension: 'png' }] },
+    audio: { name: 'audio', generate: async () => [{ data: wav, contentType: 'audio/wav', extension: 'wav' }] },
   };
 }
 

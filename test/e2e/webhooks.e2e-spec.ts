@@ -129,12 +129,12 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
             name: 'gated',
             generate: async () => {
               await gate.opened;
-              return { data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' };
+              return [{ data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' }];
             },
           },
           instant: {
             name: 'instant',
-            generate: async () => ({ data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' }),
+            generate: async () => [{ data: Buffer.from('not really a png'), contentType: 'image/png', extension: 'png' }],
           },
           broken: {
             name: 'broken',

@@ -11,7 +11,7 @@ export class GateEngine implements Engine {
 
   constructor(readonly name: string) {}
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     this.started.push(request.jobId);
     if (!this.opened) {
       await new Promise<void>((resolve, reject) => {
@@ -20,7 +20,7 @@ export class GateEngine implements Engine {
       });
     }
     // A minimal valid WAV header is not needed: tests read the record, not the asset.
-    return { data: Buffer.from('RIFF0000WAVE'), contentType: 'audio/wav', extension: 'wav' };
+    return [{ data: Buffer.from('RIFF0000WAVE'), contentType: 'audio/wav', extension: 'wav' }];
   }
 
   open(): void {

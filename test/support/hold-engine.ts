@@ -20,7 +20,7 @@ export class HoldEngine implements Engine {
     private readonly progress?: number,
   ) {}
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     this.started.push(request.jobId);
     for (const wake of this.startWaiters.get(request.jobId) ?? []) wake();
     this.startWaiters.delete(request.jobId);
@@ -39,7 +39,7 @@ export class HoldEngine implements Engine {
         { once: true },
       );
     });
-    return { data: Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt '), contentType: 'audio/wav', extension: 'wav' };
+    return [{ data: Buffer.from('RIFF\x24\x00\x00\x00WAVEfmt '), contentType: 'audio/wav', extension: 'wav' }];
   }
 
   cancel(upstreamRef: string): Promise<boolean> {

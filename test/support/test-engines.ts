@@ -19,7 +19,7 @@ export class HoldingEngine implements Engine {
     return this.pending.size;
   }
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     this.started.push(request.jobId);
     if (!this.open) {
       await new Promise<void>((resolve, reject) => {

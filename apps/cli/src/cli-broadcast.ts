@@ -56,3 +56,29 @@ export function relayBroadcastsToNats(env: NodeJS.ProcessEnv, local: Broadcaster
     },
   };
 }
+
+/**
+ * Sends one broadcast to every replica over NATS (when NATS_URL is set), e.g. after a catalogue
+ * change; resolves with what went wrong, or null. The database announces the same change itself
+ * (NOTIFY at the commit), so a deployment without NATS, or a standalone, hears of it all the same.
+ */
+export async function broadcastOverNats(env: NodeJS.ProcessEnv, topic: string, payload: unknown): Promise<string | null> {
+  if (!env.NATS_URL?.trim()) return null;
+  const reader = cliEnv(env);
+  const config = readCliNatsSettings(reader);
+  reader.done();
+  const rpc = new NatsRpcClient(config);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer from ${config.url} in ${RELAY_TIMEOUT_MS / 1000} s`)), RELAY_TIMEOUT_MS);
+    });
+    await Promise.race([new NatsBroadcaster(config, rpc).publishAndFlush(topic, payload), timeout]);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    clearTimeout(timer);
+    await rpc.onApplicationShutdown().catch(() => undefined);
+  }
+}

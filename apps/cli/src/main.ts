@@ -33,7 +33,7 @@ import { createDatabaseIfMissing, pgErrorCode, runPendingMigrations } from '@gen
 import { loadStandaloneConfig } from '@gen/standalone';
 import { Broadcaster, InProcessBus, InProcessServer, TransportModule } from '@gen/transport';
 import { DeliveriesAdminModule, DeliveriesAdminService, openWebhooksDatabase, webhooksDatabaseOptions } from '@gen/webhooks';
-import { relayBroadcastsToNats } from './cli-broadcast';
+import { broadcastOverNats, relayBroadcastsToNats } from './cli-broadcast';
 import { CliDatabase, redactedUrl, resolveCliDatabase } from './cli-database';
 import { cliEnv, readCliDatabaseSettings, readCliKeyWebhookSettings, readCliOutputBaseUrl } from './cli.settings';
 import { readFileSync } from 'node:fs';
@@ -257,52 +257,60 @@ async function models(command: string, o: Options, url: string, out: Out): Promi
   const generation = await openGenerationDatabase(url, 2, 'verify');
   const app = await NestFactory.createApplicationContext(CatalogueAdminModule.register(generation), { logger: false, abortOnError: false });
   try {
-    const catalogue = app.get(CatalogueAdminService);
-    switch (command) {
-      case 'models list': {
-        const rows = await catalogue.list();
-        out(rows.map(modelLine).join('\n') || '(no models)', rows);
-        return;
-      }
-      case 'models add': {
-        const model = await catalogue.add({ id, ...modelChanges(o) });
-        out(`Added ${modelLine(model)}`, model);
-        return;
-      }
-      case 'models update': {
-        const changes = modelChanges(o);
-        if (Object.keys(changes).length === 0) throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine');
-        const model = await catalogue.update(id, changes);
-        out(`Updated ${modelLine(model)}`, model);
-        return;
-      }
-      case 'models disable':
-      case 'models enable': {
-        const model = await catalogue.setStatus(id, command === 'models disable' ? 'disabled' : 'active');
-        out(`${command === 'models disable' ? 'Disabled' : 'Enabled'} ${modelLine(model)}`, model);
-        return;
-      }
-      case 'models sync': {
-        const file = o.file as string;
-        let json: unknown;
-        try {
-          json = JSON.parse(readFileSync(file, 'utf8'));
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code;
-          throw new ValidationError(code ? `Cannot read ${file} (${code})` : `${file} is not valid JSON (${(error as Error).message})`);
-        }
-        const result = await catalogue.sync(json);
-        const part = (label: string, ids: string[]) => `${label} ${ids.length}${ids.length ? ` (${ids.join(', ')})` : ''}`;
-        out(
-          [part('added', result.added), part('updated', result.updated), part('disabled', result.disabled), part('unchanged', result.unchanged)].join(', '),
-          result,
-        );
-        return;
-      }
-    }
+    await modelsCommand(command, o, id, app.get(CatalogueAdminService), out);
   } finally {
     await app.close();
     await generation.destroy();
+  }
+  if (command !== 'models list') {
+    // After the commit: every replica reads the catalogue again (the database announces it too).
+    const problem = await broadcastOverNats(process.env, Broadcasts.catalogueChanged, {});
+    if (problem) process.stderr.write(`The running services were not told over NATS (${problem}); the database's notice reaches them.\n`);
+  }
+}
+
+async function modelsCommand(command: string, o: Options, id: string, catalogue: CatalogueAdminService, out: Out): Promise<void> {
+  switch (command) {
+    case 'models list': {
+      const rows = await catalogue.list();
+      out(rows.map(modelLine).join('\n') || '(no models)', rows);
+      return;
+    }
+    case 'models add': {
+      const model = await catalogue.add({ id, ...modelChanges(o) });
+      out(`Added ${modelLine(model)}`, model);
+      return;
+    }
+    case 'models update': {
+      const changes = modelChanges(o);
+      if (Object.keys(changes).length === 0) throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine');
+      const model = await catalogue.update(id, changes);
+      out(`Updated ${modelLine(model)}`, model);
+      return;
+    }
+    case 'models disable':
+    case 'models enable': {
+      const model = await catalogue.setStatus(id, command === 'models disable' ? 'disabled' : 'active');
+      out(`${command === 'models disable' ? 'Disabled' : 'Enabled'} ${modelLine(model)}`, model);
+      return;
+    }
+    case 'models sync': {
+      const file = o.file as string;
+      let json: unknown;
+      try {
+        json = JSON.parse(readFileSync(file, 'utf8'));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new ValidationError(code ? `Cannot read ${file} (${code})` : `${file} is not valid JSON (${(error as Error).message})`);
+      }
+      const result = await catalogue.sync(json);
+      const part = (label: string, ids: string[]) => `${label} ${ids.length}${ids.length ? ` (${ids.join(', ')})` : ''}`;
+      out(
+        [part('added', result.added), part('updated', result.updated), part('disabled', result.disabled), part('unchanged', result.unchanged)].join(', '),
+        result,
+      );
+      return;
+    }
   }
 }
 

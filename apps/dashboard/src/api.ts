@@ -14,8 +14,49 @@ export interface Session {
   sign_up?: { enabled: boolean; credits: number };
 }
 
-/** A generation as the dashboard API returns it: the public API's record. */
-export type Generation = GenerationRecord;
+/** One property of a model's input schema: the JSON Schema keywords the service enforces. */
+export interface InputProperty {
+  type?: 'string' | 'integer' | 'number' | 'boolean';
+  enum?: Array<string | number>;
+  minimum?: number;
+  maximum?: number;
+  default?: unknown;
+  description?: string;
+  title?: string;
+  /** `uri`: a media input (an https URL or an upload's URL). */
+  format?: string;
+}
+
+/** A model's `inputs`: a JSON Schema object (`GET /api/v1/models/{id}`). */
+export interface InputSchema {
+  type: 'object';
+  properties?: Record<string, InputProperty>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+/** One file a generation made. */
+export interface GenerationOutput {
+  url: string;
+  content_type: string;
+  bytes: number;
+  width?: number | null;
+  height?: number | null;
+  duration_s?: number | null;
+}
+
+/**
+ * A generation as the dashboard API returns it: the public API's record, with the input as applied,
+ * the customer's metadata and every output (absent from records made before they existed).
+ */
+export type Generation = GenerationRecord & {
+  input?: Record<string, unknown> | null;
+  metadata?: Record<string, string> | null;
+  outputs?: GenerationOutput[] | null;
+};
+
+/** A catalogue model with its input schema (absent or null: the model takes only a prompt). */
+export type Model = ModelInfo & { inputs?: InputSchema | null };
 
 export interface Overview {
   account: { id: string; name: string; email: string };
@@ -41,7 +82,7 @@ export type Delivery = WebhookDeliveryView;
 export interface ModelsPage {
   plan: PlanName;
   credits: { available: number; held: number };
-  data: ModelInfo[];
+  data: Model[];
 }
 
 export type LedgerEntry = LedgerEntryView;
@@ -88,6 +129,14 @@ export interface KeyChange {
 
 export interface CreatedKey extends KeyChange {
   api_key: string;
+}
+
+/** What the playground submits: POST /api/v1/generate's body. */
+export interface GenerateBody {
+  model: string;
+  prompt: string;
+  type: string;
+  input?: Record<string, unknown>;
 }
 
 /** An error answer. `field` is set when the message names a form field ("email: ..."). */
@@ -182,7 +231,7 @@ export const dashboardApi = {
   setKeyCaps: (id: string, caps: { per_day: number | null; per_month: number | null }) => api<KeyCapView>('PUT', `/keys/${id}/caps`, caps),
   models: () => api<ModelsPage>('GET', '/models'),
   /** The playground: POST /api/v1/generate with one of the account's keys; `attempt` makes a retry safe (Idempotency-Key). */
-  generate: (keyId: string, input: { model: string; prompt: string; type: string }, attempt: string) =>
+  generate: (keyId: string, input: GenerateBody, attempt: string) =>
     api<Generation>('POST', `/keys/${keyId}/generate`, input, { 'idempotency-key': attempt }),
   ledger: (cursor?: string) => api<LedgerPage>('GET', `/usage/ledger?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
   usage: (days = 30) => api<UsageReply>('GET', `/usage/summary?days=${days}`),

@@ -10,6 +10,7 @@ import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rat
 import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-auth-idempotency-keys';
 import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-dashboard-users-sessions';
 import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-auth-rate-limit-slices';
+import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-auth-key-change-notify';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -24,6 +25,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthIdempotencyKeys1764000000001,
       DashboardUsersSessions1764100000000,
       AuthRateLimitSlices1764710000000,
+      AuthKeyChangeNotify1764840000000,
     ],
     poolSize,
   };

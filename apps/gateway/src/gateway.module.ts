@@ -1,10 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
+import { PgNotifications } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
+import { ModelCatalogue } from './api/model-catalogue';
 import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
 import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
 import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
@@ -62,6 +64,9 @@ export class GatewayModule {
         UserAccountsRepository,
         ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
+        // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
+        { provide: PgNotifications, inject: [AUTH_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
+        ModelCatalogue,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import {
+  choice,
   custom,
   EnvReader,
   flag,
@@ -30,6 +31,7 @@ export const GATEWAY_VARIABLES = {
   syncWaitMs: int('SYNC_WAIT_MS', 30_000, 'how long `POST /generate` waits for an image model before `202`', { min: 0, max: 300_000 }),
   streamsPerAccount: int('SSE_STREAMS_PER_ACCOUNT', 20, 'live status streams one account may hold open on one gateway', { min: 1, max: 10_000 }),
   streamHeartbeatMs: int('SSE_HEARTBEAT_MS', 15_000, 'how often an idle live status stream sends a comment line', { min: 100, max: 300_000 }),
+  catalogueMaxStaleMs: int('CATALOGUE_MAX_STALE_MS', 5_000, "the longest a gateway serves its copy of the model catalogue after reading it, should a change's notice not reach it (past that a request waits for a fresh read, or `503`)", { min: 100, max: 3_600_000 }),
 };
 
 /** How each gateway keeps API keys in memory (ApiKeyCacheSettings; docs/limits.md, "API keys"). */
@@ -55,6 +57,7 @@ export const RATE_LIMIT_VARIABLES = {
 /** The dashboard's variables; DashboardSettings is made from them (dashboardSettings()). */
 export const DASHBOARD_VARIABLES = {
   staticDir: text('DASHBOARD_DIR', 'dist/apps/dashboard', 'the built dashboard, served under `/dashboard` (`npm run build` publishes into it without emptying it)'),
+  sourceMaps: choice('DASHBOARD_SOURCE_MAPS', ['private', 'public'] as const, 'private', "`private`: the dashboard's source maps are built and kept beside the build (for error tracking) but not served; `public`: served too"),
   sessionTtlSeconds: int('SESSION_TTL_HOURS', 168, 'dashboard session lifetime', { min: 1, max: 24 * 90, scale: 3600 }),
   sessionIdleSeconds: int('SESSION_IDLE_MINUTES', 1440, 'dashboard session idle timeout', { min: 5, max: 60 * 24 * 90, scale: 60 }),
   signUpEnabled: flag('SIGNUP_ENABLED', true, 'whether anyone may sign up in the dashboard'),
@@ -120,6 +123,7 @@ export function dashboardSettings(values: SettingsOf<typeof DASHBOARD_VARIABLES>
   const cdnOrigin = origin(urls.cdnBaseUrl);
   return {
     staticDir: resolve(values.staticDir),
+    publicSourceMaps: values.sourceMaps === 'public',
     publicOrigin,
     secureCookies: publicOrigin.startsWith('https:'),
     sessionTtlSeconds: values.sessionTtlSeconds,

@@ -57,8 +57,10 @@ export class GenerationController {
 
   @MessagePattern(Subjects.modelsList)
   async models(): Promise<ListModelsReply> {
+    // Read now: a gateway asks after a change was announced, and must not get the copy from before it.
     await this.catalogue.ready();
-    return { data: this.catalogue.list() };
+    await this.catalogue.refreshNow();
+    return { data: this.catalogue.list(), version: this.catalogue.version };
   }
 
   @MessagePattern(Subjects.modelsGet)

@@ -28,7 +28,7 @@ describe('generation schema', () => {
            WHERE pronamespace = 'generation'::regnamespace ORDER BY proname`,
         )
       ).map((r: { proname: string; config: string }) => `${r.proname}(${r.config})`);
-    const batched = ['admit_batch(enable_seqscan=off)', 'claim_jobs()', 'claim_queued(enable_seqscan=off)'];
+    const batched = ['admit_batch(enable_seqscan=off)', 'announce_catalogue_change()', 'claim_jobs()', 'claim_queued(enable_seqscan=off)'];
     // Later migrations (parked jobs' binding limits and claim, 1764810000000) add their own functions.
     const latest = [...batched, 'acquire_binding_slot()', 'claim_jobs_except(enable_seqscan=off)', 'take_binding_permits()'].sort();
     try {

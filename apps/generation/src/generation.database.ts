@@ -8,6 +8,8 @@ import { GenerationJobControl1764400000000 } from './migrations/1764400000000-ge
 import { GenerationAdmissionClaim1764730000000 } from './migrations/1764730000000-generation-admission-claim';
 import { GenerationAdmissionBatch1764740000000 } from './migrations/1764740000000-generation-admission-batch';
 import { GenerationParkedJobs1764810000000 } from './migrations/1764810000000-generation-parked-jobs';
+import { GenerationInputsOutputs1764830000000 } from './migrations/1764830000000-generation-inputs-outputs';
+import { GenerationCatalogueNotify1764840000001 } from './migrations/1764840000001-generation-catalogue-notify';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
@@ -25,6 +27,8 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationAdmissionClaim1764730000000,
       GenerationAdmissionBatch1764740000000,
       GenerationParkedJobs1764810000000,
+      GenerationInputsOutputs1764830000000,
+      GenerationCatalogueNotify1764840000001,
       GenerationModelLabels1764880000000,
     ],
     poolSize,

@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
+import { PgNotifications } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import type { ModelDefinitionInput } from './catalogue/catalogue';
 import { CatalogueMetrics } from './catalogue/catalogue-metrics';
@@ -61,6 +62,8 @@ export class GenerationModule {
       controllers: [GenerationController, ProviderCallbacksController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
+        // Catalogue changes the database announces at their commit (CatalogueService reads it again).
+        { provide: PgNotifications, inject: [GENERATION_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
         { provide: GENERATION_SETTINGS, useValue: options.settings },
         { provide: CATALOGUE_SEED, useValue: options.models ?? null },
         { provide: ENGINE_KINDS, useValue: engineKinds(options) },

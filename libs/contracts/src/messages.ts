@@ -40,6 +40,20 @@ export const Broadcasts = {
   apiKeyChanged: 'auth.api-key-changed',
   /** An account's plan or limits changed: gateways drop their cached copy of its plan. */
   accountChanged: 'auth.account-changed',
+  /** The model catalogue changed (a model added, updated, disabled, enabled; a sync): every replica reads it again. */
+  catalogueChanged: 'generation.catalogue-changed',
+} as const;
+
+/**
+ * PostgreSQL NOTIFY channels (one database holds every service's schema): the database announces
+ * these changes itself at the writer's commit (triggers in the owners' migrations), so they reach
+ * every listening process whoever wrote them and whether or not a broker links the two.
+ */
+export const DatabaseChannels = {
+  /** Payload `{"apiKeyId","lookupId"}` (ApiKeyChangedBroadcast); `auth.api_keys` (gateway migration 1764840000000). */
+  apiKeyChanged: 'gen_api_key_changed',
+  /** No payload; `generation.models` (generation migration 1764840000001). */
+  catalogueChanged: 'gen_catalogue_changed',
 } as const;
 
 /** Durable events (JetStream in distributed mode; the outbox in both modes). */
@@ -195,6 +209,11 @@ export interface SubmitGenerationRequest {
   waitMs: number;
   /** `Cancel-After`: the job is canceled if not finished this many seconds after submit; null for none. */
   cancelAfterSeconds: number | null;
+  /**
+   * The catalogue version (ListModelsReply.version) the gateway checked the model and held the credits
+   * against: a replica whose copy differs reads the catalogue again before admitting the job.
+   */
+  catalogueVersion?: string;
 }
 export interface SubmitGenerationReply {
   /** True when the record is final (completed or failed). */
@@ -238,6 +257,11 @@ export interface ListModelsRequest {
 }
 export interface ListModelsReply {
   data: ModelInfo[];
+  /**
+   * Names this content of the catalogue (a digest of every model's definition). The gateway sends it
+   * with each submit, so that the hold, the admission and the charge of one job use one catalogue.
+   */
+  version?: string;
 }
 export interface GetModelRequest {
   modelId: string;

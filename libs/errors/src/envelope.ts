@@ -1,5 +1,6 @@
 import { ERROR_STATUS, ErrorCode, isErrorCode } from './error-codes';
 import { DomainError } from './domain-error';
+import { databaseUnavailable, isTransientDatabaseError } from './transient';
 
 /** The spec's error body: `{ "error": { "code", "status", "message" } }` (+ request_id when known). */
 export interface ErrorEnvelope {
@@ -48,5 +49,7 @@ export function toRpcErrorPayload(error: unknown): RpcErrorPayload {
     };
   }
   if (isRpcErrorPayload(error)) return { ...error, status: ERROR_STATUS[error.code] };
+  // The database was briefly away (a restart, a failover): the caller may retry, it is not a bug.
+  if (isTransientDatabaseError(error)) return toRpcErrorPayload(databaseUnavailable());
   return { code: 'internal_error', status: 500, message: INTERNAL_ERROR_MESSAGE };
 }

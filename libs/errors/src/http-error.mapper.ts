@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { codeForHttpStatus, ErrorCode, ERROR_STATUS } from './error-codes';
 import { DomainError } from './domain-error';
 import { INTERNAL_ERROR_MESSAGE, isRpcErrorPayload } from './envelope';
+import { databaseUnavailable, isTransientDatabaseError } from './transient';
 
 export interface HttpErrorResponse {
   status: number;
@@ -105,5 +106,6 @@ export function mapHttpError(error: unknown): HttpErrorResponse {
     }
     return { status: ERROR_STATUS[code], code, message: httpExceptionMessage(error, code), unexpected: false };
   }
+  if (isTransientDatabaseError(error)) return mapHttpError(databaseUnavailable());
   return { status: 500, code: 'internal_error', message: INTERNAL_ERROR_MESSAGE, unexpected: true };
 }

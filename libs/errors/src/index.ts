@@ -4,3 +4,4 @@ export * from './envelope';
 export * from './http-error.filter';
 export * from './rpc-error.filter';
 export * from './wording';
+export * from './transient';

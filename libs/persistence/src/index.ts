@@ -6,3 +6,4 @@ export * from './sql';
 export * from './batch-queue';
 export * from './pg-retry';
 export * from './prepared';
+export * from './pg-notifications';

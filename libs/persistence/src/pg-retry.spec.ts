@@ -1,4 +1,4 @@
-import { isRefusedValue, isRetryableConflict, retryOnConflict } from './pg-retry';
+import { isRefusedValue, isRetryableConflict, retryOnConflict, retryTransient } from './pg-retry';
 
 const pgError = (code: string) => Object.assign(new Error(`pg ${code}`), { code });
 
@@ -47,5 +47,34 @@ describe('retryOnConflict', () => {
     expect(isRefusedValue(pgError('23514'))).toBe(true);
     expect(isRefusedValue(pgError('57P01'))).toBe(false);
     expect(isRefusedValue(new Error('no code'))).toBe(false);
+  });
+});
+
+describe('retryTransient', () => {
+  it('runs work again after a lost connection or a restart, within the budget, and returns the run that succeeds', async () => {
+    const failures = [Object.assign(new Error('Connection terminated unexpectedly')), pgError('57P03')];
+    let runs = 0;
+    const result = await retryTransient(async () => {
+      runs += 1;
+      const failure = failures.shift();
+      if (failure) throw failure;
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(runs).toBe(3);
+  });
+
+  it('stops at the budget with the last error', async () => {
+    const down = alwaysFailing('57P01');
+    const started = Date.now();
+    await expect(retryTransient(down.work, { attempts: 10, budgetMs: 150 })).rejects.toMatchObject({ code: '57P01' });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(down.runs).toBeLessThan(10);
+  });
+
+  it('never runs again for an error of the work itself', async () => {
+    const duplicate = alwaysFailing('23505');
+    await expect(retryTransient(duplicate.work)).rejects.toMatchObject({ code: '23505' });
+    expect(duplicate.runs).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { retryTransient } from './pg-retry';
 
 /** Where a prepared statement runs: a DataSource (its pg pool, autocommit) or a query runner (its connection, its transaction). */
 export type PreparedTarget = DataSource | QueryRunner;
@@ -31,7 +32,15 @@ export class PreparedStatement<R extends QueryResultRow> {
   constructor(
     readonly name: string,
     readonly text: string,
-    private readonly options: { planEachRun?: boolean } = {},
+    private readonly options: {
+      planEachRun?: boolean;
+      /**
+       * Safe to run twice (a read, or a write keyed by ids that a second run leaves unchanged): run on
+       * a DataSource, it is run again after a transient failure (retryTransient). Never inside a
+       * transaction (a query runner), whose failure is the whole transaction's to handle.
+       */
+      idempotent?: boolean;
+    } = {},
   ) {
     const known = defined.get(name);
     if (known !== undefined && known !== text) throw new Error(`Prepared statement "${name}" is already defined with other SQL`);
@@ -41,7 +50,8 @@ export class PreparedStatement<R extends QueryResultRow> {
   async rows(target: PreparedTarget, values: unknown[] = []): Promise<R[]> {
     const config = this.options.planEachRun ? { text: this.text, values } : { name: this.name, text: this.text, values };
     if ('createQueryRunner' in target) {
-      const result = await poolOf(target).query<R>(config);
+      const pool = poolOf(target);
+      const result = this.options.idempotent ? await retryTransient(() => pool.query<R>(config)) : await pool.query<R>(config);
       return result.rows;
     }
     const client = (await target.connect()) as PoolClient;

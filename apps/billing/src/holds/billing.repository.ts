@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, PreparedStatement, retryTransient, sqlRows } from '@gen/persistence';
 import type { PlanName } from '@gen/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { BILLING_BATCH_SETTINGS, BILLING_DB } from '../billing.tokens';
@@ -98,6 +98,7 @@ const FIND_ACCOUNT = new PreparedStatement<{
 }>(
   'billing.find_account',
   `SELECT account_id, plan, requests_per_minute, parallel_tasks, available, held FROM accounts WHERE account_id = $1`,
+  { idempotent: true },
 );
 
 /** A batch function's rows (o_item counts from 1) as one result per item, in item order. */
@@ -192,7 +193,7 @@ export class BillingRepository implements OnModuleDestroy {
   }
 
   private async reserveBatch(items: readonly ReserveItem[]): Promise<ReserveOutcome[]> {
-    const rows = await retryOnConflict(
+    const rows = await retryTransient(
       () =>
         RESERVE_BATCH.rows(this.db, [
           items.map((i) => i.accountId),
@@ -202,7 +203,8 @@ export class BillingRepository implements OnModuleDestroy {
           items.map((i) => i.modelId),
           items.map((i) => i.keyId),
         ]),
-      this.settings.conflictAttempts,
+      // Keyed by job id: a run repeated after a lost connection changes nothing the first one did.
+      { attempts: this.settings.conflictAttempts },
     );
     return inItemOrder(rows, items.length, (row): ReserveOutcome => {
       switch (row.o_outcome) {
@@ -226,10 +228,11 @@ export class BillingRepository implements OnModuleDestroy {
   }
 
   private async settleBatch(items: readonly SettleItem[]): Promise<SettleOutcome[]> {
-    const rows = await retryOnConflict(
+    const rows = await retryTransient(
       () =>
         SETTLE_BATCH.rows(this.db, [items.map((i) => i.jobId), items.map((i) => i.outcome), items.map((i) => i.note)]),
-      this.settings.conflictAttempts,
+      // Keyed by job id: a run repeated after a lost connection changes nothing the first one did.
+      { attempts: this.settings.conflictAttempts },
     );
     return inItemOrder(rows, items.length, (row): SettleOutcome =>
       row.o_amount === null ? { kind: 'nothing-to-settle' } : { kind: 'settled', amount: row.o_amount },

@@ -9,6 +9,38 @@ import { useAsync } from '../use-async';
 
 const POLL_MS = 2000;
 
+/** An input value as typed JSON would show it (strings as they are). */
+function inputText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Keys and values (the input as applied, or the customer's metadata), or a dash when there are none. */
+function KeyValues({ values, label, testId }: { values: Record<string, unknown> | null | undefined; label: string; testId: string }) {
+  const entries = Object.entries(values ?? {});
+  if (entries.length === 0) return <span className="muted">none</span>;
+  return (
+    <table className="kv" aria-label={label} data-testid={testId}>
+      <tbody>
+        {entries.map(([key, value]) => (
+          <tr key={key}>
+            <th scope="row" className="mono small">
+              {key}
+            </th>
+            <td className="mono small break">{inputText(value)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** "1.2 MB", "340 KB". */
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedeliver: () => Promise<string> }) {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
@@ -176,6 +208,15 @@ export function GenerationPage({ id }: { id: string }) {
           <dl className="fields">
             <dt>Prompt</dt>
             <dd className="prompt-full">{g.prompt}</dd>
+            <dt>Input</dt>
+            <dd>
+              <KeyValues values={g.input} label="Input as applied" testId="generation-input" />
+              {g.input && Object.keys(g.input).length > 0 && <span className="muted small">as applied: the request's values with the model's defaults</span>}
+            </dd>
+            <dt>Metadata</dt>
+            <dd>
+              <KeyValues values={g.metadata} label="Metadata" testId="generation-metadata" />
+            </dd>
             <dt>ID</dt>
             <dd>
               <span className="mono small break">{g.id}</span> <CopyButton value={g.id} label="Copy ID" />
@@ -215,6 +256,28 @@ export function GenerationPage({ id }: { id: string }) {
             </dd>
             <dt>Output URL</dt>
             <dd>{g.output_url ? <span className="mono small break">{g.output_url}</span> : '—'}</dd>
+            {g.outputs && g.outputs.length > 0 && (
+              <>
+                <dt>Outputs</dt>
+                <dd>
+                  <ol className="outputs-list" data-testid="generation-outputs">
+                    {g.outputs.map((o) => (
+                      <li key={o.url}>
+                        <a href={o.url} className="mono small break" target="_blank" rel="noreferrer">
+                          {o.url}
+                        </a>
+                        <span className="muted small">
+                          {' '}
+                          · {o.content_type} · {formatBytes(o.bytes)}
+                          {o.width && o.height ? ` · ${o.width}x${o.height}` : ''}
+                          {o.duration_s ? ` · ${o.duration_s} s` : ''}
+                        </span>
+                      </li>
+                    ))}
+                  </ol>
+                </dd>
+              </>
+            )}
             {g.output_expires_at && (
               <>
                 <dt>Output kept until</dt>

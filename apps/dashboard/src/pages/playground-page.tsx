@@ -1,5 +1,6 @@
 import { FormEvent, useCallback, useEffect, useId, useMemo, useState } from 'react';
-import { ApiError, ApiKey, dashboardApi, Generation, GENERATION_TYPES, ModelInfo, ModelsPage } from '../api';
+import { ApiError, ApiKey, dashboardApi, GenerateBody, Generation, GENERATION_TYPES, ModelInfo, ModelsPage } from '../api';
+import { InputForm, InputValues } from '../components/input-form';
 import { DEMO_HINT, isDemo, ProviderBadge } from '../components/model-label';
 import { Preview } from '../components/preview';
 import { CopyButton, EmptyState, FormError, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
@@ -24,14 +25,34 @@ function shellQuote(text: string): string {
  * The request the playground made, as a curl command for the API itself. The key is never in the
  * page: its public prefix stands there with a placeholder for the rest, which only its owner has.
  */
-export function curlFor(origin: string, key: Pick<ApiKey, 'prefix'>, input: { model: string; prompt: string; type: string }): string {
-  const body = JSON.stringify({ model: input.model, prompt: input.prompt, type: input.type });
+export function curlFor(origin: string, key: Pick<ApiKey, 'prefix'>, request: GenerateBody): string {
+  const body = JSON.stringify({ model: request.model, prompt: request.prompt, type: request.type, ...(request.input ? { input: request.input } : {}) });
   return [
     `curl -s ${origin}/api/v1/generate \\`,
     `  -H "Authorization: Bearer ${key.prefix}<REST_OF_YOUR_KEY>" \\`,
     `  -H "Content-Type: application/json" \\`,
     `  -d ${shellQuote(body)}`,
   ].join('\n');
+}
+
+/**
+ * The errors of an answer that name input fields (`input.seed: must be an integer from 0 to
+ * 2147483647; input.aspect_ratio: ...`), by field; null when it names none.
+ */
+export function inputErrors(message: string): Record<string, string> | null {
+  const found: Record<string, string> = {};
+  for (const part of message.split('; ')) {
+    const match = /^input\.([A-Za-z0-9_-]+): (.+)$/s.exec(part);
+    if (match) found[match[1]] = match[2];
+  }
+  return Object.keys(found).length > 0 ? found : null;
+}
+
+/** The body of one submit: the input only when the customer set a field. */
+function requestBody(model: ModelInfo, prompt: string, values: InputValues): GenerateBody {
+  const body: GenerateBody = { model: model.id, prompt, type: model.type };
+  if (Object.keys(values).length > 0) body.input = values;
+  return body;
 }
 
 /** A v4 UUID (the Idempotency-Key of one click); getRandomValues works outside secure contexts too, randomUUID does not. */
@@ -105,7 +126,8 @@ export function PlaygroundPage() {
   const [keyId, setKeyId] = useState('');
   const [modelId, setModelId] = useState(query.get('model') ?? '');
   const [prompt, setPrompt] = useState('');
-  const [errors, setErrors] = useState<{ model?: string; prompt?: string; form?: string }>({});
+  const [errors, setErrors] = useState<{ model?: string; prompt?: string; form?: string; input?: Record<string, string> }>({});
+  const [inputValues, setInputValues] = useState<InputValues>({});
   const [busy, setBusy] = useState(false);
   const [run, setRun] = useState<Run | null>(null);
   const ids = { key: useId(), model: useId(), prompt: useId() };
@@ -123,14 +145,16 @@ export function PlaygroundPage() {
     if (!model.available) local.model = `This model is not available: ${model.unavailable_reason ?? 'unknown reason'}`;
     setErrors(local);
     if (local.prompt || local.model) return;
-    const input = { model: model.id, prompt: prompt.trim(), type: model.type };
+    const body = requestBody(model, prompt.trim(), inputValues);
     setBusy(true);
     try {
-      const generation = await dashboardApi.generate(selectedKey.id, input, newAttemptId());
+      const generation = await dashboardApi.generate(selectedKey.id, body, newAttemptId());
       setRun({ keyId: selectedKey.id, generation });
       reloadModels(); // the credits shown
     } catch (error) {
+      const fields = error instanceof ApiError ? inputErrors(error.message) : null;
       if (!(error instanceof ApiError)) setErrors({ form: 'The generation could not be submitted.' });
+      else if (fields) setErrors({ input: fields, form: 'Some inputs were refused: see the fields below.' });
       else if (error.field === 'prompt' || /^prompt /.test(error.message)) setErrors({ prompt: error.detail });
       else if (error.field === 'model' || error.code === 'forbidden' || error.code === 'insufficient_credits') setErrors({ model: error.detail });
       else setErrors({ form: error.detail });
@@ -144,7 +168,7 @@ export function PlaygroundPage() {
     [],
   );
   const curl =
-    selectedKey && model ? curlFor(window.location.origin, selectedKey, { model: model.id, prompt: prompt.trim() || 'a lighthouse at dusk', type: model.type }) : '';
+    selectedKey && model ? curlFor(window.location.origin, selectedKey, requestBody(model, prompt.trim() || 'a lighthouse at dusk', inputValues)) : '';
   const loading = models.status === 'loading' || keys.status === 'loading';
   const failed = models.status === 'error' ? models.error : keys.status === 'error' ? keys.error : null;
 
@@ -197,6 +221,7 @@ export function PlaygroundPage() {
                 value={model.id}
                 onChange={(e) => {
                   setModelId(e.target.value);
+                  setInputValues({});
                   setErrors({});
                 }}
                 aria-describedby={`${ids.model}-facts${errors.model ? ` ${ids.model}-error` : ''}`}
@@ -256,6 +281,18 @@ export function PlaygroundPage() {
                 </p>
               )}
             </div>
+            {model.inputs && (
+              <InputForm
+                key={model.id}
+                schema={model.inputs}
+                values={inputValues}
+                errors={errors.input ?? {}}
+                onChange={(values) => {
+                  setInputValues(values);
+                  if (errors.input) setErrors({ ...errors, input: undefined, form: undefined });
+                }}
+              />
+            )}
             <FormError message={errors.form ?? null} />
             <div className="actions">
               <button type="submit" className="button button-primary" disabled={busy}>

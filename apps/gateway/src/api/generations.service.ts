@@ -7,7 +7,6 @@ import {
   GetGenerationRequest,
   ListGenerationsReply,
   ListGenerationsRequest,
-  ListModelsReply,
   ListWebhookDeliveriesReply,
   ListWebhookDeliveriesRequest,
   RedeliverWebhookReply,
@@ -30,15 +29,10 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import type { StoredResponse } from '../idempotency/idempotency.repository';
 import { IdempotencyService, parseIdempotencyKey } from '../idempotency/idempotency.service';
 import { AccountPlanService } from './account-plan.service';
+import { ModelCatalogue } from './model-catalogue';
 import { parseCancelAfter } from './cancel-after';
 import type { GenerateRequestDto } from './generate-request.dto';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
-
-/**
- * How long this gateway serves its copy of the catalogue before asking again. With the generation
- * replicas' own re-read (1 s), a change reaches every gateway within about 3 s.
- */
-const CATALOGUE_TTL_MS = 2_000;
 
 /** What POST /generate answers. */
 export interface SubmitResult {
@@ -56,10 +50,10 @@ const isFinal = (record: GenerationRecord) => record.status === 'completed' || r
 @Injectable()
 export class GenerationsService {
   private readonly logger = new Logger(GenerationsService.name);
-  private models?: { value: Promise<Map<string, ModelInfo>>; expires: number; refreshing: boolean };
 
   constructor(
     private readonly rpc: RpcClient,
+    private readonly catalogue: ModelCatalogue,
     private readonly plans: AccountPlanService,
     private readonly keys: ApiKeysService,
     private readonly idempotency: IdempotencyService,
@@ -110,11 +104,12 @@ export class GenerationsService {
 
   /** Validates against the catalogue and the plan, holds the credits and queues the job under `jobId`. */
   private async submitJob(principal: Principal, body: GenerateRequestDto, jobId: string, cancelAfterSeconds: number | null): Promise<SubmitGenerationReply> {
-    const [catalogue, plan, key] = await Promise.all([
-      this.catalogue(),
+    const [copy, plan, key] = await Promise.all([
+      this.catalogue.current(),
       this.plans.get(principal.accountId),
       this.keys.webhookDestination(principal.apiKeyId),
     ]);
+    const catalogue = copy.models;
     const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = catalogue.get(body.model) as ModelInfo;
@@ -141,6 +136,7 @@ export class GenerationsService {
       // A deadline shorter than the wait ends the wait with it (the job is canceled then).
       waitMs: model.synchronous ? Math.min(this.settings.syncWaitMs, cancelAfterSeconds === null ? Infinity : cancelAfterSeconds * 1000 + 1_000) : 0,
       cancelAfterSeconds,
+      catalogueVersion: copy.version,
     };
     try {
       return await this.rpc.request<SubmitGenerationReply, SubmitGenerationRequest>(
@@ -172,8 +168,8 @@ export class GenerationsService {
 
   /** The catalogue as this account sees it: each model `available` or not, and why. */
   async listModels(principal: Principal): Promise<ModelInfo[]> {
-    const [catalogue, plan] = await Promise.all([this.catalogue(), this.plans.get(principal.accountId)]);
-    return [...catalogue.values()].map((m) => modelForPlan(m, plan.plan));
+    const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(principal.accountId)]);
+    return [...copy.models.values()].map((m) => modelForPlan(m, plan.plan));
   }
 
   /** Cancels one of the caller's generations (docs/jobs.md, "Cancel"). */
@@ -266,32 +262,5 @@ export class GenerationsService {
 
   private stored(record: GenerationRecord, finished: boolean): StoredResponse {
     return { status: finished ? 200 : 202, body: JSON.stringify(record), location: this.location(record.id) };
-  }
-
-  /**
-   * The catalogue, from the generation service, kept CATALOGUE_TTL_MS. Past that the old copy is
-   * still answered while one request fetches the new one, so no request waits on it but the first.
-   */
-  private catalogue(): Promise<Map<string, ModelInfo>> {
-    const current = this.models;
-    if (current && (current.expires > Date.now() || current.refreshing)) return current.value;
-    const value = this.rpc
-      .request<ListModelsReply>(Subjects.modelsList, {})
-      .then((reply) => new Map(reply.data.map((m) => [m.id, m])));
-    if (!current) {
-      this.models = { value, expires: Date.now() + CATALOGUE_TTL_MS, refreshing: false };
-      value.catch(() => (this.models = undefined));
-      return value;
-    }
-    current.refreshing = true;
-    value.then(
-      () => (this.models = { value, expires: Date.now() + CATALOGUE_TTL_MS, refreshing: false }),
-      (error: unknown) => {
-        current.refreshing = false;
-        current.expires = Date.now() + 1_000; // try again in a second, serving the old copy meanwhile
-        this.logger.warn({ err: error }, 'Could not refresh the model catalogue; serving the last copy');
-      },
-    );
-    return current.value;
   }
 }

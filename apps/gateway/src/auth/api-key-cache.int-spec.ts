@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { Broadcasts } from '@gen/contracts';
-import { createTestDatabase, TestDatabase } from '@gen/testing';
+import { PgNotifications } from '@gen/persistence';
+import { createTestDatabase, eventually, TestDatabase } from '@gen/testing';
 import { Broadcaster, InProcessBroadcaster, NatsBroadcaster, NatsRpcClient, NatsTransportConfig } from '@gen/transport';
 import { openAuthDatabase } from '../gateway.database';
 import { API_KEY_PREFIX } from './api-key-format';
@@ -72,13 +73,15 @@ describe('ApiKeyCache (PostgreSQL, NATS)', () => {
   afterAll(async () => {
     for (const cache of caches) cache.onModuleDestroy();
     await Promise.all(natsClients.map((c) => c.onApplicationShutdown()));
+    await Promise.all(listeners.map((l) => l.onApplicationShutdown()));
     await db.destroy();
     await database.drop();
   });
 
-  const replica = (broadcaster: Broadcaster = new InProcessBroadcaster(), settings: Partial<ApiKeyCacheSettings> = {}) => {
+  const listeners: PgNotifications[] = [];
+  const replica = (broadcaster: Broadcaster = new InProcessBroadcaster(), settings: Partial<ApiKeyCacheSettings> = {}, notifications?: PgNotifications) => {
     const repository = new CountingRepository(db);
-    const cache = new ApiKeyCache(repository, broadcaster, { ...DEFAULT_API_KEY_CACHE_SETTINGS, ...settings });
+    const cache = new ApiKeyCache(repository, broadcaster, { ...DEFAULT_API_KEY_CACHE_SETTINGS, ...settings }, notifications);
     cache.onModuleInit();
     caches.push(cache);
     return { repository, cache, keys: new ApiKeysService(repository, cipher, cache) };
@@ -113,6 +116,51 @@ describe('ApiKeyCache (PostgreSQL, NATS)', () => {
     // A wrong secret with a real lookup id is refused too (the hash decides, in constant time).
     const forged = key.key.slice(0, -4) + (key.key.endsWith('AAAA') ? 'BBBB' : 'AAAA');
     await refused(b.keys.authenticate(forged));
+  });
+
+  it('without any broadcast, the database announces a change at its commit: the very next request sees it (and a use announces nothing)', async () => {
+    const listening = async () => {
+      const notifications = PgNotifications.forDataSource(db);
+      listeners.push(notifications);
+      await notifications.start();
+      return notifications;
+    };
+    // Two replicas that share no broadcaster (each its own), with a TTL that never ends: only the database tells them.
+    const a = replica(new InProcessBroadcaster(), { ttlMs: 600_000, lastUsedIntervalMs: 1_000 }, await listening());
+    const b = replica(new InProcessBroadcaster(), { ttlMs: 600_000 }, await listening());
+    const key = await newKey(a.keys);
+    await a.keys.authenticate(key.key);
+    await b.keys.authenticate(key.key);
+    // A use writes last_used_at: no notice, so the copies stay (no read per request).
+    a.cache.recordUse(key.id);
+    await eventually(() => lastUsed(key.id), (at) => at !== null);
+    await sleep(100);
+    await a.keys.authenticate(key.key);
+    await b.keys.authenticate(key.key);
+    expect([a.repository.lookups, b.repository.lookups]).toEqual([1, 1]);
+    // Revoked as the CLI does it against a running standalone (SQL in its own process, no broker).
+    await db.query(`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, [key.id]);
+    // A NOTIFY reaches the listeners right after the commit: a few milliseconds, less than any CLI takes to exit.
+    await eventually(async () => a.cache.size().keys + b.cache.size().keys, (n) => n === 0, 2_000, 5);
+    await refused(a.keys.authenticate(key.key));
+    await refused(b.keys.authenticate(key.key));
+  });
+
+  it('after its listening connection is lost, a gateway trusts no copy: notices sent meanwhile are unknown', async () => {
+    const notifications = PgNotifications.forDataSource(db);
+    listeners.push(notifications);
+    await notifications.start();
+    const a = replica(new InProcessBroadcaster(), { ttlMs: 600_000 }, notifications);
+    const key = await newKey(a.keys);
+    await a.keys.authenticate(key.key);
+    expect(a.cache.size().keys).toBe(1);
+    await db.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gen-listen' AND datname = current_database()`);
+    await eventually(async () => a.cache.size().keys, (n) => n === 0, 5_000, 10);
+    await eventually(async () => notifications.listening, (up) => up, 10_000, 50);
+    // Listening again: a change made now is seen at once.
+    await a.keys.authenticate(key.key);
+    await db.query(`UPDATE api_keys SET webhook_url = 'https://example.com/hook' WHERE id = $1`, [key.id]);
+    await eventually(async () => a.cache.size().keys, (n) => n === 0, 2_000, 5);
   });
 
   it('a revocation on one replica answers 401 on the very next request of every replica (in-process broadcaster)', async () => {

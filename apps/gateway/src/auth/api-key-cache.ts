@@ -1,5 +1,6 @@
-import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ApiKeyChangedBroadcast, Broadcasts } from '@gen/contracts';
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { ApiKeyChangedBroadcast, Broadcasts, DatabaseChannels } from '@gen/contracts';
+import { PgNotifications } from '@gen/persistence';
 import { Broadcaster } from '@gen/transport';
 import { API_KEY_CACHE_SETTINGS, ApiKeyCacheSettings } from './api-key-cache.settings';
 import { AuthRepository, KeyForAuth } from './auth.repository';
@@ -70,22 +71,30 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
   /** When this gateway last wrote each key's `last_used_at` (or found it recent), local clock. */
   private readonly touchedAt = new Map<string, number>();
   private readonly gate: Gate;
-  private unsubscribe?: () => void;
+  private readonly unsubscribes: Array<() => void> = [];
 
   constructor(
     private readonly repository: AuthRepository,
     private readonly broadcaster: Broadcaster,
     @Inject(API_KEY_CACHE_SETTINGS) private readonly settings: ApiKeyCacheSettings,
+    @Optional() @Inject(PgNotifications) private readonly notifications: PgNotifications | null = null,
   ) {
     this.gate = new Gate(settings.maxConcurrentLookups);
   }
 
   onModuleInit(): void {
-    this.unsubscribe = this.broadcaster.subscribe(Broadcasts.apiKeyChanged, (payload) => this.changed(payload));
+    this.unsubscribes.push(this.broadcaster.subscribe(Broadcasts.apiKeyChanged, (payload) => this.changed(payload)));
+    // The database announces every key change at its commit, whoever made it (the CLI against a
+    // running standalone, a deployment without NATS, SQL by hand); after its connection was lost,
+    // whatever it announced meanwhile is unknown: every key is read again.
+    if (this.notifications) {
+      this.unsubscribes.push(this.notifications.listen(DatabaseChannels.apiKeyChanged, (payload) => this.changed(parseNotice(payload))));
+      this.unsubscribes.push(this.notifications.onResync(() => this.changed(null)));
+    }
   }
 
   onModuleDestroy(): void {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
   }
 
   /** The key with this lookup id, or null when there is none (revoked keys are returned, marked). */
@@ -174,8 +183,8 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
       this.forget({ lookupId: change.lookupId, apiKeyId: change.apiKeyId });
       return;
     }
-    // A message we cannot read might have named any key: forget them all.
-    this.logger.warn('Unreadable API key change broadcast: dropping every cached key');
+    // A message we cannot read might have named any key (as might notices missed while not listening): forget them all.
+    if (payload !== null) this.logger.warn('Unreadable API key change broadcast: dropping every cached key');
     this.entries.clear();
     this.lookupIdOf.clear();
     this.unknown.clear();
@@ -239,4 +248,13 @@ export class ApiKeyCache implements OnModuleInit, OnModuleDestroy {
 function toCached(row: KeyForAuth): CachedApiKey {
   const { lastUsedMsAgo: _lastUsedMsAgo, ...key } = row;
   return key;
+}
+
+/** A NOTIFY payload as the broadcast it stands for (null when it cannot be read: everything is dropped). */
+function parseNotice(payload: string): unknown {
+  try {
+    return JSON.parse(payload) as unknown;
+  } catch {
+    return undefined;
+  }
 }

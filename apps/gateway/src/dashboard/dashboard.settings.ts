@@ -7,6 +7,8 @@ export const DASHBOARD_SETTINGS = Symbol('DASHBOARD_SETTINGS');
 export interface DashboardSettings {
   /** Folder of the built dashboard (index.html, assets/); served under /dashboard. */
   staticDir: string;
+  /** Serve the build's `.map` files (DASHBOARD_SOURCE_MAPS=public); by default they stay on disk, unpublished. */
+  publicSourceMaps: boolean;
   /** Origin of PUBLIC_BASE_URL: state-changing calls must come from it (or from the request's own origin). */
   publicOrigin: string;
   /** Cookies get `Secure` (and `__Host-` names) when the public URL is https. */

@@ -115,6 +115,12 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   // The raw bytes stay on the request (`rawBody`, a reference, no copy): provider callbacks verify signatures over them.
   adapter.useBodyParser('application/json', true, { bodyLimit: limits.bodyLimitBytes }, (request, body, done) => {
+    // An empty body is no body (many clients send Content-Type: application/json on every request,
+    // cancel included): routes that take none accept it; a route that needs one says it is missing.
+    if ((body as Buffer).length === 0) {
+      done(null, undefined);
+      return;
+    }
     try {
       checkJsonBody(request.headers['content-type'], body as Buffer);
     } catch (error) {

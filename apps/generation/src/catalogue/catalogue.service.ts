@@ -1,10 +1,14 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import type { ModelInfo } from '@gen/contracts';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit, Optional } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { Broadcasts, DatabaseChannels, type ModelInfo } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
+import { PgNotifications } from '@gen/persistence';
+import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import type { ModelDefinition, ModelDefinitionInput } from './catalogue';
 import { ModelEngines, ResolvedEngine } from './model-engines';
 import { ModelsRepository, sameDefinition } from './models.repository';
+import { stableJson } from './stable-json';
 
 /** DI token: models upserted into the catalogue at start (tests and embedders), or null. */
 export const CATALOGUE_SEED = Symbol('CATALOGUE_SEED');
@@ -13,10 +17,12 @@ export const CATALOGUE_SEED = Symbol('CATALOGUE_SEED');
 export const DEFAULT_CATALOGUE_REFRESH_MS = 1_000;
 
 /**
- * The catalogue as this replica serves it: the `models` table, re-read every second (a handful of
- * rows), so a change made with the CLI on any machine reaches every replica within seconds and
- * without a restart. Reads are served from memory; if the database is briefly unreachable the
- * last good copy stays in use.
+ * The catalogue as this replica serves it: the `models` table, read again at once when a change is
+ * announced (the `generation.catalogue-changed` broadcast, or the database's own NOTIFY at the
+ * writer's commit), and every second besides (a handful of rows), so a change made with the CLI on
+ * any machine reaches every replica without a restart. Reads are served from memory; if the
+ * database is briefly unreachable the last good copy stays in use. `version` names the content
+ * (a digest), so a submit checked against another version reads the table again first.
  */
 @Injectable()
 export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -25,13 +31,22 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
   private timer?: NodeJS.Timeout;
   private refreshing?: Promise<void>;
   private loaded?: Promise<void>;
+  private currentVersion = '';
+  private readonly unsubscribes: Array<() => void> = [];
 
   constructor(
     private readonly models: ModelsRepository,
     private readonly engines: ModelEngines,
     @Inject(CATALOGUE_SEED) private readonly seed: readonly ModelDefinitionInput[] | null,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+    @Optional() @Inject(Broadcaster) private readonly broadcaster: Broadcaster | null = null,
+    @Optional() @Inject(PgNotifications) private readonly notifications: PgNotifications | null = null,
   ) {}
+
+  /** Names the catalogue as this replica holds it now (ListModelsReply.version). */
+  get version(): string {
+    return this.currentVersion;
+  }
 
   async onModuleInit(): Promise<void> {
     for (const input of this.seed ?? []) {
@@ -59,6 +74,12 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
   }
 
   onApplicationBootstrap(): void {
+    const reread = () => void this.refreshNow().catch((error: unknown) => this.logger.warn({ err: error }, 'Reading the catalogue failed'));
+    if (this.broadcaster) this.unsubscribes.push(this.broadcaster.subscribe(Broadcasts.catalogueChanged, reread));
+    if (this.notifications) {
+      this.unsubscribes.push(this.notifications.listen(DatabaseChannels.catalogueChanged, reread));
+      this.unsubscribes.push(this.notifications.onResync(reread));
+    }
     this.timer = setInterval(
       () => void this.refresh().catch((error: unknown) => this.logger.warn({ err: error }, 'Reading the catalogue failed')),
       this.settings.catalogueRefreshMs ?? DEFAULT_CATALOGUE_REFRESH_MS,
@@ -68,12 +89,23 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
   }
 
   /** Re-reads the table now (also what the timer does); concurrent calls share one read. */
   refresh(): Promise<void> {
     this.refreshing ??= this.load().finally(() => (this.refreshing = undefined));
     return this.refreshing;
+  }
+
+  /**
+   * Resolves after a read of the table that started after this call (a read already under way may
+   * have started before the change the caller knows of): what a change notice and a gateway's
+   * read of the catalogue wait for.
+   */
+  refreshNow(): Promise<void> {
+    const running = this.refreshing;
+    return running ? running.catch(() => undefined).then(() => this.refresh()) : this.refresh();
   }
 
   /** Every model, disabled ones included, as the API shows them (`available` before the caller's plan). */
@@ -124,6 +156,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       const changed = models.length !== this.byId.size || models.some((m) => !this.byId.has(m.id) || !sameDefinition(m, this.byId.get(m.id)!));
       if (!changed) return;
       this.byId = new Map(models.map((m) => [m.id, m]));
+      this.currentVersion = catalogueVersion(models);
       this.engines.retain(models);
       this.logger.log({ models: models.length }, 'Catalogue loaded');
     } catch (error) {
@@ -131,4 +164,10 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       this.logger.warn({ err: error }, 'Re-reading the catalogue failed; serving the last copy');
     }
   }
+}
+
+/** A short digest of the catalogue's content: equal on every replica that read the same rows. */
+function catalogueVersion(models: readonly ModelDefinition[]): string {
+  const sorted = [...models].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return createHash('sha256').update(stableJson(sorted)).digest('base64url').slice(0, 16);
 }

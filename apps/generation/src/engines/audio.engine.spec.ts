@@ -10,6 +10,7 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     prompt: 'a calm piano lullaby',
     seed: 3,
     params: {},
+    input: {},
     signal: new AbortController().signal,
     upstreamRef: null,
     saveUpstreamRef: () => Promise.resolve(),
@@ -29,7 +30,7 @@ describe('AudioEngine (checked with wavefile)', () => {
   const engine = new AudioEngine();
 
   it('produces a 2 s, 22050 Hz, 16-bit mono WAV by default with an audible signal', async () => {
-    const out = await engine.generate(request());
+    const [out] = await engine.generate(request());
     expect(out.contentType).toBe('audio/wav');
     expect(out.extension).toBe('wav');
     const { rate, bits, channels, samples } = decode(out.data);
@@ -44,7 +45,7 @@ describe('AudioEngine (checked with wavefile)', () => {
   });
 
   it('honours sampleRate and durationSeconds', async () => {
-    const out = await engine.generate(request({ params: { sampleRate: 44100, durationSeconds: 0.75 } }));
+    const [out] = await engine.generate(request({ params: { sampleRate: 44100, durationSeconds: 0.75 } }));
     const { rate, channels, samples } = decode(out.data);
     expect(rate).toBe(44100);
     expect(channels).toBe(1);
@@ -52,10 +53,10 @@ describe('AudioEngine (checked with wavefile)', () => {
   });
 
   it('is deterministic for prompt+seed and varies with prompt and seed', async () => {
-    const a = await engine.generate(request());
-    expect(a.data.equals((await engine.generate(request())).data)).toBe(true);
-    expect(a.data.equals((await engine.generate(request({ prompt: 'heavy metal drums' }))).data)).toBe(false);
-    expect(a.data.equals((await engine.generate(request({ seed: 4 }))).data)).toBe(false);
+    const [a] = await engine.generate(request());
+    expect(a.data.equals((await engine.generate(request()))[0].data)).toBe(true);
+    expect(a.data.equals((await engine.generate(request({ prompt: 'heavy metal drums' })))[0].data)).toBe(false);
+    expect(a.data.equals((await engine.generate(request({ seed: 4 })))[0].data)).toBe(false);
   });
 
   it('rejects when aborted during simulated latency', async () => {

@@ -13,7 +13,7 @@ import { encodeWavPcm16 } from './wav-writer';
 export class AudioEngine implements Engine {
   readonly name = 'audio';
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     await beginGeneration(request);
     const sampleRate = readNumberParam(request.params, 'sampleRate', 22050, { min: 8000, max: 48000, integer: true });
     const durationSeconds = readNumberParam(request.params, 'durationSeconds', 2, { min: 0.1, max: 60 });
@@ -24,6 +24,6 @@ export class AudioEngine implements Engine {
     await checkpoint(request.signal);
     const pcm = new Int16Array(totalSamples);
     for (let i = 0; i < totalSamples; i++) pcm[i] = Math.round((wave[i] as number) * 32767);
-    return { data: encodeWavPcm16(pcm, sampleRate), contentType: 'audio/wav', extension: 'wav' };
+    return [{ data: encodeWavPcm16(pcm, sampleRate), contentType: 'audio/wav', extension: 'wav', durationS: totalSamples / sampleRate }];
   }
 }

@@ -2,12 +2,17 @@ import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
 import type { CallbackVerifier } from '../callbacks/callback-verifier';
 
-/** What an engine produced: the asset's bytes and how to serve them. */
+/** One asset an engine produced: its bytes and how to serve them. */
 export interface EngineOutput {
   data: Buffer;
   contentType: string;
   /** File extension without the dot (`png`, `mp4`, `wav`, `glb`): one the storage knows. */
   extension: OutputExtension;
+  /** Pixels, where the engine or the file says (images, videos). */
+  width?: number;
+  height?: number;
+  /** Seconds, where the engine or the file says (videos, audio). */
+  durationS?: number;
 }
 
 export interface EngineRequest {
@@ -15,6 +20,12 @@ export interface EngineRequest {
   modelId: string;
   type: GenerationType;
   prompt: string;
+  /**
+   * The customer's `input` as applied at submit: validated against the model's `inputs` schema, its
+   * defaults filled in (`{}` when the model declares none or the customer gave none). Provider
+   * adapters lay it over the binding's static `input` (through its `inputMap`).
+   */
+  input: Readonly<Record<string, unknown>>;
   /** Deterministic seed: the same prompt and seed give the same bytes. */
   seed: number;
   /** Engine-specific settings from the catalogue (size, duration, latency, upstream...). */
@@ -91,12 +102,13 @@ export class UpstreamNotNow extends Error {
 }
 
 /**
- * Turns (model, prompt) into an asset. Failures the user should see are thrown as EngineError
+ * Turns (model, prompt, input) into one or more assets (several where the provider returns several:
+ * `num_outputs`, `n`); the first is the record's `output_url`. Failures the user should see are thrown as EngineError
  * with a sanitised message; anything else becomes a generic failure message.
  */
 export interface Engine {
   readonly name: string;
-  generate(request: EngineRequest): Promise<EngineOutput>;
+  generate(request: EngineRequest): Promise<EngineOutput[]>;
   /**
    * True for provider adapters: the engine's work is I/O with a provider, so its jobs take the
    * provider pool (PROVIDER_CONCURRENCY) instead of the CPU workers (WORKER_CONCURRENCY).

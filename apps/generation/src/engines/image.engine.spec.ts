@@ -10,6 +10,7 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     prompt: 'a red fox in the snow',
     seed: 42,
     params: {},
+    input: {},
     signal: new AbortController().signal,
     upstreamRef: null,
     saveUpstreamRef: () => Promise.resolve(),
@@ -21,7 +22,7 @@ describe('ImageEngine', () => {
   const engine = new ImageEngine();
 
   it('produces a PNG of the default size that an independent decoder reads', async () => {
-    const out = await engine.generate(request());
+    const [out] = await engine.generate(request());
     expect(out.contentType).toBe('image/png');
     expect(out.extension).toBe('png');
     const png = PNG.sync.read(out.data);
@@ -36,18 +37,18 @@ describe('ImageEngine', () => {
   });
 
   it('honours width/height and clamps them to 64..2048', async () => {
-    const sized = PNG.sync.read((await engine.generate(request({ params: { width: 300, height: 120 } }))).data);
+    const sized = PNG.sync.read((await engine.generate(request({ params: { width: 300, height: 120 } })))[0].data);
     expect([sized.width, sized.height]).toEqual([300, 120]);
-    const clamped = PNG.sync.read((await engine.generate(request({ params: { width: 1, height: 99999 } }))).data);
+    const clamped = PNG.sync.read((await engine.generate(request({ params: { width: 1, height: 99999 } })))[0].data);
     expect([clamped.width, clamped.height]).toEqual([64, 2048]);
   });
 
   it('is deterministic for prompt+seed and varies with prompt and seed', async () => {
-    const a = await engine.generate(request());
-    const b = await engine.generate(request());
+    const [a] = await engine.generate(request());
+    const [b] = await engine.generate(request());
     expect(a.data.equals(b.data)).toBe(true);
-    const otherPrompt = await engine.generate(request({ prompt: 'a blue whale' }));
-    const otherSeed = await engine.generate(request({ seed: 43 }));
+    const [otherPrompt] = await engine.generate(request({ prompt: 'a blue whale' }));
+    const [otherSeed] = await engine.generate(request({ seed: 43 }));
     expect(a.data.equals(otherPrompt.data)).toBe(false);
     expect(a.data.equals(otherSeed.data)).toBe(false);
   });

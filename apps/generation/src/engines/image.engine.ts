@@ -12,7 +12,7 @@ import { createScene, renderScene } from './scene';
 export class ImageEngine implements Engine {
   readonly name = 'image';
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     await beginGeneration(request);
     const width = readNumberParam(request.params, 'width', 512, { min: 64, max: 2048, integer: true });
     const height = readNumberParam(request.params, 'height', 512, { min: 64, max: 2048, integer: true });
@@ -27,6 +27,6 @@ export class ImageEngine implements Engine {
     // suits gradients and avoids pngjs's try-every-filter pass, which is several times slower.
     const data = PNG.sync.write(png, { colorType: 2, filterType: 1 });
     request.signal.throwIfAborted();
-    return { data, contentType: 'image/png', extension: 'png' };
+    return [{ data, contentType: 'image/png', extension: 'png', width, height }];
   }
 }

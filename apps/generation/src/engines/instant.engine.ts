@@ -20,9 +20,9 @@ const TINY: Record<GenerationType, { engine: Engine; params: Record<string, unkn
  */
 export class InstantEngine implements Engine {
   readonly name = 'instant';
-  private readonly assets = new Map<GenerationType, Promise<EngineOutput>>();
+  private readonly assets = new Map<GenerationType, Promise<EngineOutput[]>>();
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     request.signal.throwIfAborted();
     let asset = this.assets.get(request.type);
     if (!asset) {

@@ -21,6 +21,7 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     prompt: 'a golden crown',
     seed: 11,
     params: {},
+    input: {},
     signal: new AbortController().signal,
     upstreamRef: null,
     saveUpstreamRef: () => Promise.resolve(),
@@ -32,7 +33,7 @@ describe('MeshEngine (checked with gltf-validator)', () => {
   const engine = new MeshEngine();
 
   it.each(['a golden crown', 'a starfish', 'a hexagonal nut', ''])('emits a valid GLB for %j', async (prompt) => {
-    const out = await engine.generate(request({ prompt }));
+    const [out] = await engine.generate(request({ prompt }));
     expect(out.contentType).toBe('model/gltf-binary');
     expect(out.extension).toBe('glb');
     expect(out.data.readUInt32LE(0)).toBe(0x46546c67);
@@ -48,9 +49,9 @@ describe('MeshEngine (checked with gltf-validator)', () => {
   });
 
   it('is deterministic for prompt+seed and varies with the prompt', async () => {
-    const a = await engine.generate(request());
-    expect(a.data.equals((await engine.generate(request())).data)).toBe(true);
-    expect(a.data.equals((await engine.generate(request({ prompt: 'a silver spoon' }))).data)).toBe(false);
+    const [a] = await engine.generate(request());
+    expect(a.data.equals((await engine.generate(request()))[0].data)).toBe(true);
+    expect(a.data.equals((await engine.generate(request({ prompt: 'a silver spoon' })))[0].data)).toBe(false);
   });
 
   it('rejects when already aborted', async () => {

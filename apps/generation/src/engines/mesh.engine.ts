@@ -11,7 +11,7 @@ import { createPromptRng } from './prompt-seed';
 export class MeshEngine implements Engine {
   readonly name = 'mesh';
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     await beginGeneration(request);
     const rng = createPromptRng(request.prompt, request.seed, 'mesh');
     const geometry = buildStarPrism({
@@ -33,7 +33,7 @@ export class MeshEngine implements Engine {
       'prompt-shape',
     );
     request.signal.throwIfAborted();
-    return { data, contentType: 'model/gltf-binary', extension: 'glb' };
+    return [{ data, contentType: 'model/gltf-binary', extension: 'glb' }];
   }
 }
 

@@ -17,6 +17,7 @@ function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
     prompt: 'a paper boat drifting on a pond',
     seed: 7,
     params: {},
+    input: {},
     signal: new AbortController().signal,
     upstreamRef: null,
     saveUpstreamRef: () => Promise.resolve(),
@@ -59,7 +60,7 @@ describe('VideoEngine (checked with ffprobe/ffmpeg)', () => {
   }
 
   it('produces a default MP4: H.264 160x120, 3 s at 10 fps, that decodes cleanly', async () => {
-    const out = await engine.generate(request());
+    const [out] = await engine.generate(request());
     expect(out.contentType).toBe('video/mp4');
     expect(out.extension).toBe('mp4');
     expect(out.data.length).toBeLessThan(2 * 1024 * 1024);
@@ -74,7 +75,7 @@ describe('VideoEngine (checked with ffprobe/ffmpeg)', () => {
   });
 
   it('honours width/height/fps/durationSeconds, including sizes that need cropping', async () => {
-    const out = await engine.generate(request({ params: { width: 100, height: 70, fps: 12, durationSeconds: 1.5 } }));
+    const [out] = await engine.generate(request({ params: { width: 100, height: 70, fps: 12, durationSeconds: 1.5 } }));
     const { stream } = await probeAndDecode(out.data, 'custom.mp4');
     expect(stream.codec_name).toBe('h264');
     expect([stream.width, stream.height]).toEqual([100, 70]);
@@ -83,7 +84,7 @@ describe('VideoEngine (checked with ffprobe/ffmpeg)', () => {
   });
 
   it('animates: decoded frames differ over time', async () => {
-    const out = await engine.generate(request({ params: { durationSeconds: 1, fps: 5, width: 64, height: 48 } }));
+    const [out] = await engine.generate(request({ params: { durationSeconds: 1, fps: 5, width: 64, height: 48 } }));
     const file = join(dir, 'frames.mp4');
     await writeFile(file, out.data);
     const { stdout } = await run('ffmpeg', ['-nostdin', '-v', 'error', '-i', file, '-f', 'framemd5', '-'], {
@@ -101,12 +102,12 @@ describe('VideoEngine (checked with ffprobe/ffmpeg)', () => {
     const params = { durationSeconds: 1, width: 64, height: 64 };
     // mp4-muxer stamps Date.now() into the movie headers; the engine must neutralise that.
     const now = jest.spyOn(Date, 'now').mockReturnValue(Date.UTC(2020, 0, 1));
-    const a = await engine.generate(request({ params }));
+    const [a] = await engine.generate(request({ params }));
     now.mockReturnValue(Date.UTC(2031, 5, 15));
-    const b = await engine.generate(request({ params }));
+    const [b] = await engine.generate(request({ params }));
     now.mockRestore();
     expect(a.data.equals(b.data)).toBe(true);
-    const c = await engine.generate(request({ params, prompt: 'a thunderstorm over mountains' }));
+    const [c] = await engine.generate(request({ params, prompt: 'a thunderstorm over mountains' }));
     expect(a.data.equals(c.data)).toBe(false);
   });
 

@@ -20,7 +20,7 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 export class VideoEngine implements Engine {
   readonly name = 'video';
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     await beginGeneration(request);
     const { params, signal } = request;
     const width = even(readNumberParam(params, 'width', 160, { min: 32, max: 640, integer: true }));
@@ -53,7 +53,7 @@ export class VideoEngine implements Engine {
       await checkpoint(signal); // keep long encodes cancellable
     }
     const data = writer.finish();
-    return { data, contentType: 'video/mp4', extension: 'mp4' };
+    return [{ data, contentType: 'video/mp4', extension: 'mp4', width, height, durationS: frameCount / fps }];
   }
 }
 

@@ -11,6 +11,7 @@ function request(prompt: string, overrides: Partial<EngineRequest> = {}): Engine
     prompt,
     seed: 1,
     params: {},
+    input: {},
     signal: new AbortController().signal,
     upstreamRef: null,
     saveUpstreamRef: () => Promise.resolve(),
@@ -39,8 +40,8 @@ describe('VoiceEngine (espeak-ng)', () => {
   });
 
   it('speaks the prompt: a valid WAV with sound in it, whose length follows the prompt', async () => {
-    const short = await engine.generate(request('A red fox.'));
-    const long = await engine.generate(request('A red fox runs through a snowy forest at dawn, past the frozen lake and the old mill, and on into the hills.'));
+    const [short] = await engine.generate(request('A red fox.'));
+    const [long] = await engine.generate(request('A red fox runs through a snowy forest at dawn, past the frozen lake and the old mill, and on into the hills.'));
     expect(short.contentType).toBe('audio/wav');
     expect(short.extension).toBe('wav');
     const a = measure(short.data);
@@ -57,13 +58,13 @@ describe('VoiceEngine (espeak-ng)', () => {
 
   it('follows wordsPerMinute', async () => {
     const text = 'the quick brown fox jumps over the lazy dog';
-    const slow = measure((await engine.generate(request(text, { params: { wordsPerMinute: 100 } }))).data);
-    const fast = measure((await engine.generate(request(text, { params: { wordsPerMinute: 300 } }))).data);
+    const slow = measure((await engine.generate(request(text, { params: { wordsPerMinute: 100 } })))[0].data);
+    const fast = measure((await engine.generate(request(text, { params: { wordsPerMinute: 300 } })))[0].data);
     expect(slow.seconds).toBeGreaterThan(fast.seconds * 1.8);
   });
 
   it('speaks a prompt that looks like an option instead of obeying it', async () => {
-    const output = await engine.generate(request('--version -w /tmp/should-not-exist.wav'));
+    const [output] = await engine.generate(request('--version -w /tmp/should-not-exist.wav'));
     expect(measure(output.data).seconds).toBeGreaterThan(1);
   });
 

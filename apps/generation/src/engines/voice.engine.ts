@@ -31,13 +31,13 @@ export class VoiceEngine implements Engine {
     return this.availability;
   }
 
-  async generate(request: EngineRequest): Promise<EngineOutput> {
+  async generate(request: EngineRequest): Promise<EngineOutput[]> {
     await beginGeneration(request);
     const unavailable = this.unavailableReason();
     if (unavailable) throw new EngineError(`${unavailable} Your credits were refunded.`);
     const wpm = readNumberParam(request.params, 'wordsPerMinute', 175, { min: 80, max: 450, integer: true });
     const wav = await this.speak(request.prompt, wpm, request.signal);
-    return { data: wav, contentType: 'audio/wav', extension: 'wav' };
+    return [{ data: wav, contentType: 'audio/wav', extension: 'wav' }];
   }
 
   private speak(text: string, wordsPerMinute: number, signal: AbortSignal): Promise<Buffer> {

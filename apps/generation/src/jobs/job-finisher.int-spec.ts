@@ -53,7 +53,7 @@ describe('JobFinisher: grouped finishes (PostgreSQL)', () => {
     return ids;
   }
 
-  const completed = (jobId: string): JobOutcome => ({ status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png', keepSeconds: 3600 });
+  const completed = (jobId: string): JobOutcome => ({ status: 'completed', outputs: [{ key: `ab/${jobId.replace(/-/g, '')}.png`, content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 });
   const request = (jobId: string, outcome: JobOutcome = completed(jobId)): FinishRequest => ({
     jobId,
     owner: WORKER,
@@ -113,7 +113,7 @@ describe('JobFinisher: grouped finishes (PostgreSQL)', () => {
     const ids = await running(5);
     const f = finisher();
     // An expiry the integer column cannot hold: PostgreSQL refuses the whole statement.
-    const refused: JobOutcome = { status: 'completed', outputKey: 'ab/refused.png', contentType: 'image/png', keepSeconds: 2 ** 40 };
+    const refused: JobOutcome = { status: 'completed', outputs: [{ key: 'ab/refused.png', content_type: 'image/png', bytes: 1 }], keepSeconds: 2 ** 40 };
     const outcomes = await Promise.allSettled(ids.map((id, i) => f.finish(request(id, i === 2 ? refused : completed(id)))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     expect((await seen(ids)).map((r) => [r.status, r.events])).toEqual([

@@ -12,7 +12,7 @@ import { OutputStorage } from '@gen/storage';
 import { finishedEvent } from './job-events';
 import { JobFinisher } from './job-finisher.service';
 import { toGenerationRecord } from './job-record';
-import type { JobEntity } from './job.entity';
+import type { JobEntity, JobOutput } from './job.entity';
 import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
 import { JobMetrics } from '../metrics/job-metrics';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
@@ -347,10 +347,9 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     let outcome: JobOutcome;
     try {
       if (job.canceledAt) throw CANCELED;
-      const output = await this.runEngine(run);
-      if (output === PARKED) return;
-      const outputKey = await this.storage.put(output.data, output.extension);
-      outcome = { status: 'completed', outputKey, contentType: output.contentType, keepSeconds: this.settings.outputRetentionSeconds ?? DEFAULT_RETENTION_SECONDS };
+      const outputs = await this.runEngine(run);
+      if (outputs === PARKED) return;
+      outcome = { status: 'completed', outputs: await this.store(job.id, outputs), keepSeconds: this.settings.outputRetentionSeconds ?? DEFAULT_RETENTION_SECONDS };
     } catch (error) {
       // Lease lost: another worker has the job now, it is not ours to finish.
       if ((signal.aborted && signal.reason === LEASE_LOST) || error === LEASE_LOST) return;
@@ -385,21 +384,48 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       this.relay.publish([finished.event]);
       this.finished.emit(job.id, finished.job);
     } else if (outcome.status === 'completed') {
-      await this.discardOutput(job.id, outcome.outputKey);
+      await this.discardOutputs(job.id, outcome.outputs);
     }
   }
 
   /**
-   * The job was not ours to finish: we lost it while storing its output, and nothing will ever point
-   * at this file. Unless our own finish did commit and only its answer was lost (a retry found the
-   * job final with this very output): then the file is the job's.
+   * Stores every output, in order. An engine that produced none failed (a bug of the engine, never
+   * a completed job without an output). If one write fails, those already written are removed.
    */
-  private async discardOutput(jobId: string, outputKey: string): Promise<void> {
+  private async store(jobId: string, outputs: readonly EngineOutput[]): Promise<JobOutput[]> {
+    if (outputs.length === 0) throw new Error('the engine returned no output');
+    const stored: JobOutput[] = [];
     try {
-      if ((await this.jobs.findById(jobId))?.outputKey === outputKey) return;
-      await this.storage.delete(outputKey);
+      for (const output of outputs) {
+        const key = await this.storage.put(output.data, output.extension);
+        stored.push({
+          key,
+          content_type: output.contentType,
+          bytes: output.data.length,
+          ...(output.width !== undefined && { width: output.width }),
+          ...(output.height !== undefined && { height: output.height }),
+          ...(output.durationS !== undefined && { duration_s: output.durationS }),
+        });
+      }
     } catch (error) {
-      this.logger.warn({ err: error, jobId }, 'Could not remove the output of a job we no longer own');
+      await this.discardOutputs(jobId, stored);
+      throw error;
+    }
+    return stored;
+  }
+
+  /**
+   * The job was not ours to finish: we lost it while storing its outputs, and nothing will ever point
+   * at these files. Unless our own finish did commit and only its answer was lost (a retry found the
+   * job final with these very outputs): then the files are the job's.
+   */
+  private async discardOutputs(jobId: string, outputs: readonly JobOutput[]): Promise<void> {
+    if (outputs.length === 0) return;
+    try {
+      if ((await this.jobs.findById(jobId))?.outputKey === outputs[0].key) return;
+      for (const output of outputs) await this.storage.delete(output.key);
+    } catch (error) {
+      this.logger.warn({ err: error, jobId }, 'Could not remove the outputs of a job we no longer own');
     }
   }
 
@@ -422,7 +448,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     }
   }
 
-  private async runEngine(run: Run): Promise<EngineOutput | typeof PARKED> {
+  private async runEngine(run: Run): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
     const signal = run.abort.signal;
     // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/catalogue.md).
@@ -439,6 +465,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       modelId: model.id,
       type: model.type,
       prompt: job.prompt,
+      input: job.input,
       seed: job.seq,
       params: { ...model.params, latencyMs: latency },
       signal: combined,
@@ -471,7 +498,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
    * binding first, where it caps them) and is parked; a parked one due for a check reads its upstream
    * state once, and is parked again or, once it ended, collected here.
    */
-  private async runPhases(run: Run, model: ModelDefinition, phases: UpstreamPhases, request: EngineRequest): Promise<EngineOutput | typeof PARKED> {
+  private async runPhases(run: Run, model: ModelDefinition, phases: UpstreamPhases, request: EngineRequest): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
     const binding = model.id;
     const callbackExpected = request.callbackUrl != null;

@@ -3,10 +3,22 @@ import type { GenerationType, JobStatus } from '@gen/contracts';
 
 const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
+/** One output of a completed job, as the `outputs` column holds it (snake_case: close to the wire form). */
+export interface JobOutput {
+  /** The storage key (`ab/<32 hex>.png`): `{cdn_url}/<key>` is its URL. */
+  key: string;
+  content_type: string;
+  /** Size in bytes; null for jobs completed before outputs were listed. */
+  bytes: number | null;
+  width?: number;
+  height?: number;
+  duration_s?: number;
+}
+
 /**
  * A generation job. Its status moves queued -> processing -> completed | failed, guarded in SQL.
  * Mirrors migrations 1763700000000 (generation-init), 1764300000000 (-models), 1764400000000 (-job-control) and
- * 1764810000000 (-parked-jobs), names included.
+ * 1764810000000 (-parked-jobs) and 1764830000000 (-inputs-outputs), names included.
  */
 @Entity({ name: 'jobs' })
 @Unique('jobs_seq_key', ['seq'])
@@ -19,6 +31,8 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 @Index('jobs_output_expiry', ['outputExpiresAt'], { where: `"status" = 'completed' AND "output_deleted_at" IS NULL` })
 @Index('jobs_output_key', ['outputKey'], { where: `"output_key" IS NOT NULL` })
 @Index('jobs_parked', ['nextCheckAt'], { where: `"status" = 'processing' AND "next_check_at" IS NOT NULL` })
+// GIN (jsonb_path_ops) over `outputs`, jobs with more than one only (migration 1764830000000): TypeORM cannot declare it.
+@Index('jobs_more_outputs', { synchronize: false })
 @Check('jobs_type_check', `"type" IN ('TEXT_TO_IMAGE','TEXT_TO_VIDEO','TEXT_TO_AUDIO','TEXT_TO_3D')`)
 @Check('jobs_status_check', `"status" IN ('queued','processing','completed','failed')`)
 @Check('jobs_credits_check', `"credits" >= 0`)
@@ -27,6 +41,9 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 @Check('jobs_completed_has_output', `"status" <> 'completed' OR "output_key" IS NOT NULL`)
 @Check('jobs_progress_check', `"progress" BETWEEN 0 AND 1`)
 @Check('jobs_canceled_is_failed', `"canceled_at" IS NULL OR "status" = 'failed'`)
+@Check('jobs_input_object', `jsonb_typeof("input") = 'object'`)
+@Check('jobs_metadata_object', `jsonb_typeof("metadata") = 'object'`)
+@Check('jobs_outputs_array', `jsonb_typeof("outputs") = 'array'`)
 export class JobEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'jobs_pkey' })
   id!: string;
@@ -61,6 +78,18 @@ export class JobEntity {
 
   @Column('text', { name: 'webhook_url', nullable: true })
   webhookUrl!: string | null;
+
+  /** The customer's `input` as applied at submit (validated against the model's schema, defaults filled in). */
+  @Column('jsonb', { default: () => "'{}'" })
+  input!: Record<string, unknown>;
+
+  /** The customer's own string keys and values, opaque. */
+  @Column('jsonb', { default: () => "'{}'" })
+  metadata!: Record<string, string>;
+
+  /** Every output of a completed job, in order; `outputKey`/`outputContentType` are the first one's. */
+  @Column('jsonb', { default: () => "'[]'" })
+  outputs!: JobOutput[];
 
   @Column('text', { name: 'output_key', nullable: true })
   outputKey!: string | null;

@@ -31,7 +31,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
   });
   const offer = (owner: string, max = 1) => ({ owner, leaseMs: LEASE, max });
   const complete = (r: JobsRepository, jobId: string, owner: string) =>
-    r.finish(jobId, owner, { status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png', keepSeconds: 3600 }, (j) =>
+    r.finish(jobId, owner, { status: 'completed', outputs: [{ key: `ab/${jobId.replace(/-/g, '')}.png`, content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 }, (j) =>
       finishedEvent(j, 'http://cdn.test'),
     );
   const claimedBy = (outcome: Awaited<ReturnType<JobsRepository['admit']>>): JobEntity[] => (outcome.kind === 'queued' ? outcome.claimed : []);
@@ -249,7 +249,8 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     await runner.connect();
     const accountId = randomUUID();
     const admitSql = `SELECT item, outcome FROM admit_batch(ARRAY[$1::uuid], ARRAY[$2::uuid], ARRAY[gen_random_uuid()], ARRAY['pixel-flux-1'], ARRAY['TEXT_TO_IMAGE'],
-                        ARRAY['p'], ARRAY[1], ARRAY[1], ARRAY[NULL::text], ARRAY[60], ARRAY[100000], 'w', 30000, ARRAY[1])`;
+                        ARRAY['p'], ARRAY[1], ARRAY[1], ARRAY[NULL::text], ARRAY[60], ARRAY[100000], 'w', 30000, ARRAY[1],
+                        ARRAY['{}'::jsonb], ARRAY['{}'::jsonb])`;
     try {
       // Statistics taken while the table is small (as autovacuum takes them after a fresh install's first jobs),
       // then enough runs on this connection for PostgreSQL to keep a generic plan, were it allowed to.

@@ -30,7 +30,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
   }
 
   const complete = (r: JobsRepository, jobId: string, owner: string) =>
-    r.finish(jobId, owner, { status: 'completed', outputKey: `ab/${jobId.replace(/-/g, '')}.png`, contentType: 'image/png', keepSeconds: 3600 }, (j) =>
+    r.finish(jobId, owner, { status: 'completed', outputs: [{ key: `ab/${jobId.replace(/-/g, '')}.png`, content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 }, (j) =>
       finishedEvent(j, cdn),
     );
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, PreparedStatement, retryTransient, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 import { OutboxLease, OutboxMessage, OutboxRepository } from '../outbox/outbox.repository';
-import { JobEntity } from './job.entity';
+import { JobEntity, JobOutput } from './job.entity';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS, JobAdmissionSettings } from './job-admission.settings';
 
 export type { OutboxLease, OutboxMessage } from '../outbox/outbox.repository';
@@ -21,6 +21,10 @@ export interface NewJob {
   webhookUrl: string | null;
   /** `Cancel-After`: canceled unless finished this many seconds after submit (null: no deadline). */
   cancelAfterSeconds?: number | null;
+  /** The customer's input as applied (validated, defaults filled in); `{}` when none. */
+  input?: Record<string, unknown>;
+  /** The customer's metadata; `{}` when none. */
+  metadata?: Record<string, string>;
 }
 
 /** A claim made with an admission, for the submitting process's free workers (see `admit`). */
@@ -37,7 +41,7 @@ export type AdmitOutcome =
   | { kind: 'queue-full'; queued: number; processing: number; retryAfterSeconds: number };
 
 export type JobOutcome =
-  | { status: 'completed'; outputKey: string; contentType: string; /** retention: the output is deleted after this */ keepSeconds: number }
+  | { status: 'completed'; /** every output stored, in order (at least one) */ outputs: JobOutput[]; /** retention: the outputs are deleted after this */ keepSeconds: number }
   | { status: 'failed'; error: string; /** set for a cancel (by the user or a deadline): `canceled_at` */ canceled?: boolean };
 
 /** One submit's admission, as the admission queue holds it. */
@@ -133,7 +137,8 @@ export class JobsRepository implements OnModuleDestroy {
     if (items.some((i) => i.offer && (i.offer.owner !== owner?.owner || i.offer.leaseMs !== owner.leaseMs))) {
       return Promise.all(items.map(async (item) => (await this.admitBatch([item]))[0]));
     }
-    const rows = await retryOnConflict(() =>
+    // Keyed by job id: a run repeated after a lost connection finds the jobs the first one admitted.
+    const rows = await retryTransient(() =>
       admitBatch.rows(this.db, [
         items.map((i) => i.job.id),
         items.map((i) => i.job.accountId),
@@ -149,6 +154,8 @@ export class JobsRepository implements OnModuleDestroy {
         owner?.owner ?? null,
         owner?.leaseMs ?? 0,
         items.map((i) => i.offer?.max ?? 0),
+        items.map((i) => JSON.stringify(i.job.input ?? {})),
+        items.map((i) => JSON.stringify(i.job.metadata ?? {})),
       ]),
     );
     const results = new Array<Admitted | undefined>(items.length);
@@ -419,22 +426,33 @@ export class JobsRepository implements OnModuleDestroy {
    */
   async sweepExpiredOutputs(limit: number, remove: (outputKeys: string[]) => Promise<void>): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const rows = await sqlRows<{ id: string; output_key: string }>(tx,
-        `SELECT id, output_key FROM jobs
+      const rows = await sqlRows<{ id: string; output_key: string; outputs: JobOutput[] }>(tx,
+        `SELECT id, output_key, outputs FROM jobs
          WHERE status = 'completed' AND output_deleted_at IS NULL AND output_expires_at <= now()
          ORDER BY output_expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
         [limit],
       );
       if (rows.length === 0) return 0;
-      await remove(rows.map((r) => r.output_key));
+      await remove(rows.flatMap((r) => outputKeys(r.output_key, r.outputs)));
       await tx.query(`UPDATE jobs SET output_deleted_at = now() WHERE id = ANY($1::uuid[])`, [rows.map((r) => r.id)]);
       return rows.length;
     });
   }
 
-  /** Whether an output key belonged to a job whose output was deleted at the end of its retention. */
+  /**
+   * Whether an output key belonged to a job whose outputs were deleted at the end of their retention:
+   * its first output (`output_key`, index `jobs_output_key`) or a later one (`outputs`, index
+   * `jobs_more_outputs`, which holds only the jobs with more than one).
+   */
   async outputExpired(outputKey: string): Promise<boolean> {
-    const rows = await sqlRows<unknown>(this.db, `SELECT 1 FROM jobs WHERE output_key = $1 AND output_deleted_at IS NOT NULL`, [outputKey]);
+    const rows = await sqlRows<unknown>(this.db,
+      `SELECT 1 FROM jobs WHERE output_key = $1 AND output_deleted_at IS NOT NULL
+       UNION ALL
+       (SELECT 1 FROM jobs WHERE jsonb_array_length(outputs) > 1 AND outputs @> jsonb_build_array(jsonb_build_object('key', $1::text))
+          AND output_deleted_at IS NOT NULL LIMIT 1)
+       LIMIT 1`,
+      [outputKey],
+    );
     return rows.length > 0;
   }
 
@@ -486,6 +504,9 @@ export interface JobRow {
   credits: number;
   parallel_limit: number;
   webhook_url: string | null;
+  input: Record<string, unknown>;
+  metadata: Record<string, string>;
+  outputs: JobOutput[];
   output_key: string | null;
   output_content_type: string | null;
   error: string | null;
@@ -511,8 +532,9 @@ export interface JobRow {
 // migration while this process runs) would fail with "cached plan must not change result type".
 const JOB_COLUMNS: ReadonlyArray<keyof JobRow> = [
   'id', 'seq', 'account_id', 'api_key_id', 'model_id', 'type', 'prompt', 'status', 'credits', 'parallel_limit', 'webhook_url',
-  'output_key', 'output_content_type', 'error', 'attempts', 'lease_owner', 'lease_expires_at', 'upstream_ref', 'canceled_at',
-  'deadline_at', 'progress', 'next_check_at', 'upstream_checks', 'upstream_at', 'upstream_deadline_at', 'output_expires_at', 'output_deleted_at', 'created_at', 'started_at', 'completed_at',
+  'input', 'metadata', 'outputs', 'output_key', 'output_content_type', 'error', 'attempts', 'lease_owner', 'lease_expires_at', 'upstream_ref', 'canceled_at',
+  'deadline_at', 'progress', 'next_check_at', 'upstream_checks', 'upstream_at', 'upstream_deadline_at', 'output_expires_at', 'output_deleted_at',
+  'created_at', 'started_at', 'completed_at',
 ];
 
 /** The job columns, each as `<of>.<column>` (a table alias, or a composite value such as `(r.job)`). */
@@ -520,11 +542,12 @@ export function jobColumns(of: string): string {
   return JOB_COLUMNS.map((column) => `${of}.${column}`).join(', ');
 }
 
-const findJob = new PreparedStatement<JobRow>('generation.job_by_id', `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1`);
+const findJob = new PreparedStatement<JobRow>('generation.job_by_id', `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1`, { idempotent: true });
 
 const findAccountJob = new PreparedStatement<JobRow>(
   'generation.job_of_account',
   `SELECT ${jobColumns('jobs')} FROM jobs WHERE id = $1 AND account_id = $2`,
+  { idempotent: true },
 );
 
 /** One row per item (job columns all null), then one per job claimed (outcome 'claimed'). */
@@ -536,7 +559,7 @@ const admitBatch = new PreparedStatement<AdmitRow>(
   'generation.admit_batch',
   `SELECT r.item, r.outcome, r.queued, r.processing, ${jobColumns('(r.job)')}
    FROM admit_batch($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[], $10::int[],
-                    $11::int[], $12::text, $13::int, $14::int[]) AS r`,
+                    $11::int[], $12::text, $13::int, $14::int[], $15::jsonb[], $16::jsonb[]) AS r`,
 );
 
 const claimJobs = new PreparedStatement<JobRow>(
@@ -550,7 +573,7 @@ const claimJobsExcept = new PreparedStatement<JobRow>(
 );
 
 /** The arrays `finishJobs` takes, one per column of `f`, in this order. */
-const FINISH_COLUMNS = ['id', 'owner', 'status', 'output_key', 'content_type', 'error', 'canceled', 'keep_seconds'] as const;
+const FINISH_COLUMNS = ['id', 'owner', 'status', 'output_key', 'content_type', 'error', 'canceled', 'keep_seconds', 'outputs'] as const;
 
 const finishJobs = new PreparedStatement<JobRow>(
   'generation.finish_jobs',
@@ -558,8 +581,9 @@ const finishJobs = new PreparedStatement<JobRow>(
           completed_at = now(), lease_owner = NULL, lease_expires_at = NULL, next_check_at = NULL,
           canceled_at = CASE WHEN f.canceled THEN now() END,
           progress = CASE WHEN f.status = 'completed' THEN 1 ELSE jobs.progress END,
-          output_expires_at = now() + (f.keep_seconds * interval '1 second')
-   FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::int[])
+          output_expires_at = now() + (f.keep_seconds * interval '1 second'),
+          outputs = COALESCE(f.outputs, jobs.outputs)
+   FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::boolean[], $8::int[], $9::jsonb[])
         AS f(${FINISH_COLUMNS.join(', ')})
    WHERE jobs.id = f.id AND jobs.status IN ('queued', 'processing') AND (f.owner IS NULL OR jobs.lease_owner = f.owner)
    RETURNING ${jobColumns('jobs')}`,
@@ -568,9 +592,10 @@ const finishJobs = new PreparedStatement<JobRow>(
 );
 
 function finishParams({ jobId, owner, outcome }: FinishRequest): unknown[] {
-  return outcome.status === 'completed'
-    ? [jobId, owner, 'completed', outcome.outputKey, outcome.contentType, null, false, outcome.keepSeconds]
-    : [jobId, owner, 'failed', null, null, outcome.error, outcome.canceled === true, null];
+  if (outcome.status === 'failed') return [jobId, owner, 'failed', null, null, outcome.error, outcome.canceled === true, null, null];
+  const [first] = outcome.outputs;
+  if (!first) throw new Error(`job ${jobId} completed without an output`);
+  return [jobId, owner, 'completed', first.key, first.content_type, null, false, outcome.keepSeconds, JSON.stringify(outcome.outputs)];
 }
 
 /**
@@ -587,6 +612,13 @@ function distinctJobRounds(requests: readonly FinishRequest[]): number[][] {
     round.indexes.push(index);
   });
   return rounds.map((r) => r.indexes);
+}
+
+/** Every storage key of a job's outputs (the first is `output_key`; a job from before `outputs` has it alone). */
+export function outputKeys(outputKey: string | null, outputs: readonly JobOutput[]): string[] {
+  const keys = outputs.map((output) => output.key);
+  if (outputKey !== null && !keys.includes(outputKey)) keys.unshift(outputKey);
+  return keys;
 }
 
 function bySeq(jobs: JobEntity[]): JobEntity[] {
@@ -606,6 +638,9 @@ export function jobFromRow(row: JobRow): JobEntity {
     credits: row.credits,
     parallelLimit: row.parallel_limit,
     webhookUrl: row.webhook_url,
+    input: row.input,
+    metadata: row.metadata,
+    outputs: row.outputs,
     outputKey: row.output_key,
     outputContentType: row.output_content_type,
     error: row.error,

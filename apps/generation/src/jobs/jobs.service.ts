@@ -42,6 +42,9 @@ export class JobsService {
   async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
     // The same rules the gateway applied, against this replica's catalogue (it may have changed since).
     await this.catalogue.ready();
+    // Checked against another catalogue than this replica's: read it again, so that the admission
+    // uses the newest (the hold and the charge use the gateway's price, request.credits).
+    if (request.catalogueVersion !== undefined && request.catalogueVersion !== this.catalogue.version) await this.catalogue.refreshNow();
     const refusal = refuseModelUse(this.catalogue.describe(request.model), request);
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = this.catalogue.find(request.model) as ModelDefinition;

@@ -6,7 +6,7 @@ import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
 import type { GenerationSettings } from '../generation.tokens';
 import { finishedEvent } from '../jobs/job-events';
-import { JobsRepository } from '../jobs/jobs.repository';
+import { JobOutcome, JobsRepository } from '../jobs/jobs.repository';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxRepository } from './outbox.repository';
 import { DEFAULT_OUTBOX_SETTINGS } from './outbox.settings';
@@ -57,8 +57,8 @@ describe('OutboxRelayService (PostgreSQL)', () => {
     await repo.claim(accountId, 'w', 30_000, 1);
     const outcome =
       status === 'completed'
-        ? ({ status, outputKey: 'ab/' + 'c'.repeat(32) + '.png', contentType: 'image/png', keepSeconds: 3600 } as const)
-        : ({ status, error: 'The generation failed. Your credits were refunded; please try again.' } as const);
+        ? ({ status, outputs: [{ key: 'ab/' + 'c'.repeat(32) + '.png', content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 } satisfies JobOutcome)
+        : ({ status, error: 'The generation failed. Your credits were refunded; please try again.' } satisfies JobOutcome);
     expect(await repo.finish(id, 'w', outcome, (j) => finishedEvent(j, 'http://cdn.test'))).not.toBeNull();
     return id;
   }

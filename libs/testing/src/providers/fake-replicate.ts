@@ -27,7 +27,7 @@ import { AssetName, dataUri, FakeServers, LEAK, parseJson, postCallback, sendJso
  * The model name (`fake/<scenario>`) chooses what happens; a pinned version (64 hex) runs `ok`.
  */
 export type ReplicateScenario =
-  /** starting -> processing -> succeeded; output a list with one PNG URL (like flux-schnell). */
+  /** starting -> processing -> succeeded; output a list of PNG URLs, `input.num_outputs` of them (default 1), like flux-schnell. */
   | 'ok'
   /** Output a single URL string. */
   | 'ok-string'
@@ -219,9 +219,11 @@ export async function startFakeReplicate(
         p.status = 'succeeded';
         p.output = [file('html')];
         return;
-      default:
+      default: {
         p.status = 'succeeded';
-        p.output = [file(p.id)];
+        const count = typeof p.input.num_outputs === 'number' ? p.input.num_outputs : 1;
+        p.output = Array.from({ length: count }, (_, i) => file(i === 0 ? p.id : `${p.id}-${i}`));
+      }
     }
   };
 

@@ -59,10 +59,12 @@ export function dashboardCsp(contentOrigins: string[]): string {
 export class DashboardStaticController {
   private readonly root: string;
   private readonly csp: string;
+  private readonly publicSourceMaps: boolean;
 
   constructor(@Inject(DASHBOARD_SETTINGS) settings: DashboardSettings) {
     this.root = resolve(settings.staticDir);
     this.csp = dashboardCsp(settings.contentOrigins);
+    this.publicSourceMaps = settings.publicSourceMaps;
   }
 
   @Get()
@@ -77,11 +79,16 @@ export class DashboardStaticController {
     if (path === 'api' || path.startsWith('api/')) throw new NotFoundError('No such dashboard API route.');
     if (path === '' || !extname(path)) return this.sendIndex(reply);
     if (!SAFE_PATH.test(path)) throw new NotFoundError('No such file.');
+    // Source maps hold the dashboard's whole source: built and kept on disk, published only on request.
+    if (extname(path) === '.map' && !this.publicSourceMaps) throw new NotFoundError('No such file.');
     const file = join(this.root, path);
     if (!file.startsWith(this.root + sep)) throw new NotFoundError('No such file.');
     const info = await stat(file).catch(() => null);
     if (!info?.isFile()) throw new NotFoundError('No such file.');
     const immutable = path.startsWith('assets/');
+    // The build names no map in its scripts (Vite's `hidden` source maps): when they are public,
+    // this header is how a browser's developer tools find them.
+    if (this.publicSourceMaps && extname(path) === '.js') void reply.header('SourceMap', `${path.slice(path.lastIndexOf('/') + 1)}.map`);
     await this.headers(reply)
       .header('Content-Type', CONTENT_TYPES[extname(path)] ?? 'application/octet-stream')
       .header('Content-Length', String(info.size))

@@ -69,7 +69,7 @@ describe('cog engine', () => {
 
   it('makes the prediction with PUT /predictions/{id}, the id stored before the call, and decodes the data URL', async () => {
     const request = engineRequest();
-    const output = await engine({ input: { scenario: 'ok', num_inference_steps: 4 } }).generate(request);
+    const [output] = await engine({ input: { scenario: 'ok', num_inference_steps: 4 } }).generate(request);
     expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
 
     const id = predictionId(request.jobId);
@@ -87,7 +87,7 @@ describe('cog engine', () => {
 
   it('sends a Bearer token to a proxy in front of the container when tokenEnv names one', async () => {
     const e = engine({ baseUrl: guarded.url, tokenEnv: 'COG_PROXY_TOKEN' }, { env: { COG_PROXY_TOKEN: 'proxy-token-789' } });
-    expect((await e.generate(engineRequest())).contentType).toBe('image/png');
+    expect((await e.generate(engineRequest()))[0].contentType).toBe('image/png');
     expect(guarded.requests.at(-1)?.headers.authorization).toBe('Bearer proxy-token-789');
     const wrong = engine({ baseUrl: guarded.url, tokenEnv: 'COG_PROXY_TOKEN' }, { env: { COG_PROXY_TOKEN: 'nope' } });
     expect((await fail(wrong.generate(engineRequest()), 'nope')).userMessage).toBe(USER_MESSAGES.unauthorized);
@@ -107,7 +107,7 @@ describe('cog engine', () => {
     const first = scenario('ok', { retries: 0 }, { duration_ms: 400 }).generate(engineRequest());
     while (fake.started.filter((p) => p.status === 'processing').length === 0) await new Promise((r) => setTimeout(r, 5));
     const second = scenario('ok', { retries: 0 }).generate(engineRequest());
-    const [a, b] = await Promise.all([first, second]);
+    const [[a], [b]] = await Promise.all([first, second]);
     expect(a.contentType).toBe('image/png');
     expect(b.contentType).toBe('image/png');
     // The first, several refused while it ran (more than the retries allow), the accepted one.
@@ -115,7 +115,7 @@ describe('cog engine', () => {
   });
 
   it('429 with Retry-After (from a proxy in front of the container): asked again after the wait', async () => {
-    const output = await scenario('proxy-429').generate(engineRequest());
+    const [output] = await scenario('proxy-429').generate(engineRequest());
     expect(output.contentType).toBe('image/png');
     const [refused, accepted] = puts();
     expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
@@ -128,7 +128,7 @@ describe('cog engine', () => {
     expect((await startAsync(id, { scenario: 'ok', duration_ms: 300, prompt: 'a red kite' })).status).toBe(202);
     const startedBefore = fake.started.length;
     const attached = engineRequest({ upstreamRef: `cog:${id}` });
-    const output = await scenario('ok').generate(attached);
+    const [output] = await scenario('ok').generate(attached);
     expect(output.contentType).toBe('image/png');
     expect(attached.saved).toEqual([]);
     // Every PUT while it ran was answered with its state; Cog forgets a finished prediction, so the

@@ -73,7 +73,7 @@ export class CogEngine extends PredictionEngine<BindingSettings> {
         method: 'PUT',
         url: this.client.apiUrl(`/predictions/${encodeURIComponent(id)}`),
         headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
-        body: JSON.stringify({ input: generationInput(this.settings, job.request.prompt, job.request.seed), ...callbackFields(this.settings, job) }),
+        body: JSON.stringify({ input: generationInput(this.settings, job.request), ...callbackFields(this.settings, job) }),
         maxBytes: this.inlineLimit,
         tooLarge: 'output_invalid',
         // The call lasts as long as the prediction: the whole generation's deadline bounds it.

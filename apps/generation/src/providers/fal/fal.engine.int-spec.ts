@@ -69,7 +69,7 @@ describe('fal engine', () => {
 
   it('submits to the queue as documented, stores the request before polling, polls, fetches the result and the file', async () => {
     const request = engineRequest();
-    const output = await engine().generate(request);
+    const [output] = await engine().generate(request);
     expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
 
     const [submit] = submits();
@@ -117,7 +117,7 @@ describe('fal engine', () => {
     const before = fake.submits();
     fake.release();
     const again = engineRequest({ upstreamRef: first.saved[0].ref });
-    expect((await scenario('held').generate(again)).contentType).toBe('image/png');
+    expect((await scenario('held').generate(again))[0].contentType).toBe('image/png');
     expect(fake.submits()).toBe(before);
   });
 
@@ -145,7 +145,7 @@ describe('fal engine', () => {
 
     it('429 with Retry-After: the submit is retried after the wait, one request queued', async () => {
       const before = fake.submits();
-      expect((await scenario('submit-429').generate(engineRequest())).contentType).toBe('image/png');
+      expect((await scenario('submit-429').generate(engineRequest()))[0].contentType).toBe('image/png');
       const [refused, accepted] = submits();
       expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
       expect(fake.submits() - before).toBe(1);
@@ -161,7 +161,7 @@ describe('fal engine', () => {
     });
 
     it('a slow status call times out and is retried', async () => {
-      const output = await scenario('status-slow', { timeouts: { requestMs: 400, totalMs: 5_000 } }).generate(engineRequest());
+      const [output] = await scenario('status-slow', { timeouts: { requestMs: 400, totalMs: 5_000 } }).generate(engineRequest());
       expect(output.contentType).toBe('image/png');
     });
 

@@ -1,7 +1,7 @@
 import type { GenerationType } from '@gen/contracts';
 import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput, valueAt } from '../shared/binding-settings';
+import { BindingSettings, generationInput, stringsAt } from '../shared/binding-settings';
 import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
 import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
@@ -26,10 +26,10 @@ interface FalRef {
 /** A request's state in the queue (any other status is an answer we do not understand). */
 type QueueState = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED';
 
-/** Where each type's output URL is in a result, by the shapes fal's model APIs document. */
+/** Where each type's output URLs are in a result, by the shapes fal's model APIs document (the first path that has any). */
 const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
   TEXT_TO_IMAGE: [
-    ['images', '0', 'url'],
+    ['images', '*', 'url'],
     ['image', 'url'],
   ],
   TEXT_TO_VIDEO: [['video', 'url']],
@@ -46,7 +46,7 @@ const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
  *   answered with `request_id`, `status_url`, `response_url` and `cancel_url`.
  * - poll: `GET status_url` until `status` is `COMPLETED` (`IN_QUEUE` with `queue_position`, then
  *   `IN_PROGRESS`).
- * - result: `GET response_url`: the model's output (`images[].url`, `video.url`, `audio.url` /
+ * - result: `GET response_url`: the model's outputs (every `images[].url`, `video.url`, `audio.url` /
  *   `audio_file.url`, `model_mesh.url`, or `outputPath`). A request that failed answers there with
  *   an error status and `detail` (`error_type` for infrastructure errors, docs "request errors").
  * - cancel: `PUT cancel_url`.
@@ -97,10 +97,9 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
     return state !== 'COMPLETED';
   }
 
-  protected async finish(ref: FalRef, _state: QueueState, job: UpstreamJob): Promise<EngineOutput> {
+  protected async finish(ref: FalRef, _state: QueueState, job: UpstreamJob): Promise<EngineOutput[]> {
     const result = await job.retrying(true, () => this.result(ref, job));
-    const output = this.outputOf(result, job.request.type, ref.id);
-    return job.retrying(true, () => this.client.output.fetch(output, job.request.type, job.signal));
+    return job.fetchOutputs(this.outputsOf(result, job.request.type, ref.id));
   }
 
   protected cancelCall(ref: FalRef): CancelCall {
@@ -113,7 +112,7 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
         method: 'POST',
         url: this.submitUrl(job),
         headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
-        body: JSON.stringify(generationInput(this.settings, job.request.prompt, job.request.seed)),
+        body: JSON.stringify(generationInput(this.settings, job.request)),
         maxBytes: MAX_JSON_BYTES,
         tooLarge: 'malformed',
       },
@@ -160,11 +159,11 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
     return jsonObject(answer, 'queue result');
   }
 
-  private outputOf(result: Record<string, unknown>, type: GenerationType, id: string): string {
+  private outputsOf(result: Record<string, unknown>, type: GenerationType, id: string): string[] {
     const paths = this.settings.outputPath ? [this.settings.outputPath] : OUTPUT_PATHS[type];
     for (const path of paths) {
-      const value = valueAt(result, path);
-      if (typeof value === 'string' && value !== '') return value;
+      const values = stringsAt(result, path);
+      if (values.length > 0) return values;
     }
     const keys = Object.keys(result).slice(0, 8).join(', ');
     throw new UpstreamFailure('malformed', `result of ${id} has no output at ${paths.map((p) => p.join('.')).join(' or ')} (keys: ${keys}): set outputPath`);

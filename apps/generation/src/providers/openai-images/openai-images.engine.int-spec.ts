@@ -65,7 +65,7 @@ describe('openai-images engine', () => {
 
   it('generates as documented: POST /v1/images/generations {model, prompt, n: 1, ...input}, b64_json decoded', async () => {
     const request = engineRequest();
-    const output = await engine().generate(request);
+    const [output] = await engine().generate(request);
     expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
     const [call] = calls();
     expect(call.headers.authorization).toBe(`Bearer ${fake.key}`);
@@ -76,7 +76,7 @@ describe('openai-images engine', () => {
   });
 
   it('a dall-e model answering a URL: downloaded from the allowed origin, without the key', async () => {
-    const output = await model('dall-e-3', { input: { size: '1024x1024' } }).generate(engineRequest());
+    const [output] = await model('dall-e-3', { input: { size: '1024x1024' } }).generate(engineRequest());
     expect(output.data.equals(ASSETS.png)).toBe(true);
     const [download] = fake.calls('GET', /^\/files\//, 'cdn');
     expect(download.headers.authorization).toBeUndefined();
@@ -100,14 +100,14 @@ describe('openai-images engine', () => {
 
     it('429 with Retry-After: retried after the wait (nothing was generated), one image made', async () => {
       const before = fake.generated();
-      expect((await model('fake-rate-limited').generate(engineRequest())).contentType).toBe('image/png');
+      expect((await model('fake-rate-limited').generate(engineRequest()))[0].contentType).toBe('image/png');
       const [refused, accepted] = calls();
       expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
       expect(fake.generated() - before).toBe(1);
     });
 
     it('503 overloaded: retried', async () => {
-      expect((await model('fake-overloaded').generate(engineRequest())).contentType).toBe('image/png');
+      expect((await model('fake-overloaded').generate(engineRequest()))[0].contentType).toBe('image/png');
       expect(calls()).toHaveLength(2);
     });
 

@@ -1,7 +1,7 @@
 import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { BindingSettings, generationInput } from '../shared/binding-settings';
-import type { UpstreamJob } from '../shared/upstream-client';
+import { MAX_OUTPUTS, UpstreamJob } from '../shared/upstream-client';
 import { UpstreamEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
 import { jsonObject } from '../shared/upstream-http';
@@ -13,8 +13,8 @@ export interface OpenAiImagesSettings extends BindingSettings {
 /**
  * The OpenAI Images API (https://platform.openai.com/docs/api-reference/images/create) and the
  * servers compatible with it: `POST {baseUrl}/v1/images/generations` with
- * `{"model", "prompt", "n": 1, ...input}` and `Authorization: Bearer <key>`, answered synchronously
- * with `{"created", "data": [{"b64_json"} | {"url"}]}` (gpt-image models always answer `b64_json`;
+ * `{"model", "prompt", "n", ...input}` (`n` 1 unless the input sets it) and `Authorization: Bearer <key>`, answered synchronously
+ * with `{"created", "data": [{"b64_json"} | {"url"}, ...]}` (one item per image: every one is kept) (gpt-image models always answer `b64_json`;
  * dall-e models a `url` unless `response_format` says otherwise).
  *
  * Synchronous: there is no upstream job to store or attach to. The call is only repeated when it
@@ -23,16 +23,23 @@ export interface OpenAiImagesSettings extends BindingSettings {
  * call is the one case where a retried job calls again (docs/engines.md).
  */
 export class OpenAiImagesEngine extends UpstreamEngine<OpenAiImagesSettings> {
-  protected async run(job: UpstreamJob): Promise<EngineOutput> {
+  protected async run(job: UpstreamJob): Promise<EngineOutput[]> {
     const { request } = job;
     const body = await job.retrying(false, () => this.generateImage(job));
     job.upstreamFinished = true;
-    const first: unknown = Array.isArray(body.data) ? body.data[0] : undefined;
-    if (!isRecord(first)) throw new UpstreamFailure('malformed', 'images answer has no data[0]');
-    if (typeof first.b64_json === 'string' && first.b64_json !== '') return this.client.output.fromBase64(first.b64_json, request.type);
-    const url = first.url;
-    if (typeof url === 'string' && url !== '') return job.retrying(true, () => this.client.output.fetch(url, request.type, job.signal));
-    throw new UpstreamFailure('malformed', 'images answer data[0] has neither b64_json nor url');
+    const data: unknown[] = Array.isArray(body.data) ? body.data : [];
+    if (data.length === 0) throw new UpstreamFailure('malformed', 'images answer has no data[0]');
+    if (data.length > MAX_OUTPUTS) throw new UpstreamFailure('malformed', `images answer has ${data.length} images (at most ${MAX_OUTPUTS})`);
+    // Every image the call made (`n`), in its order: inline ones decoded, URLs downloaded.
+    return Promise.all(
+      data.map(async (item, i) => {
+        if (!isRecord(item)) throw new UpstreamFailure('malformed', `images answer data[${i}] is not an object`);
+        if (typeof item.b64_json === 'string' && item.b64_json !== '') return this.client.output.fromBase64(item.b64_json, request.type);
+        const url = item.url;
+        if (typeof url === 'string' && url !== '') return job.retrying(true, () => this.client.output.fetch(url, request.type, job.signal));
+        throw new UpstreamFailure('malformed', `images answer data[${i}] has neither b64_json nor url`);
+      }),
+    );
   }
 
   private async generateImage(job: UpstreamJob): Promise<Record<string, unknown>> {
@@ -41,7 +48,7 @@ export class OpenAiImagesEngine extends UpstreamEngine<OpenAiImagesSettings> {
         method: 'POST',
         url: this.client.apiUrl('/v1/images/generations'),
         headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
-        body: JSON.stringify({ ...generationInput(this.settings, job.request.prompt, job.request.seed), model: this.settings.upstreamModel, n: 1 }),
+        body: JSON.stringify({ n: 1, ...generationInput(this.settings, job.request), model: this.settings.upstreamModel }),
         maxBytes: this.inlineLimit,
         tooLarge: 'output_invalid',
       },

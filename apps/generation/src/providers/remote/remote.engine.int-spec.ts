@@ -61,6 +61,7 @@ describe('RemoteEngine', () => {
     modelId: 'pixel-remote-1',
     type: options.type ?? 'TEXT_TO_IMAGE',
     prompt: 'a red kite',
+    input: {},
     seed: 7,
     // What the runner passes: the binding's settings and the simulated latency; none of it goes upstream.
     params: { baseUrl: upstream.url, latencyMs: 150 },
@@ -94,7 +95,7 @@ describe('RemoteEngine', () => {
 
   it('submits, polls and downloads the output: real PNG bytes, with the credential and idempotency key', async () => {
     const jobId = `00000000-0000-4000-8000-${String(seq + 1).padStart(12, '0')}`;
-    const output = await run(engine('ok'));
+    const [output] = await run(engine('ok'));
     expect(output).toEqual({ data: upstream.png, contentType: 'image/png', extension: 'png' });
 
     const [submit] = calls('POST', /^\/v1\/generations$/);
@@ -102,7 +103,7 @@ describe('RemoteEngine', () => {
     expect(submit.headers['idempotency-key']).toBe(jobId);
     expect(submit.headers['content-type']).toBe('application/json');
     // The binding's static params go upstream; our own settings (base URL, latency) never do.
-    expect(JSON.parse(submit.body)).toEqual({ model: 'ok', type: 'TEXT_TO_IMAGE', prompt: 'a red kite', seed: 7, params: { width: 512 } });
+    expect(JSON.parse(submit.body)).toEqual({ model: 'ok', type: 'TEXT_TO_IMAGE', prompt: 'a red kite', seed: 7, params: { width: 512 }, input: {} });
     expect(calls('GET', /^\/v1\/generations\/up_\d+$/).length).toBeGreaterThanOrEqual(2);
     expect(calls('GET', /^\/files\//)).toHaveLength(1);
     // The upstream id was stored on our job as soon as the submit answered.
@@ -114,7 +115,7 @@ describe('RemoteEngine', () => {
     await run(engine('ok'));
     const ref = saved.at(-1) as string;
     upstream.requests.length = 0;
-    const output = await run(engine('ok'), { upstreamRef: ref });
+    const [output] = await run(engine('ok'), { upstreamRef: ref });
     expect(output.contentType).toBe('image/png');
     expect(calls('POST', /^\/v1\/generations$/)).toHaveLength(0);
     expect(calls('GET', /^\/v1\/generations\/up_\d+$/).length).toBeGreaterThanOrEqual(1);
@@ -145,7 +146,7 @@ describe('RemoteEngine', () => {
   });
 
   it('downloads from an allowed output origin without sending it the credential', async () => {
-    const output = await run(engine('foreign-output', { outputOrigins: [upstream.cdnUrl] }));
+    const [output] = await run(engine('foreign-output', { outputOrigins: [upstream.cdnUrl] }));
     expect(output.data.equals(upstream.png)).toBe(true);
     const download = upstream.requests.find((r) => r.origin === 'cdn');
     expect(download).toBeDefined();
@@ -159,7 +160,7 @@ describe('RemoteEngine', () => {
   });
 
   it('429 with Retry-After on submit: submitted again after the wait, with the same idempotency key', async () => {
-    const output = await run(engine('submit-429'));
+    const [output] = await run(engine('submit-429'));
     expect(output.contentType).toBe('image/png');
     const [refused, accepted] = calls('POST', /^\/v1\/generations$/);
     expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
@@ -167,7 +168,7 @@ describe('RemoteEngine', () => {
   });
 
   it('retries a transient poll failure and succeeds', async () => {
-    const output = await run(engine('flaky-poll', { retries: 1 }));
+    const [output] = await run(engine('flaky-poll', { retries: 1 }));
     expect(output.contentType).toBe('image/png');
   });
 

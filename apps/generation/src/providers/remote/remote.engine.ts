@@ -10,7 +10,7 @@ const PENDING = new Set(['queued', 'pending', 'starting', 'processing', 'running
 const SUCCEEDED = new Set(['succeeded', 'completed', 'success']);
 const FAILED = new Set(['failed', 'error', 'canceled', 'cancelled']);
 
-type UpstreamState = { phase: 'pending' } | { phase: 'succeeded'; outputUrl: string } | { phase: 'failed'; reason: string };
+type UpstreamState = { phase: 'pending' } | { phase: 'succeeded'; outputUrls: string[] } | { phase: 'failed'; reason: string };
 
 /**
  * Our own generic protocol (docs/engines.md, "remote"), for upstreams that are none of the providers
@@ -44,11 +44,10 @@ export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, stri
     return state.phase === 'pending';
   }
 
-  protected finish(id: string, state: UpstreamState, job: UpstreamJob): Promise<EngineOutput> {
+  protected finish(id: string, state: UpstreamState, job: UpstreamJob): Promise<EngineOutput[]> {
     if (state.phase === 'pending') throw new Error(`upstream job ${id} finished while pending`); // the flow finishes ended jobs only
     if (state.phase === 'failed') throw new UpstreamFailure('generation_failed', `upstream job ${id} ended: ${state.reason}`);
-    const outputUrl = state.outputUrl;
-    return job.retrying(true, () => this.client.output.fetch(outputUrl, job.request.type, job.signal));
+    return job.fetchOutputs(state.outputUrls);
   }
 
   protected cancelCall(id: string): CancelCall | null {
@@ -72,6 +71,7 @@ export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, stri
           prompt: request.prompt,
           seed: request.seed,
           params: this.settings.params,
+          input: request.input,
         }),
         maxBytes: MAX_JSON_BYTES,
         tooLarge: 'malformed',
@@ -103,10 +103,10 @@ function readState(body: Record<string, unknown>, call: string): UpstreamState {
   if (PENDING.has(status)) return { phase: 'pending' };
   if (FAILED.has(status)) return { phase: 'failed', reason: typeof body.error === 'string' ? body.error.slice(0, 300) : status };
   if (SUCCEEDED.has(status)) {
-    const output = body.output_url ?? body.output;
-    const url = typeof output === 'string' ? output : Array.isArray(output) && typeof output[0] === 'string' ? output[0] : null;
-    if (!url) throw new UpstreamFailure('malformed', `${call}: "${status}" without an output URL`);
-    return { phase: 'succeeded', outputUrl: url };
+    const output = body.output_urls ?? body.output_url ?? body.output;
+    const urls = (Array.isArray(output) ? output : [output]).filter((url): url is string => typeof url === 'string' && url !== '');
+    if (urls.length === 0) throw new UpstreamFailure('malformed', `${call}: "${status}" without an output URL`);
+    return { phase: 'succeeded', outputUrls: urls };
   }
   throw new UpstreamFailure('malformed', `${call}: unknown status ${JSON.stringify(body.status)?.slice(0, 40)}`);
 }

@@ -94,7 +94,7 @@ describe('replicate engine', () => {
 
   it('creates the prediction as documented, stores its id before polling, polls and downloads the output', async () => {
     const request = engineRequest();
-    const output = await engine().generate(request);
+    const [output] = await engine().generate(request);
     expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
 
     const [create] = creates();
@@ -129,6 +129,16 @@ describe('replicate engine', () => {
     expect(JSON.parse(create.body)).toEqual({ version, input: { aspect_ratio: '1:1', prompt: 'a red kite' } });
   });
 
+  it("lays the customer's input over the static input, and returns every output the prediction gave, in order", async () => {
+    const outputs = await engine({ seedField: 'seed' }).generate(engineRequest({ input: { num_outputs: 3, seed: 42, aspect_ratio: '16:9' } }));
+    // Field by field: the customer's seed wins over ours, their aspect_ratio over the binding's, the prompt is ours.
+    expect(JSON.parse(creates()[0].body)).toEqual({ input: { aspect_ratio: '16:9', num_outputs: 3, seed: 42, prompt: 'a red kite' } });
+    expect(outputs).toHaveLength(3);
+    for (const output of outputs) expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
+    const id = fake.predictions.at(-1)!.id;
+    expect(fake.calls('GET', /^\/files\//, 'cdn').map((c) => c.path).sort()).toEqual([`/files/${id}-1.png`, `/files/${id}-2.png`, `/files/${id}.png`]);
+  });
+
   it('sends the job seed when seedField names the input', async () => {
     await engine({ seedField: 'seed' }).generate(engineRequest());
     expect(JSON.parse(creates()[0].body)).toEqual({ input: { aspect_ratio: '1:1', prompt: 'a red kite', seed: 7 } });
@@ -153,7 +163,7 @@ describe('replicate engine', () => {
 
   it('Prefer: wait=N (when configured) takes the output from the create answer without polling', async () => {
     const request = engineRequest();
-    const output = await engine({ preferWait: 5, timeouts: { requestMs: 8_000, totalMs: 10_000 } }).generate(request);
+    const [output] = await engine({ preferWait: 5, timeouts: { requestMs: 8_000, totalMs: 10_000 } }).generate(request);
     expect(output.contentType).toBe('image/png');
     expect(creates()[0].headers.prefer).toBe('wait=5');
     expect(polls()).toHaveLength(0);
@@ -168,7 +178,7 @@ describe('replicate engine', () => {
     fake.release();
     const ref = first.saved[0].ref;
     const again = engineRequest({ upstreamRef: ref });
-    const output = await scenario('held').generate(again);
+    const [output] = await scenario('held').generate(again);
     expect(output.contentType).toBe('image/png');
     expect(fake.creates()).toBe(before);
     expect(again.saved).toEqual([]);
@@ -198,7 +208,7 @@ describe('replicate engine', () => {
 
     it('429 with Retry-After: the create is retried after the wait it asks for, and one prediction is made', async () => {
       const before = fake.creates();
-      const output = await scenario('create-429').generate(engineRequest());
+      const [output] = await scenario('create-429').generate(engineRequest());
       expect(output.contentType).toBe('image/png');
       const [refused, accepted] = creates();
       expect(accepted.at - refused.at).toBeGreaterThanOrEqual(950);
@@ -222,13 +232,13 @@ describe('replicate engine', () => {
     });
 
     it('a slow poll times out and is retried (polls are safe to repeat)', async () => {
-      const output = await scenario('poll-slow', { timeouts: { requestMs: 400, totalMs: 5_000 } }).generate(engineRequest());
+      const [output] = await scenario('poll-slow', { timeouts: { requestMs: 400, totalMs: 5_000 } }).generate(engineRequest());
       expect(output.contentType).toBe('image/png');
       expect(polls().length).toBeGreaterThanOrEqual(3);
     });
 
     it('a 503 poll is retried', async () => {
-      expect((await scenario('poll-503-once').generate(engineRequest())).contentType).toBe('image/png');
+      expect((await scenario('poll-503-once').generate(engineRequest()))[0].contentType).toBe('image/png');
     });
 
     it('polls failing until retries run out: unavailable, and the abandoned prediction is cancelled', async () => {

@@ -57,7 +57,7 @@ export class ReplicateEngine extends PredictionEngine<ReplicateSettings> {
 
   private async create(job: UpstreamJob): Promise<Prediction> {
     const model = this.settings.upstreamModel;
-    const input = generationInput(this.settings, job.request.prompt, job.request.seed);
+    const input = generationInput(this.settings, job.request);
     const pinned = VERSION.test(model);
     const [owner, name] = model.split('/');
     const headers: Record<string, string> = {

@@ -1,3 +1,4 @@
+import type { EngineRequest } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 
 /**
@@ -31,7 +32,7 @@ export interface BindingSettings {
   maxOutputBytes: number;
   /** Origins outputs may come from besides the API's own (`https://*.cdn.example` for subdomains). */
   outputOrigins: string[];
-  /** Where the output URL is in the result (`images.0.url`), when not where the adapter looks. */
+  /** Where the output URLs are in the result (`images.*.url`: `*` is every item of a list), when not where the adapter looks. */
   outputPath: string[] | null;
   /**
    * Whether submits ask the provider to call back when the upstream job ends (`"callbacks": true`;
@@ -103,7 +104,7 @@ const COMMON_KEYS = [
 const CREDENTIAL_KEYS = /^(token|apiKey|api_key|apiToken|api_token|key|secret|password|authorization|credentials?|bearer|headers)$/i;
 export const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
 const FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
-const PATH_SEGMENT = /^[A-Za-z0-9_-]{1,64}$/;
+const PATH_SEGMENT = /^([A-Za-z0-9_-]{1,64}|\*)$/;
 const MAX_INPUT_JSON = 16 * 1024;
 
 /** Refuses a credential written into the binding itself; true when one was found. */
@@ -196,10 +197,17 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   };
 }
 
-/** The input of one generation: the static parameters, the prompt, and the seed when asked for. */
-export function generationInput(settings: BindingSettings, prompt: string, seed: number): Record<string, unknown> {
-  const input: Record<string, unknown> = { ...settings.input, [settings.promptField]: prompt };
-  if (settings.seedField) input[settings.seedField] = seed;
+/**
+ * The input of one generation as the provider takes it: the binding's static parameters, our
+ * deterministic seed when asked for, then the customer's input as applied (validated against the
+ * model's schema, so only declared fields), and the prompt. A customer's `seed` therefore wins over
+ * ours, and nothing overrides the prompt.
+ */
+export function generationInput(settings: BindingSettings, request: Pick<EngineRequest, 'prompt' | 'seed' | 'input'>): Record<string, unknown> {
+  const input: Record<string, unknown> = { ...settings.input };
+  if (settings.seedField) input[settings.seedField] = request.seed;
+  for (const [name, value] of Object.entries(request.input)) input[name] = value;
+  input[settings.promptField] = request.prompt;
   return input;
 }
 
@@ -300,10 +308,27 @@ function readOutputPath(value: unknown, where: string, problems: string[]): stri
   if (value === undefined) return null;
   const segments = typeof value === 'string' ? value.split('.') : [];
   if (segments.length === 0 || segments.length > 10 || !segments.every((s) => PATH_SEGMENT.test(s))) {
-    problems.push(`${where} must be a dotted path into the result, such as "images.0.url"`);
+    problems.push(`${where} must be a dotted path into the result, such as "images.*.url" (* is every item of a list)`);
     return null;
   }
   return segments;
+}
+
+/**
+ * The strings at a dotted path (`images.*.url`: `*` takes every item of a list), in order; a list
+ * found at the end gives its strings. Empty when nothing is there.
+ */
+export function stringsAt(root: unknown, path: readonly string[]): string[] {
+  let values: unknown[] = [root];
+  for (const segment of path) {
+    values = values.flatMap((value) => {
+      if (segment === '*') return Array.isArray(value) ? value : [];
+      if (Array.isArray(value) && /^\d+$/.test(segment)) return [value[Number(segment)]];
+      if (isRecord(value)) return [value[segment]];
+      return [];
+    });
+  }
+  return values.flatMap((value) => (Array.isArray(value) ? value : [value])).filter((v): v is string => typeof v === 'string' && v !== '');
 }
 
 /** The value at a dotted path (`images.0.url`); undefined when any step is missing. */

@@ -5,7 +5,7 @@ import { outputFormatFor, sniffFormat } from './output-format';
 describe('output formats of remote engines', () => {
   const engines = createBuiltInEngines();
   const make = (engine: string, type: GenerationType) =>
-    engines[engine].generate({ jobId: 'j', modelId: 'm', type, prompt: 'p', seed: 1, params: { width: 64, height: 64, durationSeconds: 0.5 }, signal: new AbortController().signal, upstreamRef: null, saveUpstreamRef: () => Promise.resolve() });
+    engines[engine].generate({ jobId: 'j', modelId: 'm', type, prompt: 'p', input: {}, seed: 1, params: { width: 64, height: 64, durationSeconds: 0.5 }, signal: new AbortController().signal, upstreamRef: null, saveUpstreamRef: () => Promise.resolve() });
 
   it.each<[string, GenerationType, string, string]>([
     ['image', 'TEXT_TO_IMAGE', 'image/png', 'png'],
@@ -13,7 +13,7 @@ describe('output formats of remote engines', () => {
     ['audio', 'TEXT_TO_AUDIO', 'audio/wav', 'wav'],
     ['mesh', 'TEXT_TO_3D', 'model/gltf-binary', 'glb'],
   ])('recognises a real %s asset by its bytes and accepts it only for its own type', async (engine, type, contentType, extension) => {
-    const { data } = await make(engine, type);
+    const [{ data }] = await make(engine, type);
     expect(outputFormatFor(type, data)).toEqual({ contentType, extension });
     for (const other of ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'] as const) {
       if (other !== type) expect(outputFormatFor(other, data)).toBeNull();

@@ -1,6 +1,6 @@
 import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, valueAt } from './binding-settings';
+import { BindingSettings, stringsAt, valueAt } from './binding-settings';
 import type { UpstreamJob } from './upstream-client';
 import { SubmitAndPollEngine } from './upstream-engine';
 import { UpstreamFailure } from './upstream-failure';
@@ -20,19 +20,19 @@ export function predictionPending(prediction: Prediction): boolean {
 }
 
 /**
- * The output of a prediction that ended (a URL or a data URI: `output` itself, its first string, or
- * the value at `outputPath` in it), or the failure it ended with.
+ * The outputs of a prediction that ended (URLs or data URIs: `output` itself, every string of it when
+ * it is a list, or the value at `outputPath` in it, likewise), or the failure it ended with.
  */
-export function predictionOutput(prediction: Prediction, id: string, outputPath: string[] | null): string {
+export function predictionOutputs(prediction: Prediction, id: string, outputPath: string[] | null): string[] {
   const status = statusOf(prediction);
   if (ENDED.has(status)) {
     const error = typeof prediction.error === 'string' ? prediction.error.slice(0, 300) : '';
     throw new UpstreamFailure('generation_failed', `prediction ${id} ${status}${error ? `: ${error}` : ''}`);
   }
   if (status !== 'succeeded') throw new UpstreamFailure('malformed', `prediction ${id}: unknown status ${JSON.stringify(prediction.status)?.slice(0, 40)}`);
+  const all = stringsAt(prediction.output, outputPath ?? []);
+  if (all.length > 0) return all;
   const output = outputPath ? valueAt(prediction.output, outputPath) : prediction.output;
-  const first = Array.isArray(output) ? output.find((item) => typeof item === 'string') : output;
-  if (typeof first === 'string' && first !== '') return first;
   // Replicate removes inputs and outputs of API predictions after an hour (`data_removed`).
   if (prediction.data_removed === true) throw new UpstreamFailure('output_unavailable', `prediction ${id}: output removed upstream`);
   const shape = isRecord(output) ? `an object (${Object.keys(output).slice(0, 5).join(', ')}): set outputPath` : typeof output;
@@ -60,8 +60,7 @@ export abstract class PredictionEngine<S extends BindingSettings> extends Submit
     return predictionPending(prediction);
   }
 
-  protected finish(id: string, prediction: Prediction, job: UpstreamJob): Promise<EngineOutput> {
-    const output = predictionOutput(prediction, id, this.settings.outputPath);
-    return job.retrying(true, () => this.client.output.fetch(output, job.request.type, job.signal));
+  protected finish(id: string, prediction: Prediction, job: UpstreamJob): Promise<EngineOutput[]> {
+    return job.fetchOutputs(predictionOutputs(prediction, id, this.settings.outputPath));
   }
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type Engine, type EngineRequest, UpstreamNotNow } from '../../engines/engine';
+import { type Engine, type EngineOutput, type EngineRequest, UpstreamNotNow } from '../../engines/engine';
 import { delay } from '../../engines/engine-runtime';
 import type { ProviderContext } from '../provider-kind';
 import type { BindingSettings } from './binding-settings';
@@ -16,6 +16,8 @@ export const MAX_JSON_BYTES = 1024 * 1024;
 export function inlineJsonLimit(maxOutputBytes: number): number {
   return Math.ceil((maxOutputBytes * 4) / 3) + MAX_JSON_BYTES;
 }
+/** Most outputs one generation may have (OpenAI's `n` goes to 10, Replicate's `num_outputs` to 4 on most models). */
+export const MAX_OUTPUTS = 16;
 /** A best-effort cancel never takes longer than this. */
 const CANCEL_TIMEOUT_MS = 5_000;
 
@@ -208,6 +210,16 @@ export class UpstreamJob {
 
   pause(ms: number): Promise<void> {
     return delay(ms, this.signal);
+  }
+
+  /**
+   * Every output the provider answered (URLs, data URIs), fetched and checked, in its order; each
+   * download retried on its own. At most `MAX_OUTPUTS`: more is an answer we do not understand.
+   */
+  fetchOutputs(references: readonly string[]): Promise<EngineOutput[]> {
+    if (references.length === 0) throw new UpstreamFailure('malformed', 'the answer has no output');
+    if (references.length > MAX_OUTPUTS) throw new UpstreamFailure('malformed', `the answer has ${references.length} outputs (at most ${MAX_OUTPUTS})`);
+    return Promise.all(references.map((reference) => this.retrying(true, () => this.client.output.fetch(reference, this.request.type, this.signal))));
   }
 
   /**

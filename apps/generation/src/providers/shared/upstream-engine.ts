@@ -30,7 +30,7 @@ export abstract class UpstreamEngine<S extends ClientSettings> implements Engine
     this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
   }
 
-  generate(request: EngineRequest): Promise<EngineOutput> {
+  generate(request: EngineRequest): Promise<EngineOutput[]> {
     return this.client.run(request, (job) => this.run(job), this.cancel ? (ref) => this.cancel!(ref) : undefined);
   }
 
@@ -40,7 +40,8 @@ export abstract class UpstreamEngine<S extends ClientSettings> implements Engine
     return this.client.close();
   }
 
-  protected abstract run(job: UpstreamJob): Promise<EngineOutput>;
+  /** Every output the provider gave, in its order (at least one). */
+  protected abstract run(job: UpstreamJob): Promise<EngineOutput[]>;
 }
 
 /**
@@ -96,8 +97,8 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
   /** The upstream job's state now, with the retries a read allows. */
   protected abstract poll(ref: Ref, job: UpstreamJob): Promise<State>;
   protected abstract isPending(state: State): boolean;
-  /** What a job that ended yields: its output fetched into an `EngineOutput`, or the failure it ended with. */
-  protected abstract finish(ref: Ref, state: State, job: UpstreamJob): Promise<EngineOutput>;
+  /** What a job that ended yields: every output it gave, fetched into `EngineOutput`s in its order, or the failure it ended with. */
+  protected abstract finish(ref: Ref, state: State, job: UpstreamJob): Promise<EngineOutput[]>;
   /** The call asking the upstream to stop a job, or null where the protocol (or binding) has none. */
   protected abstract cancelCall(ref: Ref): CancelCall | null;
 
@@ -130,7 +131,7 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
     return this.isPending(state) ? { ended: false } : { ended: true, state };
   }
 
-  protected async run(job: UpstreamJob): Promise<EngineOutput> {
+  protected async run(job: UpstreamJob): Promise<EngineOutput[]> {
     const { request } = job;
     let ref: Ref;
     let state: State | undefined;

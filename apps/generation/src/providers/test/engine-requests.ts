@@ -12,6 +12,8 @@ export function engineRequest(
   options: {
     type?: GenerationType;
     prompt?: string;
+    /** The customer's input as applied (default `{}`). */
+    input?: Record<string, unknown>;
     signal?: AbortSignal;
     upstreamRef?: string | null;
     /** What `saveUpstreamRef` does (default: records and resolves). */
@@ -24,6 +26,7 @@ export function engineRequest(
     modelId: 'provider-model-1',
     type: options.type ?? 'TEXT_TO_IMAGE',
     prompt: options.prompt ?? 'a red kite',
+    input: options.input ?? {},
     seed: 7,
     // What the runner passes: the binding's own settings and the simulated latency; none of it goes upstream.
     params: { tokenEnv: 'NOT_SENT', latencyMs: 0 },
@@ -65,7 +68,7 @@ export function itReturnsEveryOutputShape<S extends string>(
 ): void {
   describe('every output shape', () => {
     it.each<OutputShapeCase<S>>(cases)('%s (%s)', async (name, type, asset, overrides) => {
-      const output = await scenario(name, overrides).generate(engineRequest({ type }));
+      const [output] = await scenario(name, overrides).generate(engineRequest({ type }));
       expect(output.data.equals(ASSETS[asset])).toBe(true);
       also(name);
     });
