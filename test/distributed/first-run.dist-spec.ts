@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -187,6 +187,44 @@ describe('first run: the operator CLI and the demo account on standalone data', 
       const second = await generate();
       expect(() => verify(second.body, second.headers, secret)).not.toThrow();
       expect(() => verify(second.body, second.headers, set.json.webhook_secret as string)).toThrow();
+    });
+
+    it('said the built-in models are demos and printed the one command that serves real models; the demos are labelled so', async () => {
+      const { url, demoKey } = service as StandaloneProcess;
+      const output = (service as StandaloneProcess).output();
+      expect(output).toContain('The models listed now are DEMOS, not AI models');
+      expect(output).toContain('\n  npm run cli -- models sync --file catalogues/replicate.json\n');
+      expect(output).toContain('\n  REPLICATE_API_TOKEN=<your token> npm start\n');
+      const models = (await http(url, 'GET', '/api/v1/models', { key: demoKey })).body.data as Array<{ name: string; provider: string; description: string }>;
+      expect(models.length).toBeGreaterThan(0);
+      for (const model of models) {
+        expect(model.provider).toBe('demo');
+        expect(model.name).toMatch(/^Demo: .+\(not an AI model\)$/);
+        expect(model.description).toMatch(/not an AI model/);
+      }
+    });
+
+    // Last: it replaces the demo catalogue the tests above use.
+    it('runs that command as printed: the Replicate models are served, unavailable until the token is set; the demos are disabled', async () => {
+      const { url, demoKey } = service as StandaloneProcess;
+      const synced = cli({ env: { DATA_DIR: serverData } }, 'models', 'sync', '--file', 'catalogues/replicate.json');
+      expect(synced.code).toBe(0);
+      const ids = (JSON.parse(readFileSync(join(ROOT, 'catalogues', 'replicate.json'), 'utf8')) as { models: Array<{ id: string }> }).models.map((m) => m.id);
+      expect(synced.stdout).toContain(`added ${ids.length} (`);
+      expect(synced.stdout).toContain('disabled 6 (');
+      let models: Array<{ id: string; provider: string; available: boolean; unavailable_reason: string | null }> = [];
+      for (let i = 0; i < 100 && !ids.every((id) => models.some((m) => m.id === id)); i++) {
+        await sleep(100);
+        models = (await http(url, 'GET', '/api/v1/models', { key: demoKey })).body.data;
+      }
+      for (const id of ids) {
+        expect(models.find((m) => m.id === id)).toMatchObject({
+          provider: 'replicate',
+          available: false,
+          unavailable_reason: 'This model is temporarily unavailable: its provider credential is not configured on this server.',
+        });
+      }
+      expect(models.find((m) => m.id === 'pixel-flux-1')).toMatchObject({ available: false, unavailable_reason: 'The operator has disabled this model.' });
     });
   });
 });

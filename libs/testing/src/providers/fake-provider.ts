@@ -219,8 +219,8 @@ export async function addCatalogueModel(
   await query(
     `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
      VALUES ($1, $2, $3, $4, $4, $5, $6, 'active', $7::jsonb, $8, '')`,
-    // The provider label is the binding's kind (`replicate`), as a catalogue file of such a model would say.
-    [row.id, `Test model ${row.id}`, row.type, row.credits, row.synchronous, row.minPlan, JSON.stringify(row.engine), String(row.engine.engine)],
+    // The provider label `models add` would give it: the engine kind's (`openai-images` is OpenAI's).
+    [row.id, `Test model ${row.id}`, row.type, row.credits, row.synchronous, row.minPlan, JSON.stringify(row.engine), row.engine.engine === 'openai-images' ? 'openai' : String(row.engine.engine)],
   );
   const deadline = Date.now() + timeoutMs;
   for (;;) {
