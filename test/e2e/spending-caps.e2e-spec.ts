@@ -39,7 +39,7 @@ describe('standalone: spending caps per API key', () => {
     for (const r of capped) {
       expectEnvelope(r, 402, 'spending_cap_reached');
       expect(r.body.error.message).toBe(
-        `Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 10 this day and this generation needs 1. The cap resets at ${nextMidnight()}.`,
+        `Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 10 today and this generation needs 1. The cap resets at ${nextMidnight()}.`,
       );
     }
     expect(ok.reduce((sum, r) => sum + (r.body.credits_charged as number), 0)).toBe(10);
@@ -58,7 +58,7 @@ describe('standalone: spending caps per API key', () => {
     await caps.set({ accountId, keyId, perDay: 5 });
     const refused = await submit(key);
     expectEnvelope(refused, 402, 'spending_cap_reached');
-    expect(refused.body.error.message).toContain('may spend 5 credits per day (UTC); it has spent 12 this day');
+    expect(refused.body.error.message).toContain('may spend 5 credits per day (UTC); it has spent 12 today');
     expect((await http(h.url, 'GET', '/api/v1/credits', { key })).body).toMatchObject({ available: 88, held: 0 });
     const other = await h.running.provisioning.createKey(accountId, 'other key');
     expect((await submit(other.key)).status).toBe(200);

@@ -87,6 +87,15 @@ export const COMMANDS: Record<string, CommandSpec> = {
       note: { description: 'reason, kept in the ledger' },
     },
   },
+  'audit list': {
+    summary: "List an account's audit log, newest first: who (user or operator), when, from which address, did what.",
+    options: {
+      account: { description: 'account id', required: true },
+      actor: { description: 'only entries of this actor (an email, or an operator name)' },
+      action: { description: 'only this action, e.g. key.revoked, user.sign_in_failed (docs/dashboard.md, "Audit log")' },
+      limit: { description: 'at most this many (default 50, max 1000)' },
+    },
+  },
   migrate: {
     summary: "Apply every service's pending database migrations (auth, billing, generation, webhooks) and exit.",
     options: {

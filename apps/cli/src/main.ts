@@ -8,12 +8,15 @@ import { ConfigError, defaultsOf } from '@gen/config';
 import { ConflictError, DomainError, ValidationError } from '@gen/errors';
 import {
   ApiKeysService,
+  AuditActor,
+  AuditService,
   authDatabaseOptions,
   GATEWAY_VARIABLES,
   GatewayModule,
   GatewaySettings,
   KeyWebhooksService,
   openAuthDatabase,
+  operatorActor,
   ProvisioningService,
   toKeyView,
   WebhookSecretKeyRing,
@@ -385,6 +388,7 @@ async function services(command: string, options: Options, database: CliDatabase
         app.get(KeyWebhooksService),
         app.get(BillingService),
         app.get(KeyCapsService),
+        app.get(AuditService),
         app.get(Broadcaster),
         out,
       );
@@ -411,10 +415,13 @@ async function run(
   keyWebhooks: KeyWebhooksService,
   billing: BillingService,
   caps: KeyCapsService,
+  audit: AuditService,
   broadcaster: Broadcaster,
   out: Out,
 ): Promise<void> {
   const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
+  // Every change below is recorded in the account's audit log as the operator's (the OS user running the CLI).
+  const actor: AuditActor = operatorActor();
   switch (command) {
     case 'accounts create': {
       const plan = parsePlan(str('plan'), 'free');
@@ -432,6 +439,8 @@ async function run(
       }
       const balance = await billing.balance(accountId);
       const key = await keys.create(accountId, str('key-name') ?? 'default');
+      await audit.record({ accountId, actor, action: 'account.created', target: accountId, details: { name: (str('name') as string).trim(), plan, credits, email: signIn?.email ?? null } });
+      await audit.record({ accountId, actor, action: 'key.created', target: key.id, details: { name: key.name, scopes: key.scopes } });
       out(
         [
           `Account ${accountId} (${(str('name') as string).trim()}): plan ${balance.plan}, ${balance.available} credits`,
@@ -453,6 +462,7 @@ async function run(
     case 'keys create': {
       const scopes = (str('scopes') ?? 'generate,read').split(',').map((s) => s.trim()) as Array<'generate' | 'read'>;
       const key = await keys.create(str('account') as string, str('name') as string, scopes);
+      await audit.record({ accountId: str('account') as string, actor, action: 'key.created', target: key.id, details: { name: key.name, scopes: key.scopes } });
       out(`Key ${key.id} (${key.name}, scopes ${key.scopes.join(',')})\nAPI key (shown only now): ${key.key}`, key);
       return;
     }
@@ -472,8 +482,11 @@ async function run(
       return;
     }
     case 'keys secret': {
+      const before = await keys.get(str('account') as string, str('key') as string);
       const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string);
       const view = toKeyView(key);
+      const action = before.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
+      await audit.record({ accountId: key.accountId, actor, action, target: key.id, details: { name: key.name } });
       out(
         [
           `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
@@ -486,6 +499,8 @@ async function run(
     case 'keys set-webhook-url': {
       const { key, webhookSecret } = await keyWebhooks.setUrl(str('account') as string, str('key') as string, str('url') ?? null);
       const view = toKeyView(key);
+      await audit.record({ accountId: key.accountId, actor, action: 'key.webhook_url_set', target: key.id, details: { name: key.name, webhook_url: key.webhookUrl } });
+      if (webhookSecret) await audit.record({ accountId: key.accountId, actor, action: 'key.secret_generated', target: key.id, details: { name: key.name } });
       out(
         [
           view.webhook_url ? `Key ${view.id} (${view.name}): default webhook URL ${view.webhook_url}` : `Key ${view.id} (${view.name}): no default webhook URL`,
@@ -499,15 +514,19 @@ async function run(
       );
       return;
     }
-    case 'keys revoke':
+    case 'keys revoke': {
       await keys.revoke(str('account') as string, str('key') as string);
+      const key = await keys.get(str('account') as string, str('key') as string);
+      await audit.record({ accountId: key.accountId, actor, action: 'key.revoked', target: key.id, details: { name: key.name } });
       out('Revoked.', { revoked: true });
       return;
+    }
     case 'keys set-cap': {
       const [perDay, perMonth] = [parseCap('per-day', str('per-day')), parseCap('per-month', str('per-month'))];
       if (perDay === undefined && perMonth === undefined) throw new ValidationError('Nothing to change: give --per-day, --per-month or both (none removes a cap)');
       const key = await keys.get(str('account') as string, str('key') as string); // not found unless the account's key
       const view = await caps.set({ accountId: key.accountId, keyId: key.id, perDay, perMonth });
+      await audit.record({ accountId: key.accountId, actor, action: 'key.caps_set', target: key.id, details: { name: key.name, per_day: view.per_day, per_month: view.per_month } });
       const cap = (value: number | null, spent: number, period: string) => `${value === null ? 'no cap' : `${value} credits`} per ${period} (spent ${spent})`;
       out(
         `Key ${key.id} (${key.name}): ${cap(view.per_day, view.spent_today, 'day')}; ${cap(view.per_month, view.spent_this_month, 'month')}; UTC`,
@@ -515,8 +534,24 @@ async function run(
       );
       return;
     }
+    case 'audit list': {
+      await provisioning.requireAccount(str('account') as string);
+      const limit = parseInteger('limit', str('limit'), 50);
+      if (limit < 1 || limit > 1000) throw new ValidationError('--limit must be between 1 and 1000');
+      const page = await audit.page(str('account') as string, { actor: str('actor'), action: str('action'), limit });
+      out(
+        page.data
+          .map((e) => `${e.at}  ${e.action.padEnd(24)} ${e.actor_kind === 'operator' ? `operator ${e.actor}` : e.actor}${e.ip ? ` (${e.ip})` : ''}${e.target ? `  on ${e.target}` : ''}`)
+          .join('\n') || '(no entries)',
+        page.data,
+      );
+      return;
+    }
     case 'credits grant': {
-      const available = await billing.adjust(str('account') as string, parseInteger('amount', str('amount')), str('note') ?? 'operator grant');
+      const amount = parseInteger('amount', str('amount'));
+      const note = str('note') ?? 'operator grant';
+      const available = await billing.adjust(str('account') as string, amount, note);
+      await audit.record({ accountId: str('account') as string, actor, action: 'account.credits_changed', target: str('account') as string, details: { amount, note, available } });
       out(`Available credits: ${available}`, { available });
       return;
     }
@@ -525,6 +560,13 @@ async function run(
       const parallel = str('parallel') === undefined ? undefined : parseInteger('parallel', str('parallel'));
       const balance = await billing.setPlan(str('account') as string, parsePlan(str('plan')), { rpm, parallel });
       await broadcaster.publishAndFlush(Broadcasts.accountChanged, { accountId: str('account') as string } satisfies AccountChangedBroadcast);
+      await audit.record({
+        accountId: str('account') as string,
+        actor,
+        action: 'account.plan_changed',
+        target: str('account') as string,
+        details: { plan: balance.plan, requests_per_minute: balance.limits.requests_per_minute, parallel_tasks: balance.limits.parallel_tasks },
+      });
       out(`Plan ${balance.plan}: ${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks`, balance);
       return;
     }

@@ -238,11 +238,38 @@ export const dashboardApi = {
   sendTestEvent: (keyId: string, url: string | null) => api<Delivery>('POST', `/keys/${keyId}/test-events`, url ? { url } : {}),
   testEvents: (keyId: string) => api<{ data: Delivery[] }>('GET', `/keys/${keyId}/test-events`),
   sessions: () => api<{ data: SessionView[] }>('GET', '/account/sessions'),
+  audit: (query: { actor?: string; action?: string; cursor?: string; limit?: number }) => {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== '') params.set(name, String(value));
+    return api<AuditPageData>('GET', `/audit?${params.toString()}`);
+  },
   endSession: (id: string) => api<void>('DELETE', `/account/sessions/${id}`),
   endOtherSessions: () => api<{ ended_sessions: number }>('DELETE', '/account/sessions'),
   changePassword: (currentPassword: string, newPassword: string) =>
     api<{ ended_sessions: number }>('POST', '/account/password', { current_password: currentPassword, new_password: newPassword }),
 };
+
+/** An audit log entry (Settings, Audit log). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor_kind: 'user' | 'operator';
+  actor: string;
+  ip: string | null;
+  action: string;
+  target: string | null;
+  details: Record<string, unknown>;
+}
+
+export interface AuditPageData {
+  data: AuditEntry[];
+  next_cursor: string | null;
+  actions: string[];
+  actors: string[];
+}
+
+/** Where the CSV export of the audit log downloads from (with the page's filters as its query). */
+export const AUDIT_CSV_URL = '/dashboard/api/audit/entries.csv';
 
 /** Where the CSV export of the ledger downloads from (a plain link: the browser sends the session cookie). */
 export const LEDGER_CSV_URL = '/dashboard/api/usage/ledger.csv';

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { ApiError, dashboardApi, onUnauthorized, Session, setCsrfToken } from './api';
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
+import { AuditPage } from './pages/audit-page';
 import { ApiKeysPage } from './pages/api-keys-page';
 import { SignInPage, SignUpPage } from './pages/auth-pages';
 import { GenerationPage } from './pages/generation-page';
@@ -44,6 +45,7 @@ function Page({ path, session }: { path: string; session: Session }) {
   if (path === '/usage') return <UsagePage />;
   if (path === '/settings') return <ApiKeysPage />;
   if (path === '/settings/account') return <AccountPage session={session} />;
+  if (path === '/settings/audit') return <AuditPage />;
   if (path === '/generations') return <GenerationsPage />;
   const generation = /^\/generations\/([^/]+)$/.exec(path);
   if (generation) return <GenerationPage id={decodeURIComponent(generation[1])} />;

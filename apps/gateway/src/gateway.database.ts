@@ -11,6 +11,7 @@ import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-aut
 import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-dashboard-users-sessions';
 import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-auth-rate-limit-slices';
 import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-auth-key-change-notify';
+import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -26,6 +27,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       DashboardUsersSessions1764100000000,
       AuthRateLimitSlices1764710000000,
       AuthKeyChangeNotify1764840000000,
+      AuthAuditLog1764870000001,
     ],
     poolSize,
   };

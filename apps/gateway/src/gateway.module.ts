@@ -3,10 +3,14 @@ import { MetricsRegistry } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
+import { AuditRepository } from './audit/audit.repository';
+import { AuditService } from './audit/audit.service';
 import { AccountPlanService } from './api/account-plan.service';
 import { GenerationsController } from './api/generations.controller';
 import { GenerationsService } from './api/generations.service';
 import { ModelCatalogue } from './api/model-catalogue';
+import { JobWaits } from './api/live/job-waits';
+import { SubmitDelivery } from './api/submit-delivery';
 import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
 import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
 import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
@@ -67,6 +71,8 @@ export class GatewayModule {
         // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
         { provide: PgNotifications, inject: [AUTH_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
         ModelCatalogue,
+        JobWaits,
+        SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
@@ -91,8 +97,10 @@ export class GatewayModule {
           // Without the observability module (tools, unit tests) the counters go to a private registry.
           useFactory: (registry: MetricsRegistry | undefined) => new ProviderCallbackMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
         },
+        AuditRepository,
+        AuditService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
 }

@@ -22,6 +22,7 @@ describe('gateway settings', () => {
       syncWaitMs: 30_000,
       streamsPerAccount: 20,
       streamHeartbeatMs: 15_000,
+      auditRetentionDays: 365,
       catalogueMaxStaleMs: 5_000,
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,

@@ -10,3 +10,5 @@ export { newWebhookSecretKey, type WebhookSecretKeyRing } from './auth/webhook-s
 export { GATEWAY_VARIABLES, readGatewayParts, readWebhookSecretKeys, type GatewayParts } from './gateway.settings';
 export type { GatewaySettings } from './gateway.tokens';
 export { toKeyView } from './dashboard/keys/dashboard-keys.service';
+export { AuditService, type AuditEntryView, type AuditPage } from './audit/audit.service';
+export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit/audit-actions';

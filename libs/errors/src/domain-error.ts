@@ -71,7 +71,7 @@ export class SpendingCapReachedError extends DomainError {
     super(
       'spending_cap_reached',
       `Spending cap reached: this API key may spend ${cap} credits per ${period === 'day' ? 'day' : 'month'} (UTC); ` +
-        `it has spent ${spent} this ${period} and this generation needs ${amount}. ` +
+        `it has spent ${spent} ${period === 'day' ? 'today' : 'this month'} and this generation needs ${amount}. ` +
         `The cap resets at ${resetsAt.toISOString().replace('.000Z', 'Z')}.`,
     );
   }

@@ -25,7 +25,7 @@ describe('mapHttpError', () => {
       status: 402,
       code: 'spending_cap_reached',
       message:
-        'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 this day and this generation needs 4. ' +
+        'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 today and this generation needs 4. ' +
         'The cap resets at 2026-11-27T00:00:00Z.',
       unexpected: false,
     });

@@ -3,6 +3,7 @@ import { Link, useLocation } from '../router';
 const TABS = [
   { to: '/settings/keys', label: 'API keys' },
   { to: '/settings/account', label: 'Account' },
+  { to: '/settings/audit', label: 'Audit log' },
 ];
 
 /** Settings' sections. */

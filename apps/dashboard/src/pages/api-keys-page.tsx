@@ -207,8 +207,10 @@ function parseCapInput(value: string): { cap: number | null } | { error: string 
   return { cap: Number(text) };
 }
 
-const capText = (cap: number | null, spent: number, period: 'day' | 'month') =>
-  cap === null ? `No ${period === 'day' ? 'daily' : 'monthly'} cap (${spent} spent this ${period})` : `${spent} of ${cap} credits this ${period}`;
+const capText = (cap: number | null, spent: number, period: 'day' | 'month') => {
+  const when = period === 'day' ? 'today' : 'this month';
+  return cap === null ? `no ${period === 'day' ? 'daily' : 'monthly'} cap (${spent} spent ${when})` : `${spent} of ${cap} credits ${when}`;
+};
 
 /**
  * The key's spending caps per UTC day and month: a generation whose credits would pass one is refused

@@ -92,7 +92,7 @@ export class GenerationsController {
           summary: "The hold would pass the API key's spending cap (code spending_cap_reached)",
           code: 'spending_cap_reached',
           message:
-            'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 this day and this generation needs 4. ' +
+            'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 today and this generation needs 4. ' +
             'The cap resets at 2026-11-27T00:00:00Z.',
         },
       },

@@ -30,6 +30,7 @@ import type { StoredResponse } from '../idempotency/idempotency.repository';
 import { IdempotencyService, parseIdempotencyKey } from '../idempotency/idempotency.service';
 import { AccountPlanService } from './account-plan.service';
 import { ModelCatalogue } from './model-catalogue';
+import { SubmitDelivery, withRpcRetries } from './submit-delivery';
 import { parseCancelAfter } from './cancel-after';
 import type { GenerateRequestDto } from './generate-request.dto';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
@@ -54,6 +55,7 @@ export class GenerationsService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly catalogue: ModelCatalogue,
+    private readonly delivery: SubmitDelivery,
     private readonly plans: AccountPlanService,
     private readonly keys: ApiKeysService,
     private readonly idempotency: IdempotencyService,
@@ -114,14 +116,15 @@ export class GenerationsService {
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = catalogue.get(body.model) as ModelInfo;
     const webhookUrl = this.webhookDestination(body.webhook_url, key);
-    await this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
+    // Keyed by the job id: a run repeated on another billing replica holds nothing twice.
+    await withRpcRetries(() => this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
       modelId: model.id,
       amount: model.credits,
       minimum: model.minimum_credits,
       apiKeyId: principal.apiKeyId,
-    });
+    }));
     const request: SubmitGenerationRequest = {
       jobId,
       accountId: principal.accountId,
@@ -139,31 +142,31 @@ export class GenerationsService {
       catalogueVersion: copy.version,
     };
     try {
-      return await this.rpc.request<SubmitGenerationReply, SubmitGenerationRequest>(
-        Subjects.generationSubmit,
-        request,
-        this.settings.rpcTimeoutMs + request.waitMs,
-      );
+      return await this.delivery.deliver(request);
     } catch (error) {
       return this.recoverSubmit(principal, jobId, error);
     }
   }
 
   get(principal: Principal, jobId: string): Promise<GenerationRecord> {
-    return this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, {
-      accountId: principal.accountId,
-      jobId,
-    });
+    return withRpcRetries(() =>
+      this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, {
+        accountId: principal.accountId,
+        jobId,
+      }),
+    );
   }
 
   list(principal: Principal, query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
-    return this.rpc.request<ListGenerationsReply, ListGenerationsRequest>(Subjects.generationList, {
-      accountId: principal.accountId,
-      limit: query.limit ?? 20,
-      cursor: query.cursor,
-      status: query.status,
-      type: query.type,
-    });
+    return withRpcRetries(() =>
+      this.rpc.request<ListGenerationsReply, ListGenerationsRequest>(Subjects.generationList, {
+        accountId: principal.accountId,
+        limit: query.limit ?? 20,
+        cursor: query.cursor,
+        status: query.status,
+        type: query.type,
+      }),
+    );
   }
 
   /** The catalogue as this account sees it: each model `available` or not, and why. */
@@ -174,10 +177,13 @@ export class GenerationsService {
 
   /** Cancels one of the caller's generations (docs/jobs.md, "Cancel"). */
   async cancel(principal: Principal, jobId: string): Promise<GenerationRecord> {
-    const reply = await this.rpc.request<CancelGenerationReply, CancelGenerationRequest>(Subjects.generationCancel, {
-      accountId: principal.accountId,
-      jobId,
-    });
+    // Canceling twice answers the same: safe to send again to another replica.
+    const reply = await withRpcRetries(() =>
+      this.rpc.request<CancelGenerationReply, CancelGenerationRequest>(Subjects.generationCancel, {
+        accountId: principal.accountId,
+        jobId,
+      }),
+    );
     return reply.record;
   }
 

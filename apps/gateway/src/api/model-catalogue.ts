@@ -3,6 +3,7 @@ import { Broadcasts, DatabaseChannels, ListModelsReply, ModelInfo, Subjects } fr
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster, RpcClient } from '@gen/transport';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { withRpcRetries } from './submit-delivery';
 
 /** The catalogue as one read gave it. */
 export interface CatalogueCopy {
@@ -81,7 +82,7 @@ export class ModelCatalogue implements OnModuleInit, OnModuleDestroy {
     if (this.reading) return this.reading.promise;
     const readAt = Date.now();
     const read: Read = { stale: false, promise: Promise.resolve(undefined as never) };
-    read.promise = this.rpc.request<ListModelsReply>(Subjects.modelsList, {}).then(
+    read.promise = withRpcRetries(() => this.rpc.request<ListModelsReply>(Subjects.modelsList, {})).then(
       (reply) => {
         const copy: CatalogueCopy = { models: new Map(reply.data.map((m) => [m.id, m])), version: reply.version, readAt };
         if (!read.stale) {

@@ -1,5 +1,6 @@
 import type { Provider, Type } from '@nestjs/common';
 import { DashboardAccountController } from './account/dashboard-account.controller';
+import { DashboardAuditController } from './audit/dashboard-audit.controller';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
@@ -32,6 +33,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardPlaygroundController,
       DashboardUsageController,
       DashboardAccountController,
+      DashboardAuditController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
     ],

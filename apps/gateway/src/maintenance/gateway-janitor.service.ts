@@ -1,4 +1,6 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { AuditService } from '../audit/audit.service';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
 
@@ -7,7 +9,8 @@ const WINDOW_GRACE_MS = 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Removes ended rate-limit windows and idempotency records past their 24 h. Every gateway replica
+ * Removes ended rate-limit windows, idempotency records past their 24 h and audit entries past
+ * AUDIT_RETENTION_DAYS. Every gateway replica
  * sweeps (with jitter, so they spread out); concurrent sweeps are harmless.
  */
 @Injectable()
@@ -20,6 +23,8 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
   constructor(
     private readonly windows: RateLimitRepository,
     private readonly idempotency: IdempotencyService,
+    private readonly audit: AuditService,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -42,9 +47,10 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** One pass; returns what was removed. */
-  async sweep(): Promise<{ windows: number; idempotencyKeys: number }> {
+  async sweep(): Promise<{ windows: number; idempotencyKeys: number; auditEntries: number }> {
     const windows = await this.windows.deleteExpired(WINDOW_GRACE_MS);
     const idempotencyKeys = await this.idempotency.deleteExpired();
-    return { windows, idempotencyKeys };
+    const auditEntries = await this.audit.purge(this.settings.auditRetentionDays);
+    return { windows, idempotencyKeys, auditEntries };
   }
 }

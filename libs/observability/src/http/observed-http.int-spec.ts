@@ -1,4 +1,4 @@
-import { Controller, Get, Module } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { request as rawRequest } from 'node:http';
 import { Writable } from 'node:stream';
@@ -25,6 +25,13 @@ class ProbeController {
   async slow(): Promise<{ ok: true }> {
     await sleep(600);
     return { ok: true };
+  }
+
+  @Post('slow-job')
+  @HttpCode(200)
+  async slowJob(@Body() body: { prompt?: string }): Promise<{ id: string; status: string; prompt?: string }> {
+    await sleep(600);
+    return { id: 'job-1', status: 'completed', prompt: body.prompt };
   }
 }
 
@@ -121,12 +128,33 @@ describe('observed HTTP (a service HTTP app on a real socket)', () => {
   it('a client that leaves before the answer: one "request aborted" line with no status, and it is no longer counted in flight', async () => {
     await getAndLeave(`${url}/slow`, 'req-gone', 100);
     await sleep(900); // the handler finishes meanwhile; its answer goes nowhere
-    expect(lines.of('req-gone')).toEqual([expect.objectContaining({ level: 'warn', msg: 'request aborted', status: null, route: '/slow' })]);
+    expect(lines.of('req-gone')).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'request aborted', status: null, route: '/slow', clientGoneAfterMs: expect.any(Number), unsent: { status: 200 } }),
+    ]);
     const metrics = await (await fetch(`${url}/metrics`)).text();
     // Only the scrape itself is in flight.
     expect(metrics).toMatch(/^gen_http_requests_in_flight\{service="probe"\} 1$/m);
     // It was never answered: no status to count it under.
     expect(metrics).not.toContain('route="/slow"');
+  });
+
+  it('a client that leaves after sending its whole body (a sync submit waiting on its job): its line says when, and what became of the job', async () => {
+    await new Promise<void>((resolve) => {
+      const req = rawRequest(`${url}/slow-job`, { method: 'POST', headers: { 'x-request-id': 'req-left', 'content-type': 'application/json' } });
+      req.on('error', () => resolve());
+      req.end(JSON.stringify({ prompt: 'a lighthouse' }));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 150);
+    });
+    await sleep(900);
+    const [line, ...more] = lines.of('req-left');
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ level: 'warn', msg: 'request aborted', status: null, route: '/slow-job', unsent: { status: 200, job: { id: 'job-1', status: 'completed' } } });
+    expect(line.clientGoneAfterMs).toBeGreaterThanOrEqual(100);
+    expect(line.clientGoneAfterMs).toBeLessThan(600);
+    expect(line.durationMs).toBeGreaterThanOrEqual(600);
   });
 
   it('probes and scrapes are not logged one by one', async () => {

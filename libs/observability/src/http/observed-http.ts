@@ -4,7 +4,7 @@ import { DrainState } from '../lifecycle/drain-state';
 import { ServiceLogs } from '../logging/logger';
 import { NestPinoLogger } from '../logging/nest-logger';
 import { HttpMetrics } from '../metrics/http-metrics';
-import { RequestLog, routeOf } from './request-log';
+import { RequestLog, routeOf, unsentAnswer } from './request-log';
 
 /** The authenticated account of a request, as the API key guard leaves it (`request.principal`). */
 function defaultAccountId(request: FastifyRequest): string | undefined {
@@ -14,7 +14,9 @@ function defaultAccountId(request: FastifyRequest): string | undefined {
 
 /** Set on each request by the onRequest hook: the reply, for the hook that runs when its client left. */
 const REPLY = 'observedReply';
-type ObservedRequest = FastifyRequest & { [REPLY]: FastifyReply | null };
+/** When the client of a request still running closed its connection (ms after the start), or null. */
+const GONE = 'observedClientGone';
+type ObservedRequest = FastifyRequest & { [REPLY]: FastifyReply | null; [GONE]: number | null };
 
 /**
  * Wires the HTTP side of observability into a Fastify-based Nest application: the pino logger for
@@ -38,16 +40,35 @@ export function configureObservedHttp(
   const fastify = app.getHttpAdapter().getInstance();
 
   fastify.decorateRequest(REPLY, null);
+  fastify.decorateRequest(GONE, null);
   fastify.addHook('onRequest', (request, reply, done) => {
-    (request as ObservedRequest)[REPLY] = reply;
+    const observed = request as ObservedRequest;
+    observed[REPLY] = reply;
     metrics.started();
+    // A client that leaves after its request was read (a sync submit waiting on its job) ends no
+    // request stream, so Fastify's onRequestAbort does not run: the response's close tells it.
+    reply.raw.once('close', () => {
+      if (observed[REPLY] !== null && !reply.raw.writableFinished) observed[GONE] = Math.round(reply.elapsedTime);
+    });
     done();
   });
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    const observed = request as ObservedRequest;
+    // Its client is gone: the line is written now, with the answer it missed (the job's fate).
+    if (observed[GONE] !== null && observed[REPLY] !== null) {
+      observed[REPLY] = null;
+      metrics.finished();
+      requestLog.write(request, reply, routeOf(request), false, { clientGoneAfterMs: observed[GONE], unsent: unsentAnswer(reply.statusCode, payload) });
+    }
     if (drain.draining) void reply.header('Connection', 'close');
     done(null, payload);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
+    // Null when its line is written already (its client left before the answer).
+    if ((request as ObservedRequest)[REPLY] === null) {
+      done();
+      return;
+    }
     (request as ObservedRequest)[REPLY] = null;
     metrics.finished();
     const route = routeOf(request);
@@ -56,13 +77,11 @@ export function configureObservedHttp(
     done();
   });
   fastify.addHook('onRequestAbort', (request, done) => {
-    const reply = (request as ObservedRequest)[REPLY];
-    // Null once onResponse ran: that request was answered and has its line.
-    if (reply && !reply.raw.writableFinished) {
-      (request as ObservedRequest)[REPLY] = null;
-      metrics.finished();
-      requestLog.write(request, reply, routeOf(request), false);
-    }
+    const observed = request as ObservedRequest;
+    const reply = observed[REPLY];
+    // Null once onResponse ran: that request was answered and has its line. Else the line waits
+    // for the handler's answer (onSend above), so that it says what became of the request's job.
+    if (reply && !reply.raw.writableFinished) observed[GONE] ??= Math.round(reply.elapsedTime);
     done();
   });
 }

@@ -32,6 +32,30 @@ export function requestOutcome(answered: boolean, statusCode: number): string {
   return 'request completed';
 }
 
+/** A request whose client went away before its answer, logged once the answer was ready. */
+export interface AbandonedRequest {
+  /** How long after the request started its client closed the connection. */
+  clientGoneAfterMs: number;
+  /** The answer that could not be sent: its status and, for a generation, the job's id and state. */
+  unsent: { status: number; job?: { id: string; status: string } };
+}
+
+/**
+ * The answer a request would have had, from its serialized payload: the status and, when the body
+ * is a generation record (a submit, a read, a cancel), the job's id and state.
+ */
+export function unsentAnswer(statusCode: number, payload: unknown): AbandonedRequest['unsent'] {
+  if (typeof payload !== 'string' || payload.length > 65_536 || !payload.startsWith('{')) return { status: statusCode };
+  try {
+    const body = JSON.parse(payload) as { id?: unknown; status?: unknown };
+    return typeof body.id === 'string' && typeof body.status === 'string'
+      ? { status: statusCode, job: { id: body.id, status: body.status } }
+      : { status: statusCode };
+  } catch {
+    return { status: statusCode };
+  }
+}
+
 /**
  * The one log line of each HTTP request, written when its response has been sent (or its client
  * went away): request id, method and path, route template, account, status and duration. Built from
@@ -49,7 +73,7 @@ export class RequestLog {
    * `route`: routeOf(request); `answered`: the whole response was handed to the socket (not the
    * case when the client left first).
    */
-  write(request: FastifyRequest, reply: FastifyReply, route: string, answered: boolean): void {
+  write(request: FastifyRequest, reply: FastifyReply, route: string, answered: boolean, abandoned?: AbandonedRequest): void {
     if (QUIET_ROUTES.has(route)) return;
     const statusCode = reply.statusCode;
     const level = statusCode >= 500 ? 'error' : statusCode >= 400 || !answered ? 'warn' : 'info';
@@ -63,6 +87,8 @@ export class RequestLog {
         accountId: this.accountIdOf(request),
         // No status for a request its client gave up on before any answer (Node's default 200 is not one).
         status: answered || reply.raw.headersSent ? statusCode : null,
+        // Its client left while it ran: when, and the answer it would have had (for a submit, its job).
+        ...(abandoned ? { clientGoneAfterMs: abandoned.clientGoneAfterMs, unsent: abandoned.unsent } : {}),
       },
       requestOutcome(answered, statusCode),
     );

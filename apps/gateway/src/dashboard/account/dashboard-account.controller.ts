@@ -7,6 +7,8 @@ import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard
 import { SessionsService } from '../sessions/sessions.service';
 import type { LiveSession, SessionInfo } from '../sessions/users.repository';
 import { ChangePasswordDto } from './account.dto';
+import type { AuditActor } from '../../audit/audit-actions';
+import { CurrentActor } from '../audit-actor.decorator';
 
 export interface SessionView {
   id: string;
@@ -46,14 +48,14 @@ export class DashboardAccountController {
 
   /** Ends every session but this one. */
   @Delete('sessions')
-  async endOthers(@CurrentSession() session: LiveSession): Promise<{ ended_sessions: number }> {
-    return { ended_sessions: await this.sessions.endOtherSessions(session) };
+  async endOthers(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor): Promise<{ ended_sessions: number }> {
+    return { ended_sessions: await this.sessions.endOtherSessions(session, actor) };
   }
 
   @Delete('sessions/:id')
   @HttpCode(204)
-  end(@CurrentSession() session: LiveSession, @Param('id', sessionId()) id: string): Promise<void> {
-    return this.sessions.endSession(session, id);
+  end(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', sessionId()) id: string): Promise<void> {
+    return this.sessions.endSession(session, id, actor);
   }
 
   /** The current password is required; every other session ends. */

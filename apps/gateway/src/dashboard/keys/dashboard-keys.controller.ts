@@ -1,6 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { KeyCapView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
+import type { AuditActor } from '../../audit/audit-actions';
+import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
@@ -23,30 +25,40 @@ export class DashboardKeysController {
 
   @Post()
   @HttpCode(201)
-  create(@CurrentSession() session: LiveSession, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
-    return this.keys.create(session.accountId, body);
+  create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
+    return this.keys.create(session.accountId, body, actor);
   }
 
   @Patch(':id')
-  update(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: UpdateKeyDto): Promise<KeyChangeReply> {
-    return this.keys.updateWebhookUrl(session.accountId, id, body.webhook_url);
+  update(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: UpdateKeyDto,
+  ): Promise<KeyChangeReply> {
+    return this.keys.updateWebhookUrl(session.accountId, id, body.webhook_url, actor);
   }
 
   @Post(':id/webhook-secret')
   @HttpCode(200)
-  renewSecret(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
-    return this.keys.renewWebhookSecret(session.accountId, id);
+  renewSecret(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
+    return this.keys.renewWebhookSecret(session.accountId, id, actor);
   }
 
   /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */
   @Put(':id/caps')
-  setCaps(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: KeyCapsDto): Promise<KeyCapView> {
-    return this.keys.setCaps(session.accountId, id, body);
+  setCaps(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: KeyCapsDto,
+  ): Promise<KeyCapView> {
+    return this.keys.setCaps(session.accountId, id, body, actor);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  revoke(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<void> {
-    return this.keys.revoke(session.accountId, id);
+  revoke(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<void> {
+    return this.keys.revoke(session.accountId, id, actor);
   }
 }

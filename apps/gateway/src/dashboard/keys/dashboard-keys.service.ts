@@ -3,6 +3,8 @@ import { KeyCapView, ListKeyCapsReply, ListKeyCapsRequest, SetKeyCapsRequest, Su
 import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { newWebhookSecret } from '@gen/webhook-signature';
+import type { AuditActor } from '../../audit/audit-actions';
+import { AuditService } from '../../audit/audit.service';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
 import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
 import { ApiKeysService } from '../../auth/api-keys.service';
@@ -67,6 +69,7 @@ export class DashboardKeysService {
     private readonly keys: ApiKeysService,
     private readonly webhooks: KeyWebhooksService,
     private readonly rpc: RpcClient,
+    private readonly audit: AuditService,
   ) {}
 
   /** The account's keys, each with its caps and what it has spent today and this month (UTC). */
@@ -85,17 +88,34 @@ export class DashboardKeysService {
    * Sets or removes a key's spending caps (billing checks the values: whole credits, at least 1; null
    * removes). The key must be one of the account's (404 otherwise, as for every key route).
    */
-  async setCaps(accountId: string, keyId: string, change: { per_day?: number | null; per_month?: number | null }): Promise<KeyCapView> {
-    await this.keys.get(accountId, keyId);
-    return this.rpc.request<KeyCapView, SetKeyCapsRequest>(Subjects.billingKeyCapsSet, {
+  async setCaps(
+    accountId: string,
+    keyId: string,
+    change: { per_day?: number | null; per_month?: number | null },
+    actor: AuditActor,
+  ): Promise<KeyCapView> {
+    const key = await this.keys.get(accountId, keyId);
+    const view = await this.rpc.request<KeyCapView, SetKeyCapsRequest>(Subjects.billingKeyCapsSet, {
       accountId,
       keyId,
       perDay: change.per_day,
       perMonth: change.per_month,
     });
+    await this.audit.record({
+      accountId,
+      actor,
+      action: 'key.caps_set',
+      target: key.id,
+      details: { name: key.name, per_day: view.per_day, per_month: view.per_month },
+    });
+    return view;
   }
 
-  async create(accountId: string, input: { name: string; scopes?: ApiKeyScope[]; webhook_url?: string | null }): Promise<CreatedKeyReply> {
+  async create(
+    accountId: string,
+    input: { name: string; scopes?: ApiKeyScope[]; webhook_url?: string | null },
+    actor: AuditActor,
+  ): Promise<CreatedKeyReply> {
     const name = input.name.trim();
     if (name.length === 0) throw new ValidationError('name: Enter a name for the key.');
     if (name.length > 100) throw new ValidationError('name: Use at most 100 characters.');
@@ -103,22 +123,37 @@ export class DashboardKeysService {
     const secret = webhookUrl ? newWebhookSecret() : null;
     const created = await this.keys.create(accountId, name, input.scopes ?? [...API_KEY_SCOPES], webhookUrl, secret);
     const key = await this.keys.get(accountId, created.id);
+    await this.audit.record({
+      accountId,
+      actor,
+      action: 'key.created',
+      target: key.id,
+      details: { name: key.name, scopes: key.scopes, webhook_url: key.webhookUrl, secret_generated: secret !== null },
+    });
     return { key: toKeyView(key), api_key: created.key, webhook_secret: secret };
   }
 
   /** Sets or removes the default webhook URL; generates the signing secret if the key has none. */
-  async updateWebhookUrl(accountId: string, keyId: string, url: string | null): Promise<KeyChangeReply> {
+  async updateWebhookUrl(accountId: string, keyId: string, url: string | null, actor: AuditActor): Promise<KeyChangeReply> {
     const { key, webhookSecret } = await this.webhooks.setUrl(accountId, keyId, url);
+    await this.audit.record({ accountId, actor, action: 'key.webhook_url_set', target: key.id, details: { name: key.name, webhook_url: key.webhookUrl } });
+    if (webhookSecret) await this.audit.record({ accountId, actor, action: 'key.secret_generated', target: key.id, details: { name: key.name } });
     return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
   /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
-  async renewWebhookSecret(accountId: string, keyId: string): Promise<KeyChangeReply> {
+  async renewWebhookSecret(accountId: string, keyId: string, actor: AuditActor): Promise<KeyChangeReply> {
+    // Read first only to tell a first secret from a renewal; the renewal itself says when there is no such key.
+    const before = await this.keys.get(accountId, keyId).catch(() => null);
     const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId);
+    const action = before?.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
+    await this.audit.record({ accountId, actor, action, target: key.id, details: { name: key.name } });
     return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
-  revoke(accountId: string, keyId: string): Promise<void> {
-    return this.keys.revoke(accountId, keyId);
+  async revoke(accountId: string, keyId: string, actor: AuditActor): Promise<void> {
+    await this.keys.revoke(accountId, keyId);
+    const key = await this.keys.get(accountId, keyId);
+    await this.audit.record({ accountId, actor, action: 'key.revoked', target: key.id, details: { name: key.name } });
   }
 }

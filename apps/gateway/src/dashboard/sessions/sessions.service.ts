@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ConflictError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
+import type { AuditActor } from '../../audit/audit-actions';
+import { AuditService } from '../../audit/audit.service';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../users/email-address';
@@ -65,6 +67,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     private readonly users: UsersRepository,
     private readonly throttle: SignInThrottleRepository,
     private readonly provisioning: ProvisioningService,
+    private readonly audit: AuditService,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
   ) {}
 
@@ -104,6 +107,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       await this.settle({ [key]: policy }, false);
       throw new ConflictError('email: An account with this email cannot be created. If you already have one, sign in instead.');
     }
+    const actor: AuditActor = { kind: 'user', userId: created.userId, email, ip: client.ip };
+    await this.audit.record({ accountId: created.accountId, actor, action: 'user.signed_up', target: email });
     return this.start({ userId: created.userId, accountId: created.accountId }, client);
   }
 
@@ -117,11 +122,15 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const password = credentials.password.slice(0, MAX_PASSWORD_LENGTH + 1);
     const ok = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDecoy(password);
     await this.settle(policies, ok, keys.address);
+    // Failures for an address with no user belong to no account: the throttle counts them, the audit log cannot.
+    const actor: AuditActor | null = user && { kind: 'user', userId: user.id, email: user.email, ip: client.ip };
+    if (user && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
     if (!user || !ok) throw new UnauthorizedError('Email or password is incorrect.');
 
     await this.users.recordSignIn(user.id, this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(password) : null);
     // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
+    if (actor) await this.audit.record({ accountId: user.accountId, actor, action: 'user.signed_in', target: user.email });
     return this.start({ userId: user.id, accountId: user.accountId }, client);
   }
 
@@ -149,6 +158,13 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     const ended = await this.users.replacePassword(user.id, user.passwordHash, await this.hasher.hash(next), session.id);
     if (ended === null) throw new ConflictError('Your password was changed meanwhile (in another session). Reload the page and try again.');
     this.logger.log({ userId: user.id, endedSessions: ended }, 'password changed');
+    await this.audit.record({
+      accountId: session.accountId,
+      actor: { kind: 'user', userId: user.id, email: user.email, ip: client.ip },
+      action: 'user.password_changed',
+      target: user.email,
+      details: { ended_sessions: ended },
+    });
     return ended;
   }
 
@@ -158,14 +174,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Ends one of the user's other sessions (the current one ends by signing out). */
-  async endSession(session: LiveSession, sessionId: string): Promise<void> {
+  async endSession(session: LiveSession, sessionId: string, actor: AuditActor): Promise<void> {
     if (sessionId === session.id) throw new ConflictError('This is the session you are using: sign out to end it.');
     if (!(await this.users.deleteUserSession(session.userId, sessionId))) throw new NotFoundError('No such session.');
+    await this.audit.record({ accountId: session.accountId, actor, action: 'user.sessions_ended', target: session.email, details: { ended_sessions: 1 } });
   }
 
   /** Ends every session of the user except the current one; returns how many. */
-  endOtherSessions(session: LiveSession): Promise<number> {
-    return this.users.deleteOtherSessions(session.userId, session.id);
+  async endOtherSessions(session: LiveSession, actor: AuditActor): Promise<number> {
+    const ended = await this.users.deleteOtherSessions(session.userId, session.id);
+    await this.audit.record({ accountId: session.accountId, actor, action: 'user.sessions_ended', target: session.email, details: { ended_sessions: ended } });
+    return ended;
   }
 
   async signOut(token: string | undefined): Promise<void> {

@@ -1,5 +1,5 @@
 import { createTestDatabase, TestDatabase } from '@gen/testing';
-import { runCli } from '../support/cli';
+import { runCli, runCliWith } from '../support/cli';
 
 /** The operator CLI's `keys set-cap` (built CLI, against a migrated database): sets, shows and refuses caps. */
 describe('operator CLI: keys set-cap', () => {
@@ -43,5 +43,44 @@ describe('operator CLI: keys set-cap', () => {
     const res = runCli(db.url, 'keys', 'set-cap', '--account', other.json.account_id, '--key', keyId, '--per-day', '5');
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/not found|No such key|no key/i);
+  });
+});
+
+/** The operator CLI's changes go to the account's audit log as the operator's (the OS user), and `audit list` reads it. */
+describe('operator CLI: audit list', () => {
+  let db: TestDatabase;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('cli-audit');
+    expect(runCli(db.url, 'migrate').code).toBe(0);
+  });
+  afterAll(() => db?.drop());
+
+  it('lists what operators did to the account, newest first, filtered by action and actor', () => {
+    const env = { DATABASE_URL: db.url, USER: 'oncall-ana' };
+    const created = runCliWith(env, 'accounts', 'create', '--name', 'Audited', '--json');
+    const accountId: string = created.json.account_id;
+    const keyId: string = created.json.api_key.id;
+    expect(runCliWith(env, 'credits', 'grant', '--account', accountId, '--amount', '250', '--note', 'invoice 7').code).toBe(0);
+    expect(runCliWith({ DATABASE_URL: db.url, USER: 'oncall-ben' }, 'keys', 'set-cap', '--account', accountId, '--key', keyId, '--per-day', '40').code).toBe(0);
+    expect(runCliWith(env, 'keys', 'revoke', '--account', accountId, '--key', keyId).code).toBe(0);
+
+    const all = runCliWith(env, 'audit', 'list', '--account', accountId, '--json');
+    expect(all.code).toBe(0);
+    expect(all.json.map((e: { action: string; actor: string }) => `${e.action} by ${e.actor}`)).toEqual([
+      'key.revoked by oncall-ana',
+      'key.caps_set by oncall-ben',
+      'account.credits_changed by oncall-ana',
+      'key.created by oncall-ana',
+      'account.created by oncall-ana',
+    ]);
+    expect(all.json[2]).toMatchObject({ actor_kind: 'operator', ip: null, target: accountId, details: { amount: 250, note: 'invoice 7', available: 250 } });
+    const filtered = runCliWith(env, 'audit', 'list', '--account', accountId, '--actor', 'oncall-ben', '--json');
+    expect(filtered.json.map((e: { action: string }) => e.action)).toEqual(['key.caps_set']);
+    const human = runCliWith(env, 'audit', 'list', '--account', accountId, '--action', 'key.revoked');
+    expect(human.stdout).toMatch(/key\.revoked\s+operator oncall-ana {2}on [0-9a-f-]{36}/);
+    const bad = runCliWith(env, 'audit', 'list', '--account', accountId, '--action', 'key.exploded');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('action: must be one of');
   });
 });

@@ -1,0 +1,129 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { GenerationRecord, GetGenerationRequest, Subjects, SubmitGenerationReply, SubmitGenerationRequest } from '@gen/contracts';
+import { DomainError } from '@gen/errors';
+import { NotDeliveredError, RpcClient } from '@gen/transport';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { isFinalRecord, JobWaits } from './live/job-waits';
+
+/** Runs of one call at most when its service is unavailable (a replica draining or dead, a database blip). */
+export const RPC_ATTEMPTS = 4;
+/** Pause before the second run; doubled before each next one (100, 200, 400 ms). */
+const RPC_RETRY_FIRST_PAUSE_MS = 100;
+/** A sync submit still waiting reads its job this often: a final-state notice lost in flight (NATS restarting) is found so. */
+export const SYNC_REREAD_MS = 2_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `503 service_unavailable`: nothing answered, or the answer was "retry shortly". */
+export function isUnavailable(error: unknown): boolean {
+  return error instanceof DomainError && error.code === 'service_unavailable';
+}
+
+/**
+ * Runs `call` again when its service was unavailable (RPC_ATTEMPTS runs in all, short growing pauses):
+ * NATS hands the next run to another replica of a queue group. Only for calls that a second run
+ * cannot double: reads, and writes keyed by the caller's ids (a hold and a job by their job id).
+ */
+export async function withRpcRetries<T>(call: () => Promise<T>, attempts = RPC_ATTEMPTS): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (attempt >= attempts || !isUnavailable(error)) throw error;
+      await sleep(RPC_RETRY_FIRST_PAUSE_MS * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/**
+ * Hands a prepared submit (its credits held) to a generation replica, and for a synchronous model
+ * waits on the job, not on that replica:
+ * - a replica that is draining, dead or briefly without its database is not the end: the submit is
+ *   sent again (another replica takes it) with the same job id, so it cannot make a second job;
+ *   after a timeout the job is read first (it may be admitted already);
+ * - the answer is the first of: the replica's reply with a final record, the final-state broadcast
+ *   of whichever replica finishes the job, a read of the job (every SYNC_REREAD_MS, for a notice lost
+ *   in flight); at `waitMs` the job is read and answered as it stands (`202` unless final), never later.
+ */
+@Injectable()
+export class SubmitDelivery {
+  private readonly logger = new Logger(SubmitDelivery.name);
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly waits: JobWaits,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  async deliver(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
+    if (request.waitMs <= 0) return this.admit(request, Date.now());
+    const deadline = Date.now() + request.waitMs;
+    const wait = this.waits.watch(request.jobId);
+    let rereads: NodeJS.Timeout | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const found = new Promise<SubmitGenerationReply>((resolve, reject) => {
+        const done = (record: GenerationRecord) => resolve({ finished: true, record });
+        let over = false;
+        void wait.final.then(done);
+        this.admit(request, deadline).then(
+          // Admitted and not final yet (its replica drained, or took long): the job is waited on until the deadline.
+          (reply) => (reply.finished || over) && resolve(reply),
+          reject,
+        );
+        rereads = setInterval(() => {
+          this.read(request).then((record) => record && isFinalRecord(record) && done(record), () => undefined);
+        }, SYNC_REREAD_MS);
+        timer = setTimeout(() => {
+          over = true;
+          // The wait is over: the job as it stands (final or not), read from any replica. Not admitted
+          // yet (its submit still under way): that submit's answer decides.
+          this.read(request).then((record) => record && resolve({ finished: isFinalRecord(record), record }), () => undefined);
+        }, Math.max(0, deadline - Date.now()));
+      });
+      return await found;
+    } finally {
+      wait.stop();
+      clearInterval(rereads);
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sends the submit until a replica takes it: again after "no responders" (none took it), after a
+   * `503` or a timeout unless a read finds the job (it was admitted). Each run asks the replica to
+   * wait only until `deadline` (0 for an asynchronous model).
+   */
+  private async admit(request: SubmitGenerationRequest, deadline: number): Promise<SubmitGenerationReply> {
+    for (let attempt = 1; ; attempt++) {
+      const waitMs = request.waitMs > 0 ? Math.max(0, deadline - Date.now()) : 0;
+      try {
+        return await this.rpc.request<SubmitGenerationReply, SubmitGenerationRequest>(
+          Subjects.generationSubmit,
+          { ...request, waitMs },
+          this.settings.rpcTimeoutMs + waitMs,
+        );
+      } catch (error) {
+        if (!isUnavailable(error) || attempt >= RPC_ATTEMPTS) throw error;
+        if (!(error instanceof NotDeliveredError)) {
+          const record = await this.read(request).catch(() => null);
+          if (record) return { finished: isFinalRecord(record), record };
+        }
+        this.logger.warn({ jobId: request.jobId, attempt, err: error }, 'Submit not taken by a generation replica; sending it again');
+        await sleep(RPC_RETRY_FIRST_PAUSE_MS * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  /** The job, or null when no replica knows it. */
+  private async read(request: SubmitGenerationRequest): Promise<GenerationRecord | null> {
+    try {
+      return await withRpcRetries(() =>
+        this.rpc.request<GenerationRecord, GetGenerationRequest>(Subjects.generationGet, { accountId: request.accountId, jobId: request.jobId }),
+      );
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'not_found') return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * What the audit log records (docs/dashboard.md, "Audit log"). Names are `<object>.<what happened>`;
+ * new ones are only added, never renamed (exports and filters keep working).
+ */
+export const AUDIT_ACTIONS = [
+  'account.created',
+  'account.plan_changed',
+  'account.credits_changed',
+  'user.signed_up',
+  'user.signed_in',
+  'user.sign_in_failed',
+  'user.password_changed',
+  'user.sessions_ended',
+  'key.created',
+  'key.revoked',
+  'key.webhook_url_set',
+  'key.secret_generated',
+  'key.secret_renewed',
+  'key.caps_set',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who did it: a dashboard user (from their session, with the client address) or an operator with the CLI. */
+export type AuditActor = { kind: 'user'; userId: string; email: string; ip: string | null } | { kind: 'operator'; name: string };
+
+/** One entry to append. `target` names what was acted on (a key id, an email); `details` the rest. */
+export interface AuditRecord {
+  accountId: string;
+  actor: AuditActor;
+  action: AuditAction;
+  target?: string | null;
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The operator CLI's actor: the OS account running it (`USER`, else `LOGNAME`, as the shell sets
+ * them; not a setting of the service), or "operator" when neither is set.
+ */
+export function operatorActor(env: NodeJS.ProcessEnv = process.env): AuditActor {
+  const name = (env.USER ?? env.LOGNAME ?? '').trim().slice(0, 100);
+  return { kind: 'operator', name: name === '' ? 'operator' : name };
+}

@@ -1,0 +1,128 @@
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { BillingService } from '@gen/billing';
+import { http } from '@gen/testing';
+import { ARTIFACTS_ROOT, launchChromium, screenshots as shoot } from '../support/browser';
+import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
+import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+
+const DASHBOARD_DIR = join(__dirname, '..', '..', 'dist', 'apps', 'dashboard');
+const SHOTS = join(ARTIFACTS_ROOT, 'dashboard-accounts');
+
+/**
+ * Spending caps and the audit log in Chromium against standalone: a key's caps set on the keys page,
+ * a generation refused by the cap, refused cap values shown beside their field, and the audit page
+ * with its filters and CSV export; screenshots at laptop and phone width in test-artifacts/dashboard-accounts/.
+ */
+describe('spending caps and the audit log in a browser', () => {
+  let h: StandaloneHarness;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const email = testEmail('caps');
+  const pageErrors: string[] = [];
+  let apiKey = '';
+  const screenshots = (p: Page, name: string) => shoot(p, name, { dir: SHOTS });
+
+  beforeAll(async () => {
+    if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) {
+      throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run the browser tests with "npm run test:browser".`);
+    }
+    rmSync(SHOTS, { recursive: true, force: true });
+    h = await startStandaloneHarness({ DASHBOARD_DIR, SIGNUP_CREDITS: '500' });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of (401|402|403|404|409|422)/.test(message.text())) pageErrors.push(message.text());
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  afterEach(() => expect(pageErrors).toEqual([]));
+
+  it('sets a daily cap on a key; a generation past it is refused with the cap and its reset, and the key shows its spend', async () => {
+    await page.goto(`${h.url}/dashboard/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id;
+    await h.running.app.get(BillingService).setPlan(accountId, 'pro', { rpm: 200 });
+
+    await page.goto(`${h.url}/dashboard/settings/keys`);
+    await page.getByLabel('Name').fill('nightly batch');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    apiKey = await page.getByLabel('API key', { exact: true }).inputValue();
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+
+    await page.getByRole('button', { name: 'Set the spending caps of nightly batch' }).click();
+    await page.getByLabel('Credits per day (UTC)').fill('0');
+    await page.getByLabel('Credits per month (UTC)').fill('2.5');
+    await page.getByRole('button', { name: 'Save caps' }).click();
+    await page.getByText('Enter a whole number of credits, at least 1, or leave it empty for no cap.').first().waitFor();
+    await expect(page.getByLabel('Credits per day (UTC)').getAttribute('aria-invalid')).resolves.toBe('true');
+    await screenshots(page, '01-caps-refused-values');
+
+    await page.getByLabel('Credits per day (UTC)').fill('8');
+    await page.getByLabel('Credits per month (UTC)').fill('');
+    await page.getByRole('button', { name: 'Save caps' }).click();
+    const caps = page.locator('[data-testid^="caps-"]');
+    await caps.getByText('0 of 8 credits today; no monthly cap (0 spent this month)').waitFor();
+
+    const body = { model: 'pixel-flux-1', prompt: 'a night sky', type: 'TEXT_TO_IMAGE' };
+    for (let i = 0; i < 2; i++) expect((await http(h.url, 'POST', '/api/v1/generate', { key: apiKey, body })).status).toBe(200);
+    const refused = await http(h.url, 'POST', '/api/v1/generate', { key: apiKey, body });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('spending_cap_reached');
+
+    await page.reload();
+    await caps.getByText('8 of 8 credits today').waitFor();
+    // The playground says the same as the API.
+    await page.getByRole('link', { name: 'Playground', exact: true }).click();
+    await page.getByLabel('Model').selectOption('pixel-flux-1');
+    await page.getByLabel('Prompt').fill('one more');
+    await page.getByRole('button', { name: /^Generate/ }).click();
+    await page.getByText(/Spending cap reached: this API key may spend 8 credits per day \(UTC\)/).waitFor();
+    await screenshots(page, '02-playground-cap-reached');
+
+    await page.goto(`${h.url}/dashboard/settings/keys`);
+    await caps.getByText('8 of 8 credits today').waitFor();
+    await screenshots(page, '03-keys-with-caps');
+  });
+
+  it('the audit page lists who did what, filters by action and who, and exports the selection as CSV', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const rows = page.locator('table.audit tbody tr');
+    await page.locator('tr[data-action="key.caps_set"]').waitFor();
+    const actions = await rows.evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { action: string } }).dataset.action));
+    expect(actions).toEqual(['key.caps_set', 'key.created', 'user.signed_up']);
+    await page.locator('tr[data-action="key.caps_set"]').getByText(/per day: 8/).waitFor();
+    await page.locator('tr[data-action="user.signed_up"] td[data-label="Who"]').getByText(email).waitFor();
+    await screenshots(page, '04-audit-log');
+
+    await page.getByLabel('Action').selectOption('key.created');
+    await page.locator('table.audit tbody tr:not([data-action="key.created"])').first().waitFor({ state: 'detached' });
+    await page.locator('tr[data-action="key.created"]').waitFor();
+    await expect(rows.count()).resolves.toBe(1);
+    await page.locator('tr[data-action="key.created"]').getByText(/name: nightly batch/).waitFor();
+    await screenshots(page, '05-audit-log-filtered');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('link', { name: 'Export CSV' }).click();
+    const file = await (await download).path();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,at,actor_kind,actor,ip,action,target,details');
+    expect(lines.slice(1).map((l) => l.split(',')[5])).toEqual(['key.created']);
+
+    await page.getByLabel('Action').selectOption('');
+    await page.getByLabel('Who').selectOption(email);
+    await page.locator('tr[data-action="user.signed_up"]').waitFor();
+    await expect(rows.count()).resolves.toBe(3);
+    await page.getByLabel('Who').selectOption('');
+  });
+});
