@@ -19,6 +19,8 @@ interface JobRow {
  * a binding's `maxInFlight` holds (the fake counts its running predictions).
  */
 describe('standalone: provider jobs wait upstream parked, not in a worker', () => {
+  // Jobs of several seconds each (the fakes run their predictions on the wall clock).
+  jest.setTimeout(60_000);
   let held: FakeReplicate;
   let timed: FakeReplicate;
   let long: FakeReplicate;
@@ -98,7 +100,7 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
   it('a job waiting on its prediction is parked: processing for its owner, no lease, a next check; then it completes and is charged', async () => {
     const { key } = await enterprise(5);
     const id = await submit(key, 'parked-held');
-    const parked = await eventually(() => row(id), (r) => r.upstream_ref !== null && r.lease_owner === null && r.next_check_at !== null);
+    const parked = await eventually(() => row(id), (r) => r.upstream_ref !== null && r.lease_owner === null && r.next_check_at !== null, 20_000, 5);
     expect(parked).toMatchObject({ status: 'processing', lease_owner: null });
     expect(parked.next_check_at).not.toBeNull();
     expect(parked.upstream_deadline_at).not.toBeNull();
@@ -118,7 +120,9 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
     const ids = await Promise.all(Array.from({ length: 30 }, () => submit(key, 'parked-long')));
     // In a slot each, 3 at most would run at once; the two slots only submit, check and collect.
     expect(await eventually(async () => long.peakInFlight(), (n) => n >= 30, 10_000)).toBe(30);
-    for (const id of ids) expect(await final(key, id)).toMatchObject({ status: 'completed', credits_charged: PRICE });
+    const statuses = async () => (await h.running.databases.generation.query(`SELECT status FROM jobs WHERE id = ANY($1::uuid[])`, [ids])) as Array<{ status: string }>;
+    expect((await eventually(statuses, (rows) => rows.every((r) => r.status === 'completed'), 30_000)).map((r) => r.status)).toEqual(ids.map(() => 'completed'));
+    for (const id of ids) expect(await record(key, id)).toMatchObject({ status: 'completed', credits_charged: PRICE });
   });
 
   it('maxInFlight 3: the provider never runs more than 3 of 12 jobs at once, the rest wait queued in order, all complete', async () => {
