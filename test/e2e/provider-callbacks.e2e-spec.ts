@@ -59,8 +59,8 @@ describe('standalone: provider callbacks', () => {
     return res.body.id as string;
   };
   const read = async (key: string, id: string) => (await http(h.url, 'GET', `/api/v1/generations/${id}`, { key })).body;
-  /** Waits for the job to be final, failing after `withinMs` (well under the 20 s of the fallback poll). */
-  const finished = async (key: string, id: string, withinMs = 8_000) => {
+  /** Waits for the job to be final, failing after `withinMs` (well under the 30 s of the fallback poll). */
+  const finished = async (key: string, id: string, withinMs = 15_000) => {
     const deadline = Date.now() + withinMs;
     for (;;) {
       const job = await read(key, id);
@@ -212,7 +212,9 @@ describe('standalone: provider callbacks', () => {
       const again = await replicate.sendWebhook(predictionId, { webhookId: 'msg_resent' });
       expect(again.status).toBe(409);
       // Woken once: the prediction, still running, was read, and the job parked again.
-      await new Promise((r) => setTimeout(r, 500));
+      const deadline = Date.now() + 10_000;
+      while (replicate.reads() === readsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 300));
       expect(replicate.reads() - readsBefore).toBe(1);
       await unchanged();
       expect(await metric('gen_provider_callbacks_refused_total', { provider: 'replicate', reason: 'replayed' })).toBeGreaterThanOrEqual(1);
