@@ -56,7 +56,13 @@ export type Generation = GenerationRecord & {
 };
 
 /** A catalogue model with its input schema (absent or null: the model takes only a prompt). */
-export type Model = ModelInfo & { inputs?: InputSchema | null };
+export type Model = ModelInfo & {
+  inputs?: InputSchema | null;
+  /** Numeric inputs the price is multiplied by; empty or absent: a fixed price. */
+  price_multipliers?: string[];
+  /** How the price is computed, in words. */
+  pricing?: string;
+};
 
 export interface Overview {
   account: { id: string; name: string; email: string };
@@ -201,7 +207,7 @@ export async function api<T>(
       error?.message ?? `The request failed (HTTP ${response.status}).`,
       Number.isFinite(retry) && retry > 0 ? retry : null,
     );
-    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session';
+    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset');
     if (response.status === 401 && !isSessionCall) onSignedOut();
     throw failure;
   }
@@ -213,6 +219,9 @@ export const dashboardApi = {
   signIn: (email: string, password: string) => api<Session>('POST', '/sign-in', { email, password }),
   signUp: (email: string, password: string) => api<Session>('POST', '/sign-up', { email, password }),
   signOut: () => api<void>('POST', '/sign-out'),
+  requestPasswordReset: (email: string) => api<{ message: string }>('POST', '/password-reset', { email }),
+  completePasswordReset: (token: string, newPassword: string) =>
+    api<{ ended_sessions: number }>('POST', '/password-reset/complete', { token, new_password: newPassword }),
   overview: () => api<Overview>('GET', '/overview'),
   generations: (query: { status?: string; type?: string; cursor?: string; limit?: number }) => {
     const params = new URLSearchParams();

@@ -1,5 +1,7 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
+import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AuditRepository } from './audit/audit.repository';
@@ -32,6 +34,9 @@ import { IdempotencyService } from './idempotency/idempotency.service';
 import { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 import { OutputsController } from './outputs/outputs.controller';
 import { ProvisioningService } from './provisioning/provisioning.service';
+import { ProviderCallbackMetrics } from './provider-callbacks/provider-callback-metrics';
+import { ProviderCallbacksController } from './provider-callbacks/provider-callbacks.controller';
+import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
 
@@ -55,6 +60,7 @@ export class GatewayModule {
         WebhookTestsController,
         OutputsController,
         AuthRpcController,
+        ProviderCallbacksController,
         ...dashboard.controllers,
       ],
       providers: [
@@ -69,6 +75,7 @@ export class GatewayModule {
         JobWaits,
         SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
+        ...outputStorageProviders(options.settings),
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
         ApiKeyCache,
@@ -85,10 +92,23 @@ export class GatewayModule {
         IdempotencyRepository,
         IdempotencyService,
         GatewayJanitorService,
+        ProviderCallbacksRelay,
+        {
+          provide: ProviderCallbackMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }],
+          // Without the observability module (tools, unit tests) the counters go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined) => new ProviderCallbackMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
+        },
         AuditRepository,
         AuditService,
       ],
       exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
+}
+
+/** The storage outputs are served from and uploads kept in (none for the operator CLI, which serves nothing). */
+function outputStorageProviders(settings: GatewaySettings): Provider[] {
+  const storage = settings.storage ?? (settings.outputsDir ? { driver: 'local' as const, dir: settings.outputsDir } : null);
+  return storage ? [{ provide: OutputStorage, useValue: createOutputStorage(storage) }] : [];
 }

@@ -9,6 +9,10 @@ import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-
 import { ModelsRepository } from './catalogue/models.repository';
 import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
+import { CallbackJobsRepository } from './callbacks/callback-jobs.repository';
+import { ProviderCallbacksController } from './callbacks/provider-callbacks.controller';
+import { CallbackReceiver } from './callbacks/callback-receiver.service';
+import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provider-callbacks.service';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
@@ -28,12 +32,14 @@ import { OutboxRelayService } from './outbox/outbox-relay.service';
 import { OutboxRepository } from './outbox/outbox.repository';
 import { DEFAULT_OUTBOX_SETTINGS, OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import type { ProviderContext } from './providers';
-import { LocalDirectoryStorage, OutputStorage } from '@gen/storage';
+import { createOutputStorage, OutputStorage, StorageSettings } from '@gen/storage';
 
 export interface GenerationModuleOptions {
   dataSource: DataSource;
   settings: GenerationSettings;
   storageDir: string;
+  /** Where outputs go (STORAGE_DRIVER...); unset: the local folder `storageDir`. */
+  storage?: StorageSettings;
   /** Models written into the catalogue at start, over what the table holds (tests, embedders). */
   models?: readonly ModelDefinitionInput[];
   /** Extra engines by kind name, taking any settings (test engines). */
@@ -55,7 +61,7 @@ export class GenerationModule {
     };
     return {
       module: GenerationModule,
-      controllers: [GenerationController],
+      controllers: [GenerationController, ProviderCallbacksController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         // Catalogue changes the database announces at their commit (CatalogueService reads it again).
@@ -64,7 +70,7 @@ export class GenerationModule {
         { provide: CATALOGUE_SEED, useValue: options.models ?? null },
         { provide: ENGINE_KINDS, useValue: engineKinds(options) },
         { provide: PROVIDER_CONTEXT, useValue: context },
-        { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
+        { provide: OutputStorage, useValue: createOutputStorage(options.storage ?? { driver: 'local', dir: options.storageDir }) },
         {
           provide: OUTBOX_SETTINGS,
           useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },
@@ -76,6 +82,10 @@ export class GenerationModule {
         CatalogueService,
         JobsRepository,
         JobsService,
+        { provide: PROVIDER_CALLBACK_SETTINGS, useValue: options.settings.providerCallbacks ?? { baseUrl: '', key: null, keyFile: null } },
+        CallbackJobsRepository,
+        ProviderCallbacks,
+        CallbackReceiver,
         JobRunnerService,
         JobFinisher,
         OutboxRepository,

@@ -1,8 +1,10 @@
 import { DEFAULT_JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { DEFAULT_JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
+import { readStorageSettings, StorageSettings } from '@gen/storage';
 import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
 import type { GenerationSettings } from './generation.tokens';
+import { readProviderCallbackSettings } from './callbacks/provider-callbacks.settings';
 
 /**
  * The generation service's own variables (README, "Configuration"), read by the service and by
@@ -39,7 +41,10 @@ const RETIRED = ['MODEL_ENGINES', 'MODEL_ENGINES_FILE'];
  * The generation settings of a process, given the output URLs' base and the process's name (for
  * leases). Standalone calls it too.
  */
-export function readGenerationSettings(env: EnvReader, shared: { ops: OpsConfig; cdnBaseUrl: string; workerId: string }): GenerationSettings {
+export function readGenerationSettings(
+  env: EnvReader,
+  shared: { ops: OpsConfig; cdnBaseUrl: string; workerId: string; /** standalone: where to keep a generated callback key */ callbackKeyFile?: string },
+): GenerationSettings {
   for (const name of RETIRED) {
     if (env.text(name) !== undefined) {
       env.problem(
@@ -53,14 +58,20 @@ export function readGenerationSettings(env: EnvReader, shared: { ops: OpsConfig;
     ...env.readAll(GENERATION_VARIABLES),
     cdnBaseUrl: shared.cdnBaseUrl,
     workerId: shared.workerId,
+    providerCallbacks: readProviderCallbackSettings(env, shared.callbackKeyFile ?? null),
     // Running jobs get most of the shutdown budget to finish; the rest are handed back to the queue.
     drainTimeoutMs: Math.max(500, shared.ops.shutdown.timeoutMs - 5_000),
   };
 }
 
 /** What the distributed generation service reads of its own (apps/generation/src/main.ts). */
-export function readGenerationServiceSettings(env: EnvReader, ops: OpsConfig, workerId: string): { settings: GenerationSettings; storageDir: string } {
-  // As the gateway's default: outputs under the public base URL, which the gateway serves from STORAGE_DIR.
+export function readGenerationServiceSettings(
+  env: EnvReader,
+  ops: OpsConfig,
+  workerId: string,
+): { settings: GenerationSettings; storageDir: string; storage: StorageSettings } {
+  // As the gateway's default: outputs under the public base URL, which the gateway serves from its storage.
   const { cdnBaseUrl } = env.readAll(PUBLIC_URL_VARIABLES);
-  return { storageDir: env.read(STORAGE_DIR), settings: readGenerationSettings(env, { ops, cdnBaseUrl, workerId }) };
+  const storageDir = env.read(STORAGE_DIR);
+  return { storageDir, storage: readStorageSettings(env, storageDir), settings: readGenerationSettings(env, { ops, cdnBaseUrl, workerId }) };
 }

@@ -89,9 +89,15 @@ export function readStandaloneConfig(env: EnvReader, source: Readonly<Record<str
       rpcTimeoutMs: ops.rpcTimeoutMs,
       outputsDir,
       secretKeyFallback: () => dataDirWebhookSecretKey(dataDir),
+      mailDir: join(dataDir, 'mail'),
     }),
     billing: readBillingSettings(env),
-    generation: readGenerationSettings(env, { ops, cdnBaseUrl: urls.cdnBaseUrl, workerId: processIdentity('standalone') }),
+    generation: readGenerationSettings(env, {
+      ops,
+      cdnBaseUrl: urls.cdnBaseUrl,
+      workerId: processIdentity('standalone'),
+      callbackKeyFile: join(dataDir, 'secrets', 'provider-callback.key'),
+    }),
     webhooks: readWebhooksSettings(env),
     credentialEnv: source,
   };
