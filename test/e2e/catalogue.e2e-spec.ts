@@ -68,6 +68,9 @@ describe('model catalogue (standalone)', () => {
       description: expect.stringMatching(/^Built-in demo engine, not an AI model: /),
       available: true,
       unavailable_reason: null,
+      inputs: { type: 'object', properties: {}, additionalProperties: false },
+      price_multipliers: [],
+      pricing: '3 credits per generation',
     });
     const hd = listed.find((m) => m.id === 'pixel-flux-1-hd');
     expect(hd.available).toBe(false);

@@ -25,6 +25,8 @@ function modelOptions(adding: boolean): CommandSpec['options'] {
     plan: { description: `lowest plan that may use it: ${PLANS.join(', ')}`, required: adding },
     sync: { description: 'true: POST /generate waits for the result; false: answers 202 at once', required: adding },
     engine: { description: `engine binding as JSON, e.g. '{"engine":"replicate","upstreamModel":"owner/name","tokenEnv":"REPLICATE_API_TOKEN"}'`, required: adding },
+    inputs: { description: `the inputs customers may give, a JSON Schema object, e.g. '{"type":"object","properties":{"seed":{"type":"integer","minimum":0}},"additionalProperties":false}'` },
+    'price-multipliers': { description: "comma-separated numeric inputs the price is multiplied by, e.g. num_outputs ('' for none)" },
   };
 }
 

@@ -250,6 +250,8 @@ function modelChanges(o: Options): Partial<ModelEntry> {
     min_plan: str('plan'),
     synchronous: parseBoolean('sync', str('sync')),
     engine: parseJsonObject('engine', str('engine')),
+    inputs: parseJsonObject('inputs', str('inputs')),
+    price_multipliers: str('price-multipliers')?.split(',').map((name) => name.trim()).filter((name) => name !== ''),
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<ModelEntry>;
 }
@@ -286,7 +288,7 @@ async function modelsCommand(command: string, o: Options, id: string, catalogue:
     }
     case 'models update': {
       const changes = modelChanges(o);
-      if (Object.keys(changes).length === 0) throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine');
+      if (Object.keys(changes).length === 0) throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine, --inputs, --price-multipliers');
       const model = await catalogue.update(id, changes);
       out(`Updated ${modelLine(model)}`, model);
       return;

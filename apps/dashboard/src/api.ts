@@ -56,7 +56,13 @@ export type Generation = GenerationRecord & {
 };
 
 /** A catalogue model with its input schema (absent or null: the model takes only a prompt). */
-export type Model = ModelInfo & { inputs?: InputSchema | null };
+export type Model = ModelInfo & {
+  inputs?: InputSchema | null;
+  /** Numeric inputs the price is multiplied by; empty or absent: a fixed price. */
+  price_multipliers?: string[];
+  /** How the price is computed, in words. */
+  pricing?: string;
+};
 
 export interface Overview {
   account: { id: string; name: string; email: string };

@@ -15,6 +15,7 @@ import {
   text,
   unset,
 } from '@gen/config';
+import { readOutputUrlSettings, readStorageSettings } from '@gen/storage';
 import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
 import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
@@ -165,8 +166,11 @@ export function readGatewayParts(
   env: EnvReader,
   shared: { urls: SettingsOf<typeof PUBLIC_URL_VARIABLES>; limits: HttpLimits; rpcTimeoutMs: number; outputsDir: string; secretKeyFallback?: () => string },
 ): GatewayParts {
+  const storage = readStorageSettings(env, shared.outputsDir);
   const settings: GatewaySettings = {
     ...env.readAll(GATEWAY_VARIABLES),
+    storage,
+    outputUrls: readOutputUrlSettings(env, storage),
     publicBaseUrl: shared.urls.publicBaseUrl,
     bodyLimitBytes: shared.limits.bodyLimitBytes,
     outputsDir: shared.outputsDir,

@@ -9,6 +9,7 @@ import { GenerationAdmissionClaim1764730000000 } from './migrations/176473000000
 import { GenerationAdmissionBatch1764740000000 } from './migrations/1764740000000-generation-admission-batch';
 import { GenerationParkedJobs1764810000000 } from './migrations/1764810000000-generation-parked-jobs';
 import { GenerationInputsOutputs1764830000000 } from './migrations/1764830000000-generation-inputs-outputs';
+import { GenerationModelInputs1764830000001 } from './migrations/1764830000001-generation-model-inputs';
 import { GenerationCatalogueNotify1764840000001 } from './migrations/1764840000001-generation-catalogue-notify';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
@@ -28,6 +29,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationAdmissionBatch1764740000000,
       GenerationParkedJobs1764810000000,
       GenerationInputsOutputs1764830000000,
+      GenerationModelInputs1764830000001,
       GenerationCatalogueNotify1764840000001,
       GenerationModelLabels1764880000000,
     ],

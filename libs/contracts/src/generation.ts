@@ -11,6 +11,44 @@ export type PlanName = (typeof PLANS)[number];
 /** Longest prompt accepted, in characters (documented in the README and the OpenAPI document). */
 export const MAX_PROMPT_LENGTH = 4000;
 
+/**
+ * A model's inputs (`inputs` of GET /api/v1/models/{id}): the subset of JSON Schema the service
+ * enforces (libs/model-inputs checks and validates it).
+ */
+export type InputType = 'string' | 'integer' | 'number' | 'boolean';
+
+export interface InputProperty {
+  type: InputType;
+  enum?: Array<string | number>;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  default?: string | number | boolean;
+  title?: string;
+  description?: string;
+  /** `uri`: a media input; the customer gives an https URL or an upload's id or URL (POST /api/v1/uploads). */
+  format?: 'uri';
+}
+
+export interface InputsSchema {
+  type: 'object';
+  properties: Record<string, InputProperty>;
+  required?: string[];
+  additionalProperties: false;
+}
+
+/** One output of a generation (`outputs[]` of the record; `output_url` is the first one's `url`). */
+export interface GenerationOutput {
+  url: string;
+  content_type: string;
+  /** Size in bytes; null for outputs stored before sizes were recorded. */
+  bytes: number | null;
+  width?: number;
+  height?: number;
+  duration_s?: number;
+}
+
 /** A catalogue entry as the API shows it. */
 export interface ModelInfo {
   id: string;
@@ -36,6 +74,12 @@ export interface ModelInfo {
   available: boolean;
   /** Why not, in words for the API's users; null when available. */
   unavailable_reason: string | null;
+  /** The inputs a generation may give (`input` of POST /generate); `properties` is empty when it takes none. */
+  inputs: InputsSchema;
+  /** Numeric inputs the price is multiplied by (`credits` × each value as applied, rounded up); empty: a fixed price. */
+  price_multipliers: string[];
+  /** How the price is computed, in words (`4 credits × num_outputs (...), rounded up to a whole credit`). */
+  pricing: string;
 }
 
 /** The generation record on the wire (API responses and events share these fields). */

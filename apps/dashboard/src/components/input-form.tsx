@@ -48,15 +48,19 @@ function shown(values: InputValues, name: string, property: InputProperty): unkn
   return name in values ? values[name] : property.default;
 }
 
-/** A range or list in words, for the hint: "1 to 4", "one of 16:9, 9:16, 1:1". */
-function constraintHint(property: InputProperty): string | null {
-  const parts: string[] = [];
-  if (property.minimum !== undefined && property.maximum !== undefined) parts.push(`${property.minimum} to ${property.maximum}`);
-  else if (property.minimum !== undefined) parts.push(`at least ${property.minimum}`);
-  else if (property.maximum !== undefined) parts.push(`at most ${property.maximum}`);
-  if (property.type === 'integer' && parts.length > 0) parts[0] = `a whole number, ${parts[0]}`;
-  if (property.default !== undefined && property.default !== null && property.default !== '') parts.push(`default ${String(property.default)}`);
-  return parts.length > 0 ? parts.join(' · ') : null;
+/** The range and default in words, for the hint: "Whole number, 1 to 4; default 1.", "Default 1:1.", "On by default." */
+export function constraintHint(property: InputProperty): string | null {
+  let range = '';
+  if (property.minimum !== undefined && property.maximum !== undefined) range = `${property.minimum} to ${property.maximum}`;
+  else if (property.minimum !== undefined) range = `at least ${property.minimum}`;
+  else if (property.maximum !== undefined) range = `at most ${property.maximum}`;
+  if (property.enum) range = '';
+  if (property.type === 'integer' && range) range = `whole number, ${range}`;
+  let fallback = '';
+  if (property.type === 'boolean' && typeof property.default === 'boolean') fallback = property.default ? 'on by default' : 'off by default';
+  else if (property.default !== undefined && property.default !== null && property.default !== '') fallback = `default ${String(property.default)}`;
+  const text = [range, fallback].filter(Boolean).join('; ');
+  return text ? `${text.charAt(0).toUpperCase()}${text.slice(1)}.` : null;
 }
 
 interface InputFormProps {
@@ -94,28 +98,34 @@ export function InputForm({ schema, values, errors, onChange, onUpload, uploadin
           const id = `${base}-${name}`;
           const kind = fieldKind(property);
           const error = errors[name];
-          const hint = [property.description, constraintHint(property)].filter(Boolean).join(' · ');
+          const hint = [property.description, constraintHint(property)].filter(Boolean).join(' ');
           const describedBy = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ') || undefined;
           const common = { id, 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy } as const;
           const value = shown(values, name, property);
+          const reset = name in values && (
+            <button type="button" className="reset" onClick={() => set(name, undefined)} aria-label={`Reset ${fieldLabel(name, property)} to its default`}>
+              reset
+            </button>
+          );
           const label = (
-            <label htmlFor={id}>
-              {fieldLabel(name, property)}
-              {required.has(name) && <span className="required"> (required)</span>}
-              {name in values && (
-                <button type="button" className="link-button reset" onClick={() => set(name, undefined)} aria-label={`Reset ${fieldLabel(name, property)} to its default`}>
-                  reset
-                </button>
-              )}
-            </label>
+            <div className="input-label">
+              <label htmlFor={id}>
+                {fieldLabel(name, property)}
+                {required.has(name) && <span className="required"> (required)</span>}
+              </label>
+              {reset}
+            </div>
           );
           return (
             <div key={name} className={`field input-field input-${kind}${error ? ' field-invalid' : ''}`} data-input={name}>
               {kind === 'checkbox' ? (
-                <label className="check" htmlFor={id}>
-                  <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(name, e.target.checked)} />
-                  <span>{fieldLabel(name, property)}</span>
-                </label>
+                <div className="input-label">
+                  <label className="check" htmlFor={id}>
+                    <input {...common} type="checkbox" checked={value === true} onChange={(e) => set(name, e.target.checked)} />
+                    <span>{fieldLabel(name, property)}</span>
+                  </label>
+                  {reset}
+                </div>
               ) : (
                 label
               )}
@@ -171,7 +181,7 @@ export function InputForm({ schema, values, errors, onChange, onUpload, uploadin
                 <input {...common} type="text" value={typeof value === 'string' ? value : ''} onChange={(e) => set(name, e.target.value)} />
               )}
               {kind === 'media' && (
-                <div className="media-row">
+                <div className={onUpload ? 'media-row' : undefined}>
                   <input {...common} type="url" placeholder="https://…" value={typeof value === 'string' ? value : ''} onChange={(e) => set(name, e.target.value.trim())} />
                   {onUpload && (
                     <label className="button button-secondary upload-button">

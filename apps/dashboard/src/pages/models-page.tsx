@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { dashboardApi, GENERATION_TYPES, ModelInfo } from '../api';
+import { dashboardApi, GENERATION_TYPES, Model, ModelInfo } from '../api';
 import { FilterSelect, HeadRow, NumCell } from '../components/list-parts';
 import { isDemo, ProviderBadge } from '../components/model-label';
 import { EmptyState, Loading, LoadError, Notice, PageHeading } from '../components/ui';
@@ -22,6 +22,11 @@ function Availability({ model, available }: { model: ModelInfo; available: numbe
       {available < needed && <span className="small text-warning">You need {credits(needed)} available (you have {formatNumber(available)}).</span>}
     </span>
   );
+}
+
+/** A price that follows inputs: the inputs it is multiplied by (`num_outputs`), or null for a fixed price. */
+function perInput(model: Model): string | null {
+  return model.price_multipliers && model.price_multipliers.length > 0 ? model.price_multipliers.join(' × ') : null;
 }
 
 /** The catalogue: what each model makes, costs and needs, and whether this account can use it (and why not). */
@@ -72,7 +77,10 @@ export function ModelsPage() {
                         </span>
                       </td>
                       <td data-label="Type">{TYPE_LABELS[m.type]}</td>
-                      <NumCell label="Price">{credits(m.credits)}</NumCell>
+                      <NumCell label="Price">
+                        {credits(m.credits)}
+                        {perInput(m) && <span className="small muted price-per"> × {perInput(m)}</span>}
+                      </NumCell>
                       <NumCell label="Minimum">{formatNumber(m.minimum_credits)}</NumCell>
                       <td data-label="Plan">{planLabel(m.min_plan)}+</td>
                       <td data-label="Answer">{m.synchronous ? 'Sync' : 'Async'}</td>
@@ -94,7 +102,7 @@ export function ModelsPage() {
             </div>
           )}
           <p className="hint section">
-            <strong>Price</strong>: credits charged on success. <strong>Minimum</strong>: credits you must have available to submit.{' '}
+            <strong>Price</strong>: credits charged on success; &ldquo;× num_outputs&rdquo; means per output (the price times that input&rsquo;s value). <strong>Minimum</strong>: credits you must have available to submit.{' '}
             <strong>Sync</strong>: <code>POST /api/v1/generate</code> answers with the finished result; <strong>Async</strong>: it answers at once and
             the result arrives by polling or webhook. The same list: <code>GET /api/v1/models</code>.
           </p>

@@ -1,5 +1,5 @@
 import { FormEvent, useCallback, useEffect, useId, useMemo, useState } from 'react';
-import { ApiError, ApiKey, dashboardApi, GenerateBody, Generation, GENERATION_TYPES, ModelInfo, ModelsPage } from '../api';
+import { ApiError, ApiKey, dashboardApi, GenerateBody, Generation, GENERATION_TYPES, Model, ModelInfo, ModelsPage } from '../api';
 import { InputForm, InputValues } from '../components/input-form';
 import { DEMO_HINT, isDemo, ProviderBadge } from '../components/model-label';
 import { Preview } from '../components/preview';
@@ -46,6 +46,19 @@ export function inputErrors(message: string): Record<string, string> | null {
     if (match) found[match[1]] = match[2];
   }
   return Object.keys(found).length > 0 ? found : null;
+}
+
+/**
+ * What a submit will cost with these inputs: the price times each multiplier input's value (the
+ * customer's, else its default), rounded up, as the service computes it (it has the last word).
+ */
+export function priceWith(model: Model, values: InputValues): number {
+  let price = model.credits;
+  for (const name of model.price_multipliers ?? []) {
+    const value = name in values ? values[name] : model.inputs?.properties?.[name]?.default;
+    if (typeof value === 'number' && Number.isFinite(value)) price *= value;
+  }
+  return Math.ceil(price - 1e-9);
 }
 
 /** The body of one submit: the input only when the customer set a field. */
@@ -242,7 +255,8 @@ export function PlaygroundPage() {
                 })}
               </select>
               <p className="hint model-facts" id={`${ids.model}-facts`}>
-                <ProviderBadge model={model} /> <span className="mono">{model.id}</span> · {TYPE_LABELS[model.type]} · {credits(model.credits)} (needs {credits(model.minimum_credits)}{' '}
+                <ProviderBadge model={model} /> <span className="mono">{model.id}</span> · {TYPE_LABELS[model.type]} · {credits(model.credits)}
+                {model.price_multipliers && model.price_multipliers.length > 0 ? ` × ${model.price_multipliers.join(' × ')}` : ''} (needs {credits(model.minimum_credits)}{' '}
                 available) · {model.synchronous ? 'synchronous: the answer waits for the result' : 'asynchronous: answered at once, then polled'} ·{' '}
                 {planLabel(model.min_plan)} plan or above
                 {model.description && (
@@ -296,7 +310,7 @@ export function PlaygroundPage() {
             <FormError message={errors.form ?? null} />
             <div className="actions">
               <button type="submit" className="button button-primary" disabled={busy}>
-                {busy ? 'Generating…' : `Generate · ${credits(model.credits)}`}
+                {busy ? 'Generating…' : `Generate · ${credits(priceWith(model, inputValues))}`}
               </button>
               <span className="hint">
                 {credits(catalogue.credits.available)} available on the {planLabel(catalogue.plan)} plan

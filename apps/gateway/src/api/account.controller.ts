@@ -1,4 +1,4 @@
-import { Controller, Get, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { ModelInfo } from '@gen/contracts';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
@@ -7,7 +7,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { AccountPlanService } from './account-plan.service';
 import { GenerationsService } from './generations.service';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from './docs/api-docs.decorators';
-import { CreditsDto, ModelListDto } from './docs/api-schemas.dto';
+import { CreditsDto, ModelDto, ModelListDto } from './docs/api-schemas.dto';
 
 @ApiTags('account')
 @ApiAuthenticated()
@@ -30,6 +30,21 @@ export class AccountController {
   @RequireScope('read')
   async models(@CurrentPrincipal() principal: Principal): Promise<{ data: ModelInfo[] }> {
     return { data: await this.generations.listModels(principal) };
+  }
+
+  /** One model, with its inputs schema and how its price is computed. */
+  @Get('models/:id')
+  @ApiOperation({
+    summary: 'Read one model',
+    description:
+      'The model as the list shows it, for this caller: `inputs` is the JSON Schema its `input` is checked against, ' +
+      '`price_multipliers` and `pricing` say how its price is computed. An unknown id is 404 `not_found`.',
+  })
+  @ApiOkResponse({ type: ModelDto, headers: successHeaders() })
+  @ApiErrors({ status: 403, examples: missingScopeExample('read') }, { status: 404, examples: { unknown_model: { summary: 'No model has this id', message: 'Unknown model "no-such-model". See GET /api/v1/models.' } } })
+  @RequireScope('read')
+  async model(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ModelInfo> {
+    return this.generations.getModel(principal, id);
   }
 
   @Get('credits')

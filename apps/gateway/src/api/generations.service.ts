@@ -21,7 +21,7 @@ import {
   SubmitGenerationRequest,
   Subjects,
 } from '@gen/contracts';
-import { ConflictError, DomainError, ValidationError } from '@gen/errors';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '@gen/errors';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService, Principal } from '../auth/api-keys.service';
@@ -173,6 +173,14 @@ export class GenerationsService {
   async listModels(principal: Principal): Promise<ModelInfo[]> {
     const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(principal.accountId)]);
     return [...copy.models.values()].map((m) => modelForPlan(m, plan.plan));
+  }
+
+  /** One model as this account sees it; 404 for an unknown id. */
+  async getModel(principal: Principal, modelId: string): Promise<ModelInfo> {
+    const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(principal.accountId)]);
+    const model = copy.models.get(modelId);
+    if (!model) throw new NotFoundError(`Unknown model "${modelId.slice(0, 100)}". See GET /api/v1/models.`);
+    return modelForPlan(model, plan.plan);
   }
 
   /** Cancels one of the caller's generations (docs/jobs.md, "Cancel"). */

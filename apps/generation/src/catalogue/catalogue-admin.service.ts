@@ -7,7 +7,7 @@ import { ModelEntry, parseCatalogueFile, parseModelEntry, toModelEntry } from '.
 import { CatalogueSyncResult, ModelsRepository, StoredModel } from './models.repository';
 
 /** A model as `models list` shows it. */
-export type ListedModel = Required<ModelEntry> & { created_at: string; updated_at: string };
+export type ListedModel = ReturnType<typeof toModelEntry> & { created_at: string; updated_at: string };
 
 /**
  * The operator's catalogue commands (CLI `models ...`). Everything written is validated first, and

@@ -5,7 +5,8 @@ import { NotFoundError } from '@gen/errors';
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import type { ModelDefinition, ModelDefinitionInput } from './catalogue';
+import { pricingText } from '@gen/model-inputs';
+import { inputsOf, ModelDefinition, ModelDefinitionInput } from './catalogue';
 import { ModelEngines, ResolvedEngine } from './model-engines';
 import { ModelsRepository, sameDefinition } from './models.repository';
 import { stableJson } from './stable-json';
@@ -147,6 +148,9 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       description: model.description,
       available: unavailable === null,
       unavailable_reason: unavailable,
+      inputs: inputsOf(model),
+      price_multipliers: model.priceMultipliers ?? [],
+      pricing: pricingText(model.credits, model.priceMultipliers ?? []),
     };
   }
 

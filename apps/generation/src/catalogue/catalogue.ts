@@ -1,4 +1,5 @@
 import type { GenerationType, PlanName } from '@gen/contracts';
+import { InputsSchema, NO_INPUTS } from '@gen/model-inputs';
 
 export const MODEL_STATUSES = ['active', 'disabled'] as const;
 export type ModelStatus = (typeof MODEL_STATUSES)[number];
@@ -26,6 +27,15 @@ export interface ModelDefinition {
   engine: string;
   /** The binding's settings for that kind (size, upstream model, `tokenEnv`...). Never a credential. */
   params: Record<string, unknown>;
+  /** The inputs a customer may give (`input` of POST /generate); absent: none (`inputsOf`). */
+  inputs?: InputsSchema;
+  /** Numeric inputs the price is multiplied by (`credits` × each, rounded up); absent: none. */
+  priceMultipliers?: string[];
+}
+
+/** The model's inputs schema: its own, or the empty one (no inputs). */
+export function inputsOf(model: Pick<ModelDefinition, 'inputs'>): InputsSchema {
+  return model.inputs ?? NO_INPUTS;
 }
 
 /** A model as tests and embedders pass it to the module (upserted at start); enabled unless said. */

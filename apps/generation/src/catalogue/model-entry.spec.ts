@@ -35,6 +35,31 @@ describe('parseModelEntry', () => {
     expect(problems).toEqual([]);
   });
 
+  it('reads inputs, price_multipliers and an inputMap, and refuses them where they do not fit together', () => {
+    const inputs = {
+      type: 'object',
+      properties: { num_outputs: { type: 'integer', minimum: 1, maximum: 4, default: 1 }, seed: { type: 'integer', minimum: 0 } },
+      additionalProperties: false,
+    };
+    const replicate = { engine: 'replicate', upstreamModel: 'black-forest-labs/flux-schnell', tokenEnv: 'REPLICATE_API_TOKEN' };
+    const model = parseModelEntry(entry({ inputs, price_multipliers: ['num_outputs'], engine: { ...replicate, inputMap: { num_outputs: 'num_images' } } }), 'model', kinds, []);
+    expect(model).toMatchObject({ inputs, priceMultipliers: ['num_outputs'], params: { inputMap: { num_outputs: 'num_images' } } });
+    expect(toModelEntry(model!)).toMatchObject({ inputs, price_multipliers: ['num_outputs'] });
+    // Written back and read again: the same definition.
+    expect(parseModelEntry(toModelEntry(model!), 'model', kinds, [])).toEqual(model);
+
+    const refused = (overrides: Record<string, unknown>) => {
+      const problems: string[] = [];
+      expect(parseModelEntry(entry(overrides), 'model', kinds, problems)).toBeNull();
+      return problems.join('\n');
+    };
+    expect(refused({ inputs: { type: 'object', properties: { s: { type: 'string', pattern: 'x' } } } })).toMatch(/^model\.inputs\.properties\.s\.pattern: keyword not supported/);
+    expect(refused({ inputs, price_multipliers: ['seed'] })).toMatch(/model\.price_multipliers: "seed" needs a minimum of 0 or more and a maximum/);
+    expect(refused({ price_multipliers: ['num_outputs'] })).toMatch(/"num_outputs" is not an input of the model/);
+    expect(refused({ inputs, engine: { ...replicate, inputMap: { steps: 'num_inference_steps' } } })).toMatch(/model\.engine\.inputMap\.steps is not an input of the model/);
+    expect(refused({ inputs, engine: { ...replicate, inputMap: { seed: 'not a field' } } })).toMatch(/inputMap\.seed must map an input name to a field name/);
+  });
+
   it("takes the provider from the engine kind unless given, and never lets a built-in engine pass for a provider's model", () => {
     const providerOf = (overrides: Record<string, unknown>) => parseModelEntry(entry(overrides), 'model', kinds, [])?.provider;
     const replicate = { engine: 'replicate', upstreamModel: 'black-forest-labs/flux-schnell', tokenEnv: 'REPLICATE_API_TOKEN' };

@@ -1,5 +1,6 @@
 import { GENERATION_TYPES, GenerationType, PLANS, PlanName } from '@gen/contracts';
 import { DEMO_PROVIDER, EngineKind, isRecord } from '../providers/provider-kind';
+import { checkInputsSchema, checkPriceMultipliers, InputsSchema, NO_INPUTS } from '@gen/model-inputs';
 import { MODEL_STATUSES, ModelDefinition, ModelStatus } from './catalogue';
 
 /**
@@ -22,16 +23,22 @@ export interface ModelEntry {
   description?: string;
   /** `{"engine": "<kind>", ...settings}`; credentials only by the name of an environment variable. */
   engine: { engine: string } & Record<string, unknown>;
+  /** The inputs customers may give: a JSON Schema object (docs/catalogue.md, "Inputs"); defaults to none. */
+  inputs?: InputsSchema;
+  /** Numeric inputs the price is multiplied by (`["num_outputs"]`); defaults to none. */
+  price_multipliers?: string[];
 }
 
-const FIELDS = ['id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'provider', 'description', 'engine'];
-const OPTIONAL = ['status', 'provider', 'description'];
+const FIELDS = [
+  'id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'provider', 'description', 'engine', 'inputs', 'price_multipliers',
+];
+const OPTIONAL = ['status', 'provider', 'description', 'inputs', 'price_multipliers'];
 export const PROVIDER_LABEL = /^[a-z0-9][a-z0-9._-]{0,39}$/;
 const MAX_DESCRIPTION = 1000;
 export const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
 const MAX_CREDITS = 1_000_000;
 
-export function toModelEntry(model: ModelDefinition): Required<ModelEntry> {
+export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers'> {
   return {
     id: model.id,
     name: model.name,
@@ -44,6 +51,8 @@ export function toModelEntry(model: ModelDefinition): Required<ModelEntry> {
     provider: model.provider,
     description: model.description,
     engine: { engine: model.engine, ...model.params },
+    ...(model.inputs && { inputs: model.inputs }),
+    ...(model.priceMultipliers && model.priceMultipliers.length > 0 && { price_multipliers: model.priceMultipliers }),
   };
 }
 
@@ -85,7 +94,10 @@ export function parseModelEntry(
   }
   const binding = parseEngineBinding(raw.engine, at('engine'), kinds, problems);
   const provider = readProvider(raw.provider, binding && kinds.get(binding.engine), at('provider'), problems);
-  if (problems.length > start || !binding) return null;
+  const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, at('inputs'), problems);
+  const priceMultipliers = inputs && credits !== null ? checkPriceMultipliers(raw.price_multipliers, inputs, credits, at('price_multipliers'), problems) : null;
+  if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, at('engine.inputMap'), problems);
+  if (problems.length > start || !binding || !inputs) return null;
   return {
     id: id as string,
     name,
@@ -99,7 +111,17 @@ export function parseModelEntry(
     description: (description as string).trim(),
     engine: binding.engine,
     params: binding.params,
+    ...(raw.inputs !== undefined && { inputs }),
+    ...(priceMultipliers && priceMultipliers.length > 0 && { priceMultipliers }),
   };
+}
+
+/** Every name an `inputMap` maps is an input the model declares (the kind checked the map's form). */
+function checkInputMap(map: unknown, inputs: InputsSchema, where: string, problems: string[]): void {
+  if (!isRecord(map)) return;
+  for (const name of Object.keys(map)) {
+    if (!inputs.properties[name]) problems.push(`${where}.${name} is not an input of the model (declare it in inputs)`);
+  }
 }
 
 /** `{"engine": "<kind>", ...settings}`, checked by the kind itself. */

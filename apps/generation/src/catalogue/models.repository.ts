@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
+import type { InputsSchema } from '@gen/model-inputs';
 import type { ModelDefinition, ModelStatus } from './catalogue';
 import { stableJson } from './stable-json';
 
@@ -25,6 +26,8 @@ interface ModelRow {
   status: ModelStatus;
   provider: string;
   description: string;
+  inputs: InputsSchema | null;
+  price_multipliers: string[];
   engine: { engine: string } & Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -32,7 +35,8 @@ interface ModelRow {
 
 export type StoredModel = ModelDefinition & { createdAt: Date; updatedAt: Date };
 
-const COLUMNS = `id, name, type, credits, minimum_credits, synchronous, min_plan, status, provider, description, engine, created_at, updated_at`;
+const COLUMNS = `id, name, type, credits, minimum_credits, synchronous, min_plan, status, provider, description, engine, inputs, price_multipliers,
+  created_at, updated_at`;
 
 /** The catalogue table (`generation.models`). Every write sets `updated_at`; replicas re-read it. */
 @Injectable()
@@ -52,8 +56,8 @@ export class ModelsRepository {
   /** Inserts a new model; null when the id is taken. */
   async insert(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
-      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)
+      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[])
        ON CONFLICT (id) DO NOTHING
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -68,9 +72,9 @@ export class ModelsRepository {
   async replace(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
       `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-              status = $8, engine = $9::jsonb, provider = $10, description = $11,
-              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
-                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11) THEN now() ELSE updated_at END
+              status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::jsonb, price_multipliers = $13::text[],
+              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
+                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[]) THEN now() ELSE updated_at END
        WHERE id = $1
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -93,8 +97,8 @@ export class ModelsRepository {
         const existing = before.get(model.id);
         if (!existing) {
           await tx.query(
-            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11)`,
+            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[])`,
             toParams(model),
           );
           result.added.push(model.id);
@@ -103,7 +107,8 @@ export class ModelsRepository {
         } else {
           await tx.query(
             `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-                    status = $8, engine = $9::jsonb, provider = $10, description = $11, updated_at = now()
+                    status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::jsonb,
+                    price_multipliers = $13::text[], updated_at = now()
              WHERE id = $1`,
             toParams(model),
           );
@@ -134,6 +139,8 @@ function toParams(model: ModelDefinition): unknown[] {
     JSON.stringify({ engine: model.engine, ...model.params }),
     model.provider,
     model.description,
+    model.inputs ? JSON.stringify(model.inputs) : null,
+    model.priceMultipliers ?? [],
   ];
 }
 
@@ -152,6 +159,8 @@ function fromRow(row: ModelRow): StoredModel {
     description: row.description,
     engine,
     params,
+    ...(row.inputs && { inputs: row.inputs }),
+    ...(row.price_multipliers.length > 0 && { priceMultipliers: row.price_multipliers }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -170,7 +179,9 @@ export function sameDefinition(a: ModelDefinition, b: ModelDefinition): boolean 
     a.provider === b.provider &&
     a.description === b.description &&
     a.engine === b.engine &&
-    stableJson(a.params) === stableJson(b.params)
+    stableJson(a.params) === stableJson(b.params) &&
+    stableJson(a.inputs ?? null) === stableJson(b.inputs ?? null) &&
+    stableJson(a.priceMultipliers ?? []) === stableJson(b.priceMultipliers ?? [])
   );
 }
 

@@ -168,6 +168,37 @@ export class ModelDto {
     example: null,
   })
   unavailable_reason!: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are ' +
+      'strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, ' +
+      '`description`, and `format: "uri"` for media (an https URL or an upload from POST /api/v1/uploads). `properties` is empty ' +
+      'when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`).',
+    example: {
+      type: 'object',
+      properties: {
+        num_outputs: { type: 'integer', minimum: 1, maximum: 4, default: 1, description: 'Number of images.' },
+        aspect_ratio: { type: 'string', enum: ['1:1', '16:9', '9:16'], default: '1:1' },
+        seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'Same seed and prompt, same image.' },
+        image: { type: 'string', format: 'uri', description: 'Optional starting image.' },
+      },
+      additionalProperties: false,
+    },
+  })
+  inputs!: Record<string, unknown>;
+
+  @ApiProperty({
+    type: [String],
+    description: 'Numeric inputs the price is multiplied by: a generation costs `credits` × each value as applied (defaults included), rounded up to a whole credit. Empty: a fixed price.',
+    example: ['num_outputs'],
+  })
+  price_multipliers!: string[];
+
+  @ApiProperty({ description: 'How the price is computed, in words.', example: '4 credits × num_outputs (the values as applied, defaults included), rounded up to a whole credit' })
+  pricing!: string;
 }
 
 export class ModelListDto {

@@ -16,6 +16,11 @@ export interface BindingSettings {
   tokenEnv: string | null;
   /** Static parameters sent with every generation (`{"aspect_ratio": "1:1"}`); the prompt is added. */
   input: Record<string, unknown>;
+  /**
+   * The customer's input names the provider calls otherwise (`{"num_outputs": "num_images"}`, ours to
+   * theirs); names not listed go as they are.
+   */
+  inputMap: Record<string, string>;
   /** The input field the prompt goes into (default `prompt`). */
   promptField: string;
   /** The input field our job's deterministic seed goes into, or null to send none. */
@@ -82,6 +87,7 @@ const COMMON_KEYS = [
   'upstreamModel',
   'tokenEnv',
   'input',
+  'inputMap',
   'promptField',
   'seedField',
   'timeouts',
@@ -142,6 +148,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   }
 
   const input = readInput(raw.input, `${where}.input`, spec.reservedInput, problems);
+  const inputMap = readInputMap(raw.inputMap, `${where}.inputMap`, problems);
   const promptField = readField(raw.promptField, `${where}.promptField`, 'prompt', problems) ?? 'prompt';
   const seedField = readField(raw.seedField, `${where}.seedField`, null, problems);
   for (const field of [promptField, seedField]) {
@@ -173,6 +180,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     upstreamModel,
     tokenEnv,
     input,
+    inputMap,
     promptField,
     seedField,
     connectTimeoutMs,
@@ -190,13 +198,13 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
 /**
  * The input of one generation as the provider takes it: the binding's static parameters, our
  * deterministic seed when asked for, then the customer's input as applied (validated against the
- * model's schema, so only declared fields), and the prompt. A customer's `seed` therefore wins over
+ * model's schema, so only declared fields; renamed by `inputMap`), and the prompt. A customer's `seed` therefore wins over
  * ours, and nothing overrides the prompt.
  */
 export function generationInput(settings: BindingSettings, request: Pick<EngineRequest, 'prompt' | 'seed' | 'input'>): Record<string, unknown> {
   const input: Record<string, unknown> = { ...settings.input };
   if (settings.seedField) input[settings.seedField] = request.seed;
-  for (const [name, value] of Object.entries(request.input)) input[name] = value;
+  for (const [name, value] of Object.entries(request.input)) input[settings.inputMap[name] ?? name] = value;
   input[settings.promptField] = request.prompt;
   return input;
 }
@@ -275,6 +283,21 @@ function readInput(value: unknown, where: string, reserved: readonly string[], p
   const json = JSON.stringify(value);
   if (json.length > MAX_INPUT_JSON) problems.push(`${where} must be at most ${MAX_INPUT_JSON} characters of JSON`);
   return value;
+}
+
+/** `{"<our input>": "<provider's field>"}`, both field names. */
+function readInputMap(value: unknown, where: string, problems: string[]): Record<string, string> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) {
+    problems.push(`${where} must be an object from the model's input names to the provider's ({"num_outputs": "num_images"})`);
+    return {};
+  }
+  const map: Record<string, string> = {};
+  for (const [ours, theirs] of Object.entries(value)) {
+    if (!FIELD.test(ours) || typeof theirs !== 'string' || !FIELD.test(theirs)) problems.push(`${where}.${ours} must map an input name to a field name (letters, digits, _)`);
+    else map[ours] = theirs;
+  }
+  return map;
 }
 
 function readField(value: unknown, where: string, fallback: string | null, problems: string[]): string | null {
