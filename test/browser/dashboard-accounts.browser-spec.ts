@@ -5,6 +5,7 @@ import { BillingService } from '@gen/billing';
 import { http } from '@gen/testing';
 import { ARTIFACTS_ROOT, launchChromium, screenshots as shoot } from '../support/browser';
 import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
+import { SmtpSink, startSmtpSink } from '../support/smtp-sink';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 const DASHBOARD_DIR = join(__dirname, '..', '..', 'dist', 'apps', 'dashboard');
@@ -23,6 +24,7 @@ describe('spending caps and the audit log in a browser', () => {
   const email = testEmail('caps');
   const pageErrors: string[] = [];
   let apiKey = '';
+  let smtp: SmtpSink;
   const screenshots = (p: Page, name: string) => shoot(p, name, { dir: SHOTS });
 
   beforeAll(async () => {
@@ -30,7 +32,8 @@ describe('spending caps and the audit log in a browser', () => {
       throw new Error(`The dashboard is not built (${DASHBOARD_DIR}): run the browser tests with "npm run test:browser".`);
     }
     rmSync(SHOTS, { recursive: true, force: true });
-    h = await startStandaloneHarness({ DASHBOARD_DIR, SIGNUP_CREDITS: '500' });
+    smtp = await startSmtpSink();
+    h = await startStandaloneHarness({ DASHBOARD_DIR, SIGNUP_CREDITS: '500', SMTP_URL: smtp.url });
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
     page = await context.newPage();
@@ -42,6 +45,7 @@ describe('spending caps and the audit log in a browser', () => {
   afterAll(async () => {
     await browser?.close();
     await h?.close();
+    await smtp?.close();
   });
   afterEach(() => expect(pageErrors).toEqual([]));
 
@@ -124,5 +128,37 @@ describe('spending caps and the audit log in a browser', () => {
     await page.locator('tr[data-action="user.signed_up"]').waitFor();
     await expect(rows.count()).resolves.toBe(3);
     await page.getByLabel('Who').selectOption('');
+  });
+
+  it('a forgotten password: the mailed link opens the reset page, the new password works and every session ended', async () => {
+    const NEW_PASSWORD = 'a brand new passphrase';
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const reset = await other.newPage();
+    await reset.goto(`${h.url}/dashboard/sign-in`);
+    await reset.getByRole('link', { name: 'Forgot your password?' }).click();
+    await reset.getByRole('heading', { name: 'Forgot your password?' }).waitFor();
+    await screenshots(reset, '06-forgot-password');
+    await reset.getByLabel('Email').fill(email);
+    await reset.getByRole('button', { name: 'Send me a link' }).click();
+    await reset.getByText('If an account uses this address, a link to choose a new password is on its way.').waitFor();
+    const [mail] = await smtp.mailsTo(email);
+    await reset.goto(mail.links[0]);
+    await reset.getByRole('heading', { name: 'Choose a new password' }).waitFor();
+    await reset.getByLabel('New password').fill('short');
+    await reset.getByRole('button', { name: 'Set new password' }).click();
+    await reset.getByText('Use at least 10 characters.').waitFor();
+    await screenshots(reset, '07-reset-password');
+    await reset.getByLabel('New password').fill(NEW_PASSWORD);
+    await reset.getByRole('button', { name: 'Set new password' }).click();
+    await reset.getByText('Your password is changed, and every session was signed out.').waitFor();
+    await reset.getByRole('button', { name: 'Sign in' }).click();
+    await reset.getByLabel('Email').fill(email);
+    await reset.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD);
+    await reset.getByRole('button', { name: 'Sign in' }).click();
+    await reset.getByRole('heading', { name: 'Overview' }).waitFor();
+    await other.close();
+    // The first browser's session ended with the reset: its next call signs it out.
+    await page.goto(`${h.url}/dashboard/settings/keys`);
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   });
 });

@@ -107,7 +107,7 @@ describe('standalone: the OpenAPI document', () => {
     }
     // The content host needs no key and has no rate limit.
     const cdn = doc.paths['/cdn/{shard}/{file}'].get;
-    expect(Object.keys(cdn.responses).sort()).toEqual(['200', '404', '410']);
+    expect(Object.keys(cdn.responses).sort()).toEqual(['200', '206', '302', '304', '404', '410']);
     expect(cdn.security ?? []).toEqual([]);
     expect(Object.keys(cdn.responses['404'].headers ?? {})).not.toContain('RateLimit-Limit');
   });

@@ -170,7 +170,7 @@ export async function api<T>(
       error?.message ?? `The request failed (HTTP ${response.status}).`,
       Number.isFinite(retry) && retry > 0 ? retry : null,
     );
-    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session';
+    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset');
     if (response.status === 401 && !isSessionCall) onSignedOut();
     throw failure;
   }
@@ -182,6 +182,9 @@ export const dashboardApi = {
   signIn: (email: string, password: string) => api<Session>('POST', '/sign-in', { email, password }),
   signUp: (email: string, password: string) => api<Session>('POST', '/sign-up', { email, password }),
   signOut: () => api<void>('POST', '/sign-out'),
+  requestPasswordReset: (email: string) => api<{ message: string }>('POST', '/password-reset', { email }),
+  completePasswordReset: (token: string, newPassword: string) =>
+    api<{ ended_sessions: number }>('POST', '/password-reset/complete', { token, new_password: newPassword }),
   overview: () => api<Overview>('GET', '/overview'),
   generations: (query: { status?: string; type?: string; cursor?: string; limit?: number }) => {
     const params = new URLSearchParams();

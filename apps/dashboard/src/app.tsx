@@ -4,7 +4,7 @@ import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
 import { ApiKeysPage } from './pages/api-keys-page';
-import { SignInPage, SignUpPage } from './pages/auth-pages';
+import { SignInPage, SignUpPage, ForgotPasswordPage, ResetPasswordPage } from './pages/auth-pages';
 import { GenerationPage } from './pages/generation-page';
 import { GenerationsPage } from './pages/generations-page';
 import { ModelsPage } from './pages/models-page';
@@ -121,15 +121,17 @@ export function App() {
 
   const signedIn = session?.signed_in === true;
   const authPage = path === '/sign-in' || path === '/sign-up';
+  // Reachable signed in or not: a reset link opened in a browser that is still signed in works too.
+  const passwordPage = path === '/forgot-password' || path === '/reset-password';
   const search = query.toString();
   useEffect(() => {
     if (!session) return;
     if (signedIn && authPage) navigate(safeNext(new URLSearchParams(search).get('next')), { replace: true });
-    if (!signedIn && !authPage) {
+    if (!signedIn && !authPage && !passwordPage) {
       const here = path + (search ? `?${search}` : '');
       navigate(here === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
     }
-  }, [session, signedIn, authPage, path, search]);
+  }, [session, signedIn, authPage, passwordPage, path, search]);
 
   if (error) {
     return (
@@ -145,6 +147,18 @@ export function App() {
     return (
       <div className="container">
         <Loading />
+      </div>
+    );
+  }
+  if (passwordPage) {
+    return (
+      <div className="container narrow">
+        <p className="brand brand-auth">Generation Service</p>
+        {path === '/forgot-password' ? (
+          <ForgotPasswordPage />
+        ) : (
+          <ResetPasswordPage token={query.get('token') ?? ''} onDone={() => void load().then(() => navigate('/sign-in', { replace: true }))} />
+        )}
       </div>
     );
   }

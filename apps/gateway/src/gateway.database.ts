@@ -12,6 +12,7 @@ import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-
 import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-auth-rate-limit-slices';
 import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-auth-key-change-notify';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
+import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -28,6 +29,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthRateLimitSlices1764710000000,
       AuthKeyChangeNotify1764840000000,
       AuthAuditLog1764870000001,
+      AuthPasswordResets1764870000002,
     ],
     poolSize,
   };

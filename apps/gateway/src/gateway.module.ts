@@ -1,5 +1,6 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Provider } from '@nestjs/common';
 import { PgNotifications } from '@gen/persistence';
+import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { AccountController } from './api/account.controller';
 import { AuditRepository } from './audit/audit.repository';
@@ -69,6 +70,7 @@ export class GatewayModule {
         JobWaits,
         SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
+        ...outputStorageProviders(options.settings),
         AuthRepository,
         { provide: API_KEY_CACHE_SETTINGS, useValue: options.settings.apiKeyCache ?? DEFAULT_API_KEY_CACHE_SETTINGS },
         ApiKeyCache,
@@ -91,4 +93,10 @@ export class GatewayModule {
       exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
+}
+
+/** The storage outputs are served from and uploads kept in (none for the operator CLI, which serves nothing). */
+function outputStorageProviders(settings: GatewaySettings): Provider[] {
+  const storage = settings.storage ?? (settings.outputsDir ? { driver: 'local' as const, dir: settings.outputsDir } : null);
+  return storage ? [{ provide: OutputStorage, useValue: createOutputStorage(storage) }] : [];
 }

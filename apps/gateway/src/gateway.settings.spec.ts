@@ -27,6 +27,8 @@ describe('gateway settings', () => {
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,
       outputsDir: '.data/outputs',
+      storage: { driver: 'local', dir: '.data/outputs' },
+      outputUrls: { mode: 'cdn', signedTtlSeconds: 300 },
       rpcTimeoutMs: 10_000,
       webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
       apiKeyCache: DEFAULT_API_KEY_CACHE_SETTINGS,

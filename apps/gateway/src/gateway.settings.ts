@@ -14,7 +14,9 @@ import {
   STORAGE_DIR,
   text,
   unset,
+  url,
 } from '@gen/config';
+import { readOutputUrlSettings, readStorageSettings } from '@gen/storage';
 import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
 import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
@@ -66,6 +68,10 @@ export const DASHBOARD_VARIABLES = {
   emailLockAfter: int('SIGN_IN_LOCK_AFTER', DEFAULT_THROTTLE.email.lockAfterFailures, 'sign-in failures that lock an email', { min: 2, max: 1000 }),
   addressLockAfter: int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, 'sign-in failures that lock a client address', { min: 2, max: 100_000 }),
   lockSeconds: int('SIGN_IN_LOCK_MINUTES', DEFAULT_THROTTLE.email.lockSeconds / 60, 'how long such a lock lasts', { min: 1, max: 24 * 60, scale: 60 }),
+  smtpUrl: url('SMTP_URL', unset('none: standalone writes `.eml` files to `DATA_DIR/mail`; distributed logs that a mail was not sent'), 'SMTP server for the dashboard\'s mails (password resets), e.g. `smtp://user:pass@mail.example.com:587`', { protocols: ['smtp:', 'smtps:'] }),
+  mailFrom: text('MAIL_FROM', 'Generation Service <no-reply@localhost>', 'the From of every mail'),
+  resetTtlSeconds: int('PASSWORD_RESET_TTL_MINUTES', 60, 'how long a password reset link works (single use)', { min: 5, max: 24 * 60, scale: 60 }),
+  resetMailWindowSeconds: int('PASSWORD_RESET_MAIL_WINDOW_MINUTES', 15, 'at most one reset mail per address in this many minutes (more requests get the same answer, and no mail)', { min: 1, max: 24 * 60, scale: 60 }),
 };
 
 const INVALID_KEY = `must be 32 random bytes in base64 or hex, e.g. from: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`;
@@ -119,7 +125,11 @@ function origin(url: string): string {
 }
 
 /** The dashboard's settings from its variables and the public and content URLs. */
-export function dashboardSettings(values: SettingsOf<typeof DASHBOARD_VARIABLES>, urls: { publicBaseUrl: string; cdnBaseUrl: string }): DashboardSettings {
+export function dashboardSettings(
+  values: SettingsOf<typeof DASHBOARD_VARIABLES>,
+  urls: { publicBaseUrl: string; cdnBaseUrl: string },
+  mailDir: string | null = null,
+): DashboardSettings {
   const publicOrigin = origin(urls.publicBaseUrl);
   const cdnOrigin = origin(urls.cdnBaseUrl);
   return {
@@ -147,6 +157,8 @@ export function dashboardSettings(values: SettingsOf<typeof DASHBOARD_VARIABLES>
       signUp: DEFAULT_THROTTLE.signUp,
     },
     contentOrigins: cdnOrigin === publicOrigin ? [] : [cdnOrigin],
+    mail: { smtpUrl: values.smtpUrl, from: values.mailFrom, dir: values.smtpUrl ? null : mailDir },
+    passwordReset: { ttlSeconds: values.resetTtlSeconds, mailWindowSeconds: values.resetMailWindowSeconds },
   };
 }
 
@@ -163,10 +175,21 @@ export interface GatewayParts {
  */
 export function readGatewayParts(
   env: EnvReader,
-  shared: { urls: SettingsOf<typeof PUBLIC_URL_VARIABLES>; limits: HttpLimits; rpcTimeoutMs: number; outputsDir: string; secretKeyFallback?: () => string },
+  shared: {
+    urls: SettingsOf<typeof PUBLIC_URL_VARIABLES>;
+    limits: HttpLimits;
+    rpcTimeoutMs: number;
+    outputsDir: string;
+    secretKeyFallback?: () => string;
+    /** Where mails go as `.eml` files without SMTP_URL (standalone: DATA_DIR/mail). */
+    mailDir?: string;
+  },
 ): GatewayParts {
+  const storage = readStorageSettings(env, shared.outputsDir);
   const settings: GatewaySettings = {
     ...env.readAll(GATEWAY_VARIABLES),
+    storage,
+    outputUrls: readOutputUrlSettings(env, storage),
     publicBaseUrl: shared.urls.publicBaseUrl,
     bodyLimitBytes: shared.limits.bodyLimitBytes,
     outputsDir: shared.outputsDir,
@@ -178,7 +201,7 @@ export function readGatewayParts(
   const dashboard = env.readAll(DASHBOARD_VARIABLES);
   const secretKeys = readWebhookSecretKeys(env, shared.secretKeyFallback);
   // A bad URL was reported and replaced by its default: the origins below can always be made.
-  return { settings, dashboard: dashboardSettings(dashboard, shared.urls), secretKeys };
+  return { settings, dashboard: dashboardSettings(dashboard, shared.urls, shared.mailDir ?? null), secretKeys };
 }
 
 export interface GatewayConfig extends ServiceConfig, GatewayParts {

@@ -1,4 +1,5 @@
 import type { SettingsOf } from '@gen/config';
+import type { OutputUrlSettings, StorageSettings } from '@gen/storage';
 import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
 import type { ApiKeyCacheSettings } from './auth/api-key-cache.settings';
 import type { GATEWAY_VARIABLES } from './gateway.settings';
@@ -16,6 +17,10 @@ export interface GatewaySettings extends SettingsOf<typeof GATEWAY_VARIABLES> {
   bodyLimitBytes: number;
   /** The folder the gateway serves stored outputs from under /cdn; null: none (the operator CLI). */
   outputsDir: string | null;
+  /** Where outputs and uploads are (STORAGE_DRIVER...); unset: the local folder `outputsDir`. */
+  storage?: StorageSettings;
+  /** How /cdn answers (OUTPUT_URLS); unset: it streams the bytes. */
+  outputUrls?: OutputUrlSettings;
   /** Timeout of calls to the other services (ms); POST /generate adds syncWaitMs. */
   rpcTimeoutMs: number;
   /** Which webhook destinations are accepted (the same policy the dispatcher enforces at connect time). */

@@ -28,12 +28,14 @@ import { OutboxRelayService } from './outbox/outbox-relay.service';
 import { OutboxRepository } from './outbox/outbox.repository';
 import { DEFAULT_OUTBOX_SETTINGS, OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import type { ProviderContext } from './providers';
-import { LocalDirectoryStorage, OutputStorage } from '@gen/storage';
+import { createOutputStorage, OutputStorage, StorageSettings } from '@gen/storage';
 
 export interface GenerationModuleOptions {
   dataSource: DataSource;
   settings: GenerationSettings;
   storageDir: string;
+  /** Where outputs go (STORAGE_DRIVER...); unset: the local folder `storageDir`. */
+  storage?: StorageSettings;
   /** Models written into the catalogue at start, over what the table holds (tests, embedders). */
   models?: readonly ModelDefinitionInput[];
   /** Extra engines by kind name, taking any settings (test engines). */
@@ -64,7 +66,7 @@ export class GenerationModule {
         { provide: CATALOGUE_SEED, useValue: options.models ?? null },
         { provide: ENGINE_KINDS, useValue: engineKinds(options) },
         { provide: PROVIDER_CONTEXT, useValue: context },
-        { provide: OutputStorage, useValue: new LocalDirectoryStorage(options.storageDir) },
+        { provide: OutputStorage, useValue: createOutputStorage(options.storage ?? { driver: 'local', dir: options.storageDir }) },
         {
           provide: OUTBOX_SETTINGS,
           useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },

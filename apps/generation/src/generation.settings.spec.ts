@@ -22,6 +22,7 @@ describe('generation settings', () => {
   it('default to the documented values, outputs under the gateway the public URL names', () => {
     expect(read({})).toEqual({
       storageDir: '.data/outputs',
+      storage: { driver: 'local', dir: '.data/outputs' },
       settings: {
         workerConcurrency: 8,
         providerConcurrency: 64,

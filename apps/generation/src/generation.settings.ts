@@ -1,6 +1,7 @@
 import { DEFAULT_JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { DEFAULT_JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
+import { readStorageSettings, StorageSettings } from '@gen/storage';
 import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
 import type { GenerationSettings } from './generation.tokens';
 
@@ -59,8 +60,13 @@ export function readGenerationSettings(env: EnvReader, shared: { ops: OpsConfig;
 }
 
 /** What the distributed generation service reads of its own (apps/generation/src/main.ts). */
-export function readGenerationServiceSettings(env: EnvReader, ops: OpsConfig, workerId: string): { settings: GenerationSettings; storageDir: string } {
-  // As the gateway's default: outputs under the public base URL, which the gateway serves from STORAGE_DIR.
+export function readGenerationServiceSettings(
+  env: EnvReader,
+  ops: OpsConfig,
+  workerId: string,
+): { settings: GenerationSettings; storageDir: string; storage: StorageSettings } {
+  // As the gateway's default: outputs under the public base URL, which the gateway serves from its storage.
   const { cdnBaseUrl } = env.readAll(PUBLIC_URL_VARIABLES);
-  return { storageDir: env.read(STORAGE_DIR), settings: readGenerationSettings(env, { ops, cdnBaseUrl, workerId }) };
+  const storageDir = env.read(STORAGE_DIR);
+  return { storageDir, storage: readStorageSettings(env, storageDir), settings: readGenerationSettings(env, { ops, cdnBaseUrl, workerId }) };
 }

@@ -11,5 +11,5 @@ runNatsService({
   readSettings: (env, ops) => readGenerationServiceSettings(env, ops, processIdentity('generation')),
   openDatabase: openGenerationDatabase,
   // New submits go to the other replicas at once; jobs running here finish or are handed back.
-  module: (dataSource, { settings, storageDir }) => GenerationModule.register({ dataSource, settings, storageDir, espeakPath: settings.espeakPath }),
+  module: (dataSource, { settings, storageDir, storage }) => GenerationModule.register({ dataSource, settings, storageDir, storage, espeakPath: settings.espeakPath }),
 });

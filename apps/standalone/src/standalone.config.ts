@@ -89,6 +89,7 @@ export function readStandaloneConfig(env: EnvReader, source: Readonly<Record<str
       rpcTimeoutMs: ops.rpcTimeoutMs,
       outputsDir,
       secretKeyFallback: () => dataDirWebhookSecretKey(dataDir),
+      mailDir: join(dataDir, 'mail'),
     }),
     billing: readBillingSettings(env),
     generation: readGenerationSettings(env, { ops, cdnBaseUrl: urls.cdnBaseUrl, workerId: processIdentity('standalone') }),

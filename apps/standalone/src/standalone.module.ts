@@ -34,6 +34,7 @@ export class StandaloneModule {
           dataSource: parts.databases.generation,
           settings: config.generation,
           storageDir: config.outputsDir,
+          storage: config.gateway.settings.storage,
           models: parts.models,
           engines: parts.engines,
           espeakPath: config.generation.espeakPath,

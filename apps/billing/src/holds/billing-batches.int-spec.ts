@@ -123,7 +123,7 @@ describe('billing batches (PostgreSQL)', () => {
     expect(settled.map((r) => r.status)).toEqual(['rejected', 'fulfilled']);
   });
 
-  it('a batch the database kills mid-flight fails each of its items (no caller hangs); the next batch goes through', async () => {
+  it('a batch the database kills mid-flight runs again with the same ids: each item is held once', async () => {
     const accountId = await openAccount(100);
     // Another session holds the account row: the batch waits on it, in flight.
     const blocker = new Client({ connectionString: kit.url });
@@ -131,11 +131,44 @@ describe('billing batches (PostgreSQL)', () => {
     try {
       await blocker.query('BEGIN');
       await blocker.query(`SELECT 1 FROM billing.accounts WHERE account_id = $1 FOR UPDATE`, [accountId]);
-      const doomed = [1, 2, 3].map(() => kit.repository.reserve(accountId, randomUUID(), 4, 4));
-      const pid = await waitingBackend(kit.dataSource, 'reserve_batch');
+      const jobIds = [randomUUID(), randomUUID(), randomUUID()];
+      const retried = jobIds.map((jobId) => kit.repository.reserve(accountId, jobId, 4, 4));
+      await blocker.query('SELECT pg_terminate_backend($1)', [await waitingBackend(kit.dataSource, 'reserve_batch')]);
+      // The retry waits on the same lock: a new backend, the same job ids.
+      await waitingBackend(kit.dataSource, 'reserve_batch');
+      await blocker.query('COMMIT');
+      expect((await Promise.all(retried)).map((o) => o.kind)).toEqual(['reserved', 'reserved', 'reserved']);
+    } finally {
+      await blocker.end();
+    }
+    expect(await balanceOf(accountId)).toEqual({ available: 88, held: 12 });
+    expect(await commits([accountId], 'hold')).toBe(1);
+  });
+
+  it('a batch killed past its retry budget fails each of its items (no caller hangs); the next batch goes through', async () => {
+    const accountId = await openAccount(100);
+    const blocker = new Client({ connectionString: kit.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query(`SELECT 1 FROM billing.accounts WHERE account_id = $1 FOR UPDATE`, [accountId]);
+      let settled = false;
+      const doomed = Promise.allSettled([1, 2, 3].map(() => kit.repository.reserve(accountId, randomUUID(), 4, 4))).finally(() => {
+        settled = true;
+      });
+      // Each run of the doomed batch (the first and its retries) is killed while it waits.
+      let pid: number | null = await waitingBackend(kit.dataSource, 'reserve_batch');
       const next = [1, 2].map(() => kit.repository.reserve(accountId, randomUUID(), 4, 4)); // gathers meanwhile
-      await blocker.query('SELECT pg_terminate_backend($1)', [pid]);
-      const failed = await Promise.allSettled(doomed);
+      const killed = new Set<number>();
+      while (pid !== null && !settled && killed.size < 10) {
+        if (!killed.has(pid)) {
+          // (A pid already killed is still on its way out.)
+          killed.add(pid);
+          await blocker.query('SELECT pg_terminate_backend($1)', [pid]);
+        }
+        pid = await waitingBackend(kit.dataSource, 'reserve_batch', () => settled);
+      }
+      const failed = await doomed;
       expect(failed.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
       expect(failed.map((r) => pgErrorCode((r as PromiseRejectedResult).reason))).toEqual(['57P01', '57P01', '57P01']);
       await blocker.query('COMMIT');
@@ -234,8 +267,12 @@ describe('billing batches (PostgreSQL)', () => {
  * The pid of the session of this database waiting on a lock while it runs `statement`. Asked outside
  * any transaction: inside one, PostgreSQL answers every read of pg_stat_activity from its first snapshot.
  */
-async function waitingBackend(db: DataSource, statement: string): Promise<number> {
+async function waitingBackend(db: DataSource, statement: string): Promise<number>;
+async function waitingBackend(db: DataSource, statement: string, stop: () => boolean): Promise<number | null>;
+/** The backend running `statement` that waits on a lock; null once `stop` says to give up looking. */
+async function waitingBackend(db: DataSource, statement: string, stop?: () => boolean): Promise<number | null> {
   for (let attempt = 0; attempt < 500; attempt++) {
+    if (stop?.()) return null;
     const rows = await db.query<{ pid: number }[]>(
       `SELECT pid FROM pg_stat_activity
        WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE $1`,

@@ -17,6 +17,7 @@ const ACTION_LABELS: Record<string, string> = {
   'user.signed_in': 'Signed in',
   'user.sign_in_failed': 'Failed sign-in',
   'user.password_changed': 'Password changed',
+  'user.password_reset': 'Password reset (by mail)',
   'user.sessions_ended': 'Sessions ended',
   'key.created': 'Key created',
   'key.revoked': 'Key revoked',

@@ -95,6 +95,9 @@ export function SignInPage({ onSignedIn }: { onSignedIn: (session: Session) => v
       <p className="lead">Manage your API keys, webhooks and credits.</p>
       <CredentialsForm mode="sign-in" onSignedIn={onSignedIn} />
       <p className="center">
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+      <p className="center">
         New here? <Link to="/sign-up">Create an account</Link>
       </p>
     </main>
@@ -120,6 +123,119 @@ export function SignUpPage({ onSignedIn, terms }: { onSignedIn: (session: Sessio
       <CredentialsForm mode="sign-up" onSignedIn={onSignedIn} signUpCredits={terms?.credits} />
       <p className="center">
         Already have an account? <Link to="/sign-in">Sign in</Link>
+      </p>
+    </main>
+  );
+}
+
+/** "Forgot your password?": asks for a reset link by mail. The answer is the same whether or not the address has an account. */
+export function ForgotPasswordPage() {
+  const [email, setEmail] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [sent, setSent] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!EMAIL.test(email.trim())) {
+      setError('Enter an email address such as name@example.com.');
+      return;
+    }
+    setError(null);
+    setBusy(true);
+    try {
+      setSent((await dashboardApi.requestPasswordReset(email.trim())).message);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'Something went wrong. Please try again.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="auth">
+      <PageHeading title="Forgot your password?">Forgot your password?</PageHeading>
+      {sent ? (
+        <div className="card auth-card" role="status">
+          <p>{sent}</p>
+          <p className="hint">Check your inbox (and spam folder). Choosing a new password signs you out everywhere.</p>
+        </div>
+      ) : (
+        <>
+          <p className="lead">We mail you a link to choose a new one.</p>
+          <form className="card auth-card" onSubmit={(e) => void submit(e)} noValidate>
+            <Field id="reset-email" label="Email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} error={error} required />
+            <button type="submit" className="button button-primary button-wide" disabled={busy}>
+              {busy ? 'Sending…' : 'Send me a link'}
+            </button>
+          </form>
+        </>
+      )}
+      <p className="center">
+        <Link to="/sign-in">Back to sign in</Link>
+      </p>
+    </main>
+  );
+}
+
+/** The page a reset link opens: choose the new password (the token is in the address). */
+export function ResetPasswordPage({ token, onDone }: { token: string; onDone: () => void }) {
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<{ new_password?: string; form?: string }>({});
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (password.length < MIN_PASSWORD) {
+      setErrors({ new_password: `Use at least ${MIN_PASSWORD} characters.` });
+      return;
+    }
+    setErrors({});
+    setBusy(true);
+    try {
+      await dashboardApi.completePasswordReset(token, password);
+      setDone(true);
+    } catch (err) {
+      if (err instanceof ApiError && err.field === 'new_password') setErrors({ new_password: err.detail });
+      else setErrors({ form: err instanceof ApiError ? err.detail : 'Something went wrong. Please try again.' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" className="auth">
+      <PageHeading title="Choose a new password">Choose a new password</PageHeading>
+      {done ? (
+        <div className="card auth-card" role="status">
+          <p>Your password is changed, and every session was signed out.</p>
+          <button type="button" className="button button-primary button-wide" onClick={onDone}>
+            Sign in
+          </button>
+        </div>
+      ) : (
+        <form className="card auth-card" onSubmit={(e) => void submit(e)} noValidate>
+          <Field
+            id="new-password"
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            hint={`At least ${MIN_PASSWORD} characters. A long passphrase is best.`}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            error={errors.new_password}
+            required
+          />
+          <FormError message={errors.form ?? null} />
+          <button type="submit" className="button button-primary button-wide" disabled={busy || token === ''}>
+            {busy ? 'Saving…' : 'Set new password'}
+          </button>
+          {token === '' && <p className="form-error">This link is incomplete: open the link from the mail again.</p>}
+        </form>
+      )}
+      <p className="center">
+        <Link to="/forgot-password">Ask for a new link</Link>
       </p>
     </main>
   );

@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'user.signed_in',
   'user.sign_in_failed',
   'user.password_changed',
+  'user.password_reset',
   'user.sessions_ended',
   'key.created',
   'key.revoked',

@@ -1,6 +1,10 @@
 import type { Provider, Type } from '@nestjs/common';
 import { DashboardAccountController } from './account/dashboard-account.controller';
 import { DashboardAuditController } from './audit/dashboard-audit.controller';
+import { Mailer } from '../mail/mailer';
+import { PasswordResetController } from './password-reset/password-reset.controller';
+import { PasswordResetService } from './password-reset/password-reset.service';
+import { PasswordResetsRepository } from './password-reset/password-resets.repository';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
@@ -34,6 +38,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardUsageController,
       DashboardAccountController,
       DashboardAuditController,
+      PasswordResetController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
     ],
@@ -45,6 +50,9 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardSessionGuard,
       AnonymousCsrfGuard,
       DashboardKeysService,
+      Mailer,
+      PasswordResetsRepository,
+      PasswordResetService,
       DashboardGenerationsService,
       PlaygroundKeyGuard,
     ],

@@ -26,6 +26,19 @@ export interface DashboardSettings {
   };
   /** Origins outputs are served from (CDN_BASE_URL), allowed for images and media by the pages' CSP. */
   contentOrigins: string[];
+  /** Where the dashboard's mails go (password resets): SMTP, or `.eml` files in a folder (standalone without SMTP). */
+  mail: MailSettings;
+  /** How long a password reset link works, and the least time between two reset mails to one address. */
+  passwordReset: { ttlSeconds: number; mailWindowSeconds: number };
+}
+
+export interface MailSettings {
+  /** SMTP_URL (`smtp://user:pass@host:587`, `smtps://...`); null: none. */
+  smtpUrl: string | null;
+  /** MAIL_FROM, the From of every mail. */
+  from: string;
+  /** Without SMTP: the folder mails are written to as `.eml` files (standalone: DATA_DIR/mail); null: not sent, logged. */
+  dir: string | null;
 }
 
 export const DEFAULT_THROTTLE: DashboardSettings['throttle'] = {

@@ -60,9 +60,8 @@ export class JobJanitorService implements OnApplicationBootstrap, OnApplicationS
   async deleteExpiredOutputs(): Promise<number> {
     let deleted = 0;
     for (;;) {
-      const batch = await this.jobs.sweepExpiredOutputs(OUTPUT_BATCH, async (keys) => {
-        for (const key of keys) await this.storage.delete(key);
-      });
+      // One batch delete per batch of keys (DeleteObjects on S3), before the rows forget them.
+      const batch = await this.jobs.sweepExpiredOutputs(OUTPUT_BATCH, (keys) => this.storage.deleteMany(keys));
       deleted += batch;
       if (batch < OUTPUT_BATCH) break;
     }
