@@ -1,9 +1,10 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 
-export const ROOT = join(__dirname, '..', '..', '..');
+/** The repository: this file runs from dist/bench/support (a bench) or from bench/support (a spec under jest). */
+export const ROOT = basename(join(__dirname, '..', '..')) === 'dist' ? join(__dirname, '..', '..', '..') : join(__dirname, '..', '..');
 const run = promisify(execFile);
 
 /** One app of dist/ as a child process, its output kept (tail) for when something goes wrong. */

@@ -223,6 +223,8 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     ...options.env,
   };
   const secretEncryptionKey = randomBytes(32).toString('base64');
+  // One provider callback key for every generation replica: a callback may reach any of them.
+  const providerCallbackKey = randomBytes(32).toString('base64');
   const own = (name: AppName, index: number) => ({ HTTP_PORT: String(httpPorts.get(`${name}#${index}`)), HTTP_HOST: '127.0.0.1' });
   const perApp = (name: AppName, index: number): Record<string, string> => {
     switch (name) {
@@ -239,7 +241,8 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
       case 'billing':
         return { ...own(name, index) };
       case 'generation':
-        return { ...own(name, index), CDN_BASE_URL: `${url}/cdn` };
+        // Providers call back through the last gateway (with one gateway, the only one).
+        return { ...own(name, index), CDN_BASE_URL: `${url}/cdn`, PROVIDER_CALLBACK_KEY: providerCallbackKey, PROVIDER_CALLBACK_BASE_URL: urls[urls.length - 1] };
       case 'webhooks':
         return { ...own(name, index), WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
     }

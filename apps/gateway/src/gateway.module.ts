@@ -1,4 +1,5 @@
 import { DynamicModule, Module, Provider } from '@nestjs/common';
+import { MetricsRegistry } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
@@ -33,6 +34,9 @@ import { IdempotencyService } from './idempotency/idempotency.service';
 import { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 import { OutputsController } from './outputs/outputs.controller';
 import { ProvisioningService } from './provisioning/provisioning.service';
+import { ProviderCallbackMetrics } from './provider-callbacks/provider-callback-metrics';
+import { ProviderCallbacksController } from './provider-callbacks/provider-callbacks.controller';
+import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
 
@@ -56,6 +60,7 @@ export class GatewayModule {
         WebhookTestsController,
         OutputsController,
         AuthRpcController,
+        ProviderCallbacksController,
         ...dashboard.controllers,
       ],
       providers: [
@@ -87,6 +92,13 @@ export class GatewayModule {
         IdempotencyRepository,
         IdempotencyService,
         GatewayJanitorService,
+        ProviderCallbacksRelay,
+        {
+          provide: ProviderCallbackMetrics,
+          inject: [{ token: MetricsRegistry, optional: true }],
+          // Without the observability module (tools, unit tests) the counters go to a private registry.
+          useFactory: (registry: MetricsRegistry | undefined) => new ProviderCallbackMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
+        },
         AuditRepository,
         AuditService,
       ],

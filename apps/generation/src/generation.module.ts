@@ -9,6 +9,10 @@ import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-
 import { ModelsRepository } from './catalogue/models.repository';
 import { engineKinds } from './engine-kinds';
 import type { Engine } from './engines/engine';
+import { CallbackJobsRepository } from './callbacks/callback-jobs.repository';
+import { ProviderCallbacksController } from './callbacks/provider-callbacks.controller';
+import { CallbackReceiver } from './callbacks/callback-receiver.service';
+import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provider-callbacks.service';
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
@@ -57,7 +61,7 @@ export class GenerationModule {
     };
     return {
       module: GenerationModule,
-      controllers: [GenerationController],
+      controllers: [GenerationController, ProviderCallbacksController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         // Catalogue changes the database announces at their commit (CatalogueService reads it again).
@@ -78,6 +82,10 @@ export class GenerationModule {
         CatalogueService,
         JobsRepository,
         JobsService,
+        { provide: PROVIDER_CALLBACK_SETTINGS, useValue: options.settings.providerCallbacks ?? { baseUrl: '', key: null, keyFile: null } },
+        CallbackJobsRepository,
+        ProviderCallbacks,
+        CallbackReceiver,
         JobRunnerService,
         JobFinisher,
         OutboxRepository,

@@ -47,10 +47,28 @@ describe('generation settings', () => {
         cdnBaseUrl: 'http://localhost:3000/cdn',
         workerId: 'generation-1',
         drainTimeoutMs: 20_000,
+        providerCallbacks: { baseUrl: 'http://localhost:3000', key: null, keyFile: null },
       },
     });
     expect(read({ PUBLIC_BASE_URL: 'https://api.example.com' }).settings.cdnBaseUrl).toBe('https://api.example.com/cdn');
     expect(read({ CDN_BASE_URL: 'https://cdn.example.com/o/' }).settings.cdnBaseUrl).toBe('https://cdn.example.com/o');
+  });
+
+  it('read provider callbacks: their URL base (PUBLIC_BASE_URL unless set apart) and a 32-byte key', () => {
+    const key = Buffer.alloc(32, 9);
+    expect(read({ PUBLIC_BASE_URL: 'https://api.example.com', PROVIDER_CALLBACK_KEY: key.toString('base64') }).settings.providerCallbacks).toEqual({
+      baseUrl: 'https://api.example.com',
+      key,
+      keyFile: null,
+    });
+    expect(read({ PROVIDER_CALLBACK_BASE_URL: 'https://hooks.example.com/', PROVIDER_CALLBACK_KEY: key.toString('hex') }).settings.providerCallbacks).toMatchObject({
+      baseUrl: 'https://hooks.example.com',
+      key,
+    });
+    expect(problems({ PROVIDER_CALLBACK_KEY: 'short' })).toEqual([
+      `PROVIDER_CALLBACK_KEY must be 32 random bytes in base64 or hex, e.g. from: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`,
+    ]);
+    expect(problems({ PROVIDER_CALLBACK_BASE_URL: 'ftp://x' })).toEqual(['PROVIDER_CALLBACK_BASE_URL must use http: or https: (got "ftp:")']);
   });
 
   it('give running jobs most of the shutdown budget, and read hours as seconds', () => {

@@ -4,6 +4,7 @@ import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
 import { readStorageSettings, StorageSettings } from '@gen/storage';
 import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
 import type { GenerationSettings } from './generation.tokens';
+import { readProviderCallbackSettings } from './callbacks/provider-callbacks.settings';
 
 /**
  * The generation service's own variables (README, "Configuration"), read by the service and by
@@ -40,7 +41,10 @@ const RETIRED = ['MODEL_ENGINES', 'MODEL_ENGINES_FILE'];
  * The generation settings of a process, given the output URLs' base and the process's name (for
  * leases). Standalone calls it too.
  */
-export function readGenerationSettings(env: EnvReader, shared: { ops: OpsConfig; cdnBaseUrl: string; workerId: string }): GenerationSettings {
+export function readGenerationSettings(
+  env: EnvReader,
+  shared: { ops: OpsConfig; cdnBaseUrl: string; workerId: string; /** standalone: where to keep a generated callback key */ callbackKeyFile?: string },
+): GenerationSettings {
   for (const name of RETIRED) {
     if (env.text(name) !== undefined) {
       env.problem(
@@ -54,6 +58,7 @@ export function readGenerationSettings(env: EnvReader, shared: { ops: OpsConfig;
     ...env.readAll(GENERATION_VARIABLES),
     cdnBaseUrl: shared.cdnBaseUrl,
     workerId: shared.workerId,
+    providerCallbacks: readProviderCallbackSettings(env, shared.callbackKeyFile ?? null),
     // Running jobs get most of the shutdown budget to finish; the rest are handed back to the queue.
     drainTimeoutMs: Math.max(500, shared.ops.shutdown.timeoutMs - 5_000),
   };

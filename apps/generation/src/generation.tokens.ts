@@ -1,4 +1,5 @@
 import type { SettingsOf } from '@gen/config';
+import type { ProviderCallbackSettings } from './callbacks/provider-callbacks.settings';
 import type { GENERATION_VARIABLES } from './generation.settings';
 
 /** DI token of the generation service's DataSource (schema `generation`). */
@@ -17,4 +18,6 @@ export interface GenerationSettings extends SettingsOf<typeof GENERATION_VARIABL
   workerId: string;
   /** On shutdown, how long running jobs may take to finish before they are handed back (default 20 s). */
   drainTimeoutMs?: number;
+  /** Provider callbacks: their URLs' base and token key (absent: no callbacks, e.g. in tools and unit tests). */
+  providerCallbacks?: ProviderCallbackSettings;
 }

@@ -92,7 +92,12 @@ export function readStandaloneConfig(env: EnvReader, source: Readonly<Record<str
       mailDir: join(dataDir, 'mail'),
     }),
     billing: readBillingSettings(env),
-    generation: readGenerationSettings(env, { ops, cdnBaseUrl: urls.cdnBaseUrl, workerId: processIdentity('standalone') }),
+    generation: readGenerationSettings(env, {
+      ops,
+      cdnBaseUrl: urls.cdnBaseUrl,
+      workerId: processIdentity('standalone'),
+      callbackKeyFile: join(dataDir, 'secrets', 'provider-callback.key'),
+    }),
     webhooks: readWebhooksSettings(env),
     credentialEnv: source,
   };

@@ -91,7 +91,7 @@ describe('the public URLs and HTTP limits', () => {
 
   it('bound bodies and the time they may take', () => {
     expect(reading({}, 'gateway', readPublicHttp)).toEqual({
-      limits: { bodyLimitBytes: 65_536, headersTimeoutMs: 20_000, bodyTimeoutMs: 30_000 },
+      limits: { bodyLimitBytes: 65_536, headersTimeoutMs: 20_000, bodyTimeoutMs: 30_000, callbackBodyLimitBytes: 512 * 1024 },
       trustProxy: false,
     });
     expect(() => reading({ BODY_LIMIT_BYTES: '100' }, 'gateway', readPublicHttp)).toThrow(/BODY_LIMIT_BYTES must be between 1024 and 10485760/);

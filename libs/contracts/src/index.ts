@@ -2,3 +2,4 @@ export * from './generation';
 export * from './messages';
 export * from './model-rules';
 export * from './health';
+export * from './provider-callbacks';

@@ -18,6 +18,8 @@ export const Subjects = {
   generationList: 'generation.list',
   generationCancel: 'generation.cancel',
   generationOutputStatus: 'generation.output-status',
+  /** A provider's callback about an upstream job (ProviderCallbackRequest, provider-callbacks.ts). */
+  generationProviderCallback: 'generation.provider-callback',
   modelsList: 'models.list',
   modelsGet: 'models.get',
   authWebhookSecretGet: 'auth.webhook-secret.get',

@@ -6,6 +6,8 @@ import { checkJsonBody, refuseNulCharacters } from './json-body';
 import { requestIdFor } from './request-id';
 import { checkContentEncoding, handleClientError, handleFrameworkError, withBodyDeadline } from './request-limits';
 import { RouteMethods } from './route-methods';
+import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callbacks.controller';
+import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
 import { setupOpenApi } from './openapi';
 import { createValidationPipe } from './validation';
 
@@ -64,7 +66,11 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   const fastify = adapter.getInstance();
   // Every route, as Nest and Swagger register them (after this: at init), for 405 below.
   const routes = new RouteMethods();
-  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url ?? route.path));
+  fastify.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url ?? route.path);
+    // Provider callbacks carry the provider's whole job record: their own, larger limit (a route's limit wins over the parser's).
+    if ((route.url ?? route.path).startsWith(PROVIDER_CALLBACKS_PREFIX)) route.bodyLimit = limits.callbackBodyLimitBytes ?? limits.bodyLimitBytes;
+  });
   // Hooks are callback-style: no promise and no microtask per hook per request.
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
@@ -77,6 +83,12 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
         return;
       }
     }
+    done();
+  });
+  // Provider callbacks are counted once answered, whatever answered them (the route, or a refusal before it: too large, not JSON).
+  const callbackMetrics = app.get(ProviderCallbackMetrics, { strict: false });
+  fastify.addHook('onResponse', (request, reply, done) => {
+    if (request.url.startsWith(PROVIDER_CALLBACKS_PREFIX)) callbackMetrics.count(request.raw, request.url.split('?')[0], reply.statusCode);
     done();
   });
   // Fastify answers a malformed path that matches no route straight from its not-found handler,
@@ -101,7 +113,8 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   // and Nest's urlencoded parser are not registered).
   fastify.removeAllContentTypeParsers();
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  adapter.useBodyParser('application/json', false, { bodyLimit: limits.bodyLimitBytes }, (request, body, done) => {
+  // The raw bytes stay on the request (`rawBody`, a reference, no copy): provider callbacks verify signatures over them.
+  adapter.useBodyParser('application/json', true, { bodyLimit: limits.bodyLimitBytes }, (request, body, done) => {
     // An empty body is no body (many clients send Content-Type: application/json on every request,
     // cancel included): routes that take none accept it; a route that needs one says it is missing.
     if ((body as Buffer).length === 0) {

@@ -1,5 +1,6 @@
 import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
+import type { CallbackVerifier } from '../callbacks/callback-verifier';
 
 /** One asset an engine produced: its bytes and how to serve them. */
 export interface EngineOutput {
@@ -46,6 +47,11 @@ export interface EngineRequest {
   /** Progress from 0 to 1, where the engine or its provider knows it (cheap: kept in memory, saved now and then). */
   reportProgress?(fraction: number): void;
   /**
+   * Where the provider may call back when the upstream job ends (`ProviderCallbacks.urlFor`), sent
+   * with the submit by adapters whose binding has `"callbacks": true`; absent or null: polling only.
+   */
+  callbackUrl?: string | null;
+  /**
    * The upstream job's deadline (epoch ms) when it is already fixed: a parked job's, stored on it when
    * it was submitted (the binding's total timeout counts from the submit, not from each phase).
    */
@@ -75,8 +81,11 @@ export interface UpstreamPhases {
   start(request: EngineRequest): Promise<UpstreamCheck>;
   check(request: EngineRequest): Promise<UpstreamCheck>;
   collect(request: EngineRequest, ended: UpstreamCheck & { ended: true }): ReturnType<Engine['generate']>;
-  /** How long to wait before the next check, after `checks` checks: soon at first, then slower. */
-  nextCheckMs(checks: number): number;
+  /**
+   * How long to wait before the next check, after `checks` checks: soon at first, then slower; with
+   * `callbackExpected` (the submit gave the provider a callback URL) the slow fallback cadence.
+   */
+  nextCheckMs(checks: number, callbackExpected?: boolean): number;
 }
 
 /** A check that could not be made now (provider unreachable, `429`, `503`): check again after `retryAfterMs` or a backoff. */
@@ -121,6 +130,8 @@ export interface Engine {
    * false otherwise, and never rejects. Absent for engines with nothing upstream to stop.
    */
   cancel?(upstreamRef: string): Promise<boolean>;
+  /** Checks the provider's callbacks about this engine's upstream jobs (docs/engines.md, "Callbacks"); absent where it has none. */
+  readonly callbacks?: CallbackVerifier;
 }
 
 export class EngineError extends Error {

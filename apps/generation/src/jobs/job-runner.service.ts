@@ -16,6 +16,7 @@ import type { JobEntity, JobOutput } from './job.entity';
 import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
 import { JobMetrics } from '../metrics/job-metrics';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
+import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
 import { BindingLimits } from './binding-limits.service';
 import { ParkedJobsRepository } from './parked-jobs.repository';
 
@@ -94,6 +95,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly parked: ParkedJobsRepository,
     private readonly limits: BindingLimits,
     private readonly upstreamMetrics: UpstreamMetrics,
+    private readonly callbacks: ProviderCallbacks,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -468,6 +470,8 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       params: { ...model.params, latencyMs: latency },
       signal: combined,
       upstreamRef: job.upstreamRef,
+      // Sent by adapters whose binding has "callbacks": true (docs/engines.md, "Callbacks").
+      callbackUrl: this.callbacks.urlFor(job.id, model.engine),
       saveUpstreamRef: async (ref) => {
         run.upstreamRef = ref;
         if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
@@ -497,6 +501,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private async runPhases(run: Run, model: ModelDefinition, phases: UpstreamPhases, request: EngineRequest): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
     const binding = model.id;
+    const callbackExpected = request.callbackUrl != null;
     let result: UpstreamCheck;
     if (run.kind === 'claim' && job.upstreamRef === null) {
       if (!(await this.limits.acquire(binding, job.id, phases)) || !(await this.limits.permit(binding, phases))) {
@@ -505,14 +510,14 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         return PARKED;
       }
       result = await phases.start(request);
-      if (!result.ended) return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: phases.nextCheckMs(0) });
+      if (!result.ended) return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: phases.nextCheckMs(0, callbackExpected) });
     } else if (run.kind === 'claim') {
       // Requeued with its upstream job already made (an older version's run, or a hand-back): parked, due now.
       return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: 0 });
     } else {
       const deadlineAt = job.upstreamDeadlineAt?.getTime();
       const checkRequest = { ...request, deadlineAt };
-      if (!(await this.limits.permit(binding, phases))) return this.park(run, { submittedTotalMs: null, checked: false, delayMs: phases.nextCheckMs(0) });
+      if (!(await this.limits.permit(binding, phases))) return this.park(run, { submittedTotalMs: null, checked: false, delayMs: phases.nextCheckMs(0, callbackExpected) });
       try {
         result = await phases.check(checkRequest);
       } catch (error) {
@@ -522,12 +527,12 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
           throw error;
         }
         this.upstreamMetrics.checked(model.id, 'not-now');
-        const backoff = Math.max(error.retryAfterMs ?? 0, phases.nextCheckMs(job.upstreamChecks + 1), NOT_NOW_BACKOFF_MS);
+        const backoff = Math.max(error.retryAfterMs ?? 0, phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected), NOT_NOW_BACKOFF_MS);
         return this.park(run, { submittedTotalMs: null, checked: true, delayMs: backoff });
       }
       this.upstreamMetrics.checked(model.id, result.ended ? 'ended' : 'pending');
       if (!result.ended) {
-        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: phases.nextCheckMs(job.upstreamChecks + 1), progress: result.progress });
+        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected), progress: result.progress });
       }
       request.deadlineAt = deadlineAt;
     }

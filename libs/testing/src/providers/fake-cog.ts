@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AssetName, dataUri, FakeServers, LEAK, parseJson, sendJson, startFakeServers } from './fake-provider';
+import { AssetName, dataUri, FakeServers, LEAK, parseJson, postCallback, sendJson, SentCallback, startFakeServers } from './fake-provider';
 
 /**
  * A fake Cog container, from Cog's HTTP API documentation (https://github.com/replicate/cog/blob/main/docs/http.md)
@@ -16,6 +16,9 @@ import { AssetName, dataUri, FakeServers, LEAK, parseJson, sendJson, startFakeSe
  * - `POST /predictions/{prediction_id}/cancel`: 200 `{}` when it exists, 404 `{}` otherwise. A
  *   synchronous prediction whose connection closes is cancelled too.
  * - Files are returned as base64 data URLs by default, or as URLs when uploaded (`--upload-url`).
+ * - `webhook` (a URL) and `webhook_events_filter` (`start`, `output`, `logs`, `completed`) in the
+ *   body: when the prediction ends, the final prediction is POSTed there for `completed` (unsigned:
+ *   Cog has no webhook signature).
  * The model's inputs: `prompt`, `scenario` (what happens, below) and `duration_ms` (how long it runs).
  */
 export type CogScenario =
@@ -56,6 +59,8 @@ export interface FakeCog extends FakeServers {
   started: CogPrediction[];
   /** When set, a proxy in front of the container wants `Authorization: Bearer <token>`. */
   token: string | null;
+  /** Every webhook delivery made, with our service's answer. */
+  callbacks: SentCallback[];
 }
 
 const ASSET: Partial<Record<CogScenario, AssetName>> = { 'ok-video': 'mp4', 'ok-audio': 'wav', 'ok-3d': 'glb' };
@@ -68,6 +73,7 @@ export async function startFakeCog(options: { token?: string; concurrency?: numb
   const running = new Map<string, { prediction: CogPrediction; done: Promise<void>; end: (how: 'cancel' | 'disconnect') => void }>();
   const started: CogPrediction[] = [];
   let servers: FakeServers;
+  const callbacks: SentCallback[] = [];
 
   const outputOf = (p: CogPrediction): unknown => {
     switch (p.scenario) {
@@ -136,7 +142,18 @@ export async function startFakeCog(options: { token?: string; concurrency?: numb
     const existing = running.get(id);
     if (existing) return sendJson(res, 202, view(existing.prediction));
     if (running.size >= concurrency) return sendJson(res, 409, { error: 'At capacity - all prediction slots busy', status: 'failed' });
+    const webhook = request.webhook;
+    if (webhook !== undefined && (typeof webhook !== 'string' || !/^https?:\/\/[^\s]+$/.test(webhook))) {
+      return sendJson(res, 422, { detail: [{ loc: ['body', 'webhook'], msg: 'invalid or missing URL scheme', type: 'value_error.url.scheme' }] });
+    }
+    const events = request.webhook_events_filter;
+    if (events !== undefined && (!Array.isArray(events) || !events.every((e) => ['start', 'output', 'logs', 'completed'].includes(e as string)))) {
+      return sendJson(res, 422, { detail: [{ loc: ['body', 'webhook_events_filter'], msg: 'value is not a valid enumeration member', type: 'type_error.enum' }] });
+    }
     const run = start(id, request.input as Record<string, unknown>);
+    if (typeof webhook === 'string' && (events === undefined || (events as string[]).includes('completed'))) {
+      void run.done.then(() => postCallback(callbacks, webhook, {}, JSON.stringify(final(run.prediction))));
+    }
     if (req.headers.prefer === 'respond-async') return sendJson(res, 202, { id, status: 'starting' });
     // Synchronous: a closed connection cancels the prediction (coglet's guard on sync predictions).
     const onClose = () => {
@@ -165,5 +182,5 @@ export async function startFakeCog(options: { token?: string; concurrency?: numb
     sendJson(res, 404, { detail: 'Not Found' });
   });
 
-  return Object.assign(servers, { started, token });
+  return Object.assign(servers, { started, token, callbacks });
 }

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { dataUri, FakeServers, LEAK, parseJson, sendJson, sleep, startFakeServers } from './fake-provider';
+import { createHash, generateKeyPairSync, KeyObject, randomUUID, sign } from 'node:crypto';
+import { dataUri, FakeServers, LEAK, parseJson, postCallback, sendJson, SentCallback, sleep, startFakeServers } from './fake-provider';
 
 /**
  * A fake of fal's queue API, from its documentation (https://docs.fal.ai/model-endpoints/queue, the
@@ -13,6 +13,12 @@ import { dataUri, FakeServers, LEAK, parseJson, sendJson, sleep, startFakeServer
  *   (422 `{"detail": [{"loc", "msg", "type"}]}` for a model error, 5xx `{"detail", "error_type"}`
  *   for a request error).
  * - `PUT .../requests/{id}/cancel`: 202 `CANCELLATION_REQUESTED`, 400 `ALREADY_COMPLETED`, 404 `NOT_FOUND`.
+ * - Webhooks (https://docs.fal.ai/model-endpoints/webhooks): a submit with the `fal_webhook` query
+ *   parameter runs on its own clock (`runMs`) and, when done, POSTs `{"request_id", "gateway_request_id",
+ *   "status": "OK" | "ERROR", "payload", "error"?}` to it, signed: `X-Fal-Webhook-Request-Id`,
+ *   `-User-Id`, `-Timestamp` and `-Signature` (hex ED25519 over `<request id>\n<user id>\n<timestamp>\n<hex
+ *   SHA-256 of the body>`), with a key published in the JWKS at `GET /.well-known/jwks.json` (no key
+ *   needed; fal serves it from another host, a binding names this one in `callbackJwksUrl`).
  *
  * The model id (`fake-ai/<scenario>`) chooses what happens.
  */
@@ -62,6 +68,7 @@ interface FalRequest {
   polls: number;
   state: 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED';
   slowDone?: boolean;
+  webhook?: string;
 }
 
 export interface FakeFal extends FakeServers {
@@ -70,11 +77,29 @@ export interface FakeFal extends FakeServers {
   release(): void;
   /** Requests that entered the queue. */
   submits(): number;
+  /** The JWKS's URL (on the API origin here). */
+  jwksUrl: string;
+  /** Publishes a new signing key and signs with it from now on (the old one stays published unless `dropOld`). */
+  rotateKey(dropOld?: boolean): void;
+  /** Times the JWKS was read. */
+  jwksReads(): number;
+  callbacks: SentCallback[];
+  /** Status reads (`GET .../status`) answered. */
+  reads(): number;
+  /** Sends a request's webhook again (or altered), as a resend or an attacker would. */
+  sendWebhook(id: string, options?: { timestamp?: Date; body?: string; signature?: string; url?: string; key?: KeyObject }): Promise<SentCallback>;
 }
 
-export async function startFakeFal(options: { key?: string; slowMs?: number } = {}): Promise<FakeFal> {
+export async function startFakeFal(options: { key?: string; slowMs?: number; /** how long a request with a webhook runs (default 50 ms) */ runMs?: number; userId?: string } = {}): Promise<FakeFal> {
   const key = options.key ?? 'fal-key-id:fal-key-secret-456';
   const slowMs = options.slowMs ?? 1_500;
+  const runMs = options.runMs ?? 50;
+  const userId = options.userId ?? 'fake-fal-user-1';
+  const keyPair = () => ({ ...generateKeyPairSync('ed25519'), kid: randomUUID() });
+  let signingKeys = [keyPair()];
+  const callbacks: SentCallback[] = [];
+  let reads = 0;
+  let jwksReads = 0;
   const requests = new Map<string, FalRequest>();
   const queued: FalRequest[] = [];
   const throttled = new Set<string>();
@@ -118,21 +143,52 @@ export async function startFakeFal(options: { key?: string; slowMs?: number } = 
     return { response_url: base, status_url: `${base}/status`, cancel_url: `${base}/cancel` };
   };
 
+  const signedHeaders = (requestId: string, body: string, at: Date, with_: KeyObject) => {
+    const timestamp = String(Math.floor(at.getTime() / 1000));
+    const digest = createHash('sha256').update(body).digest('hex');
+    const signature = sign(null, Buffer.from(`${requestId}\n${userId}\n${timestamp}\n${digest}`), with_).toString('hex');
+    return { 'x-fal-webhook-request-id': requestId, 'x-fal-webhook-user-id': userId, 'x-fal-webhook-timestamp': timestamp, 'x-fal-webhook-signature': signature };
+  };
+
+  const webhookBody = (r: FalRequest) => {
+    const [status, result] = output(r);
+    const ok = status < 400;
+    return JSON.stringify({ request_id: r.id, gateway_request_id: r.id, status: ok ? 'OK' : 'ERROR', ...(ok ? {} : { error: `Invalid status code: ${status}` }), payload: result });
+  };
+
+  /** A request submitted with a webhook completes after `runMs` on its own, then calls back (unless it never ends). */
+  const runWithWebhook = (r: FalRequest) => {
+    if (r.scenario === 'never-finishes') return;
+    const tick = () => {
+      if (r.state === 'COMPLETED' || r.state === 'CANCELLED') return;
+      if (r.scenario === 'held' && !released) return void setTimeout(tick, 20).unref();
+      r.state = 'COMPLETED';
+      const body = webhookBody(r);
+      void postCallback(callbacks, r.webhook as string, signedHeaders(r.id, body, new Date(), signingKeys[signingKeys.length - 1].privateKey), body);
+    };
+    setTimeout(tick, runMs).unref();
+  };
+
   servers = await startFakeServers(async (req, res, body) => {
     const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'GET' && path === '/.well-known/jwks.json') {
+      jwksReads++;
+      return sendJson(res, 200, { keys: signingKeys.map((k) => ({ ...k.publicKey.export({ format: 'jwk' }), kid: k.kid, use: 'sig', alg: 'EdDSA' })) });
+    }
     if (req.headers.authorization !== `Key ${key}`) return sendJson(res, 401, { detail: 'Authentication is required to perform this action.' });
     const request = /^\/([^/]+\/[^/]+)\/requests\/([^/]+)(\/status|\/cancel)?$/.exec(path);
     if (request) {
       const r = requests.get(request[2]);
       if (!r || r.app !== request[1]) return sendJson(res, 404, { detail: 'Request not found', status: 'NOT_FOUND' });
       if (req.method === 'GET' && request[3] === '/status') {
+        reads++;
         if (r.scenario === 'status-503') return void res.writeHead(503, { 'content-type': 'text/plain' }).end(LEAK);
         if (r.scenario === 'status-slow' && !r.slowDone) {
           r.slowDone = true;
           await sleep(slowMs);
         }
         r.polls++;
-        if (r.state === 'IN_QUEUE' || r.state === 'IN_PROGRESS') {
+        if ((r.state === 'IN_QUEUE' || r.state === 'IN_PROGRESS') && !r.webhook) {
           if (r.scenario === 'never-finishes') r.state = r.polls < 2 ? 'IN_QUEUE' : 'IN_PROGRESS';
           else if (r.scenario === 'held' && !released) r.state = 'IN_PROGRESS';
           else r.state = r.polls === 1 ? 'IN_QUEUE' : r.polls === 2 ? 'IN_PROGRESS' : 'COMPLETED';
@@ -175,9 +231,12 @@ export async function startFakeFal(options: { key?: string; slowMs?: number } = 
         default:
           break;
       }
-      const r: FalRequest = { id: randomUUID(), app: `${submit[1]}/${submit[2]}`, scenario, input, polls: 0, state: 'IN_QUEUE' };
+      const webhook = new URL(req.url ?? '/', 'http://fake').searchParams.get('fal_webhook');
+      if (webhook !== null && !/^https?:\/\/[^\s]+$/.test(webhook)) return sendJson(res, 422, { detail: [{ loc: ['query', 'fal_webhook'], msg: 'invalid or missing URL scheme', type: 'value_error.url.scheme' }] });
+      const r: FalRequest = { id: randomUUID(), app: `${submit[1]}/${submit[2]}`, scenario, input, polls: 0, state: 'IN_QUEUE', webhook: webhook ?? undefined };
       requests.set(r.id, r);
       queued.push(r);
+      if (r.webhook) runWithWebhook(r);
       if (scenario === 'no-request-id') return sendJson(res, 200, { status: 'IN_QUEUE', queue_position: 0 });
       return sendJson(res, 200, { status: 'IN_QUEUE', request_id: r.id, ...urls(r), queue_position: 0 });
     }
@@ -191,5 +250,20 @@ export async function startFakeFal(options: { key?: string; slowMs?: number } = 
       released = true;
     },
     submits: () => queued.length,
+    jwksUrl: `${servers.url}/.well-known/jwks.json`,
+    rotateKey: (dropOld = false) => {
+      signingKeys = dropOld ? [keyPair()] : [...signingKeys, keyPair()];
+    },
+    jwksReads: () => jwksReads,
+    callbacks,
+    reads: () => reads,
+    sendWebhook: (id: string, o: { timestamp?: Date; body?: string; signature?: string; url?: string; key?: KeyObject } = {}) => {
+      const r = requests.get(id);
+      if (!r) throw new Error(`no request ${id}`);
+      const body = o.body ?? webhookBody(r);
+      const headers = signedHeaders(r.id, body, o.timestamp ?? new Date(), o.key ?? signingKeys[signingKeys.length - 1].privateKey);
+      if (o.signature !== undefined) headers['x-fal-webhook-signature'] = o.signature;
+      return postCallback(callbacks, o.url ?? (r.webhook as string), headers, body);
+    },
   });
 }

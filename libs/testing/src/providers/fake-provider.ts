@@ -167,6 +167,32 @@ export function parseJson(body: string): unknown {
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** A callback a fake sent (or tried to), with what our service answered. */
+export interface SentCallback {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The answer's status; 0 when the request failed (nothing listening). */
+  status: number;
+  /** The answer's body (the envelope of a refusal). */
+  answer: string;
+  at: number;
+}
+
+/** POSTs a callback as a provider does (JSON, no redirects followed), records it, and never throws. */
+export async function postCallback(sent: SentCallback[], url: string, headers: Record<string, string>, body: string): Promise<SentCallback> {
+  const record: SentCallback = { url, headers, body, status: 0, answer: '', at: Date.now() };
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, redirect: 'manual', signal: AbortSignal.timeout(15_000) });
+    record.status = res.status;
+    record.answer = await res.text();
+  } catch {
+    // Nothing answered: recorded with status 0, as a provider would log a failed delivery.
+  }
+  sent.push(record);
+  return record;
+}
+
 /** A catalogue model as a running deployment stores it (`generation.models`, the binding as `engine`). */
 export interface CatalogueRow {
   id: string;

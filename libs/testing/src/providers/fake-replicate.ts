@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { AssetName, dataUri, FakeServers, LEAK, parseJson, sendJson, sleep, startFakeServers } from './fake-provider';
+import { Webhook } from 'standardwebhooks';
+import { AssetName, dataUri, FakeServers, LEAK, parseJson, postCallback, sendJson, SentCallback, sleep, startFakeServers } from './fake-provider';
 
 /**
  * A fake of Replicate's HTTP API, from its reference (https://replicate.com/docs/reference/http, the
@@ -15,6 +16,13 @@ import { AssetName, dataUri, FakeServers, LEAK, parseJson, sendJson, sleep, star
  *   `failed`, `canceled` or `aborted`; `output` a URL, a list of URLs or a data URI.
  * - `POST /v1/predictions/{id}/cancel` (predictions.cancel).
  * - `Authorization: Bearer <token>`; errors are problem details (`{"title", "detail", "status"}`).
+ * - Webhooks (https://replicate.com/docs/topics/webhooks, ".../verify-webhook"): a create with
+ *   `webhook` (an https or http URL) and `webhook_events_filter` (`start`, `output`, `logs`,
+ *   `completed`) runs on its own clock (`durationMs`) and, when it ends, POSTs the prediction to the URL
+ *   for `completed`, signed as Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ *   `webhook-signature: v1,<base64>`) with the account's secret, which
+ *   `GET /v1/webhooks/default/secret` answers as `{"key": "whsec_..."}`. A delivery answered other
+ *   than 2xx is retried (`webhookRetries` times, `webhookRetryMs` apart) with the same `webhook-id`.
  *
  * The model name (`fake/<scenario>`) chooses what happens; a pinned version (64 hex) runs `ok`.
  */
@@ -85,6 +93,8 @@ interface Prediction {
   data_removed: boolean;
   /** poll-503-once / poll-slow: the first poll has had its trouble. */
   failedOnce?: boolean;
+  webhook?: string;
+  webhookEvents?: string[];
 }
 
 export interface FakeReplicate extends FakeServers {
@@ -95,6 +105,18 @@ export interface FakeReplicate extends FakeServers {
   release(): void;
   /** Requests that created a prediction. */
   creates(): number;
+  /** The account's webhook signing secret (`whsec_...`); `rotateSecret()` replaces it. */
+  webhookSecret: string;
+  rotateSecret(): string;
+  /** Every webhook delivery made, with our service's answer. */
+  callbacks: SentCallback[];
+  /** Status reads (`GET /v1/predictions/{id}`) answered. */
+  reads(): number;
+  /** Sends a prediction's `completed` webhook again (or with changes), as a resend or an attacker would. */
+  sendWebhook(
+    id: string,
+    options?: { webhookId?: string; timestamp?: Date; secret?: string; body?: string; signature?: string; url?: string },
+  ): Promise<SentCallback>;
   /** Predictions running now (created, not ended), and the most there ever were at once. */
   inFlight(): number;
   peakInFlight(): number;
@@ -112,9 +134,12 @@ const CANCEL_AFTER = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s?)?$/;
 
 /**
  * `durationMs`: each prediction runs that long from its create (wall clock, whatever the polls), as a
- * real model does, instead of ending at its second poll (benchmarks and parking specs).
+ * real model does, instead of ending at its second poll (benchmarks and parking specs). A prediction
+ * made with a webhook always runs on the clock (`durationMs`, default 50 ms), then calls back.
  */
-export async function startFakeReplicate(options: { token?: string; slowMs?: number; durationMs?: number } = {}): Promise<FakeReplicate> {
+export async function startFakeReplicate(
+  options: { token?: string; slowMs?: number; durationMs?: number; webhookRetries?: number; webhookRetryMs?: number } = {},
+): Promise<FakeReplicate> {
   const token = options.token ?? 'r8_fake-replicate-token-123';
   const slowMs = options.slowMs ?? 1_500;
   const durationMs = options.durationMs;
@@ -125,6 +150,10 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
   const ended = (p: Prediction) => {
     if (running.delete(p.id)) inFlight--;
   };
+  const newSecret = () => `whsec_${randomBytes(24).toString('base64')}`;
+  let webhookSecret = newSecret();
+  const callbacks: SentCallback[] = [];
+  let reads = 0;
   const predictions = new Map<string, Prediction>();
   const ordered: Prediction[] = [];
   const seen429 = new Set<string>();
@@ -138,7 +167,13 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
   const asset = (scenario: ReplicateScenario): AssetName =>
     scenario === 'ok-video' ? 'mp4' : scenario === 'ok-audio' ? 'wav' : scenario === 'ok-3d' ? 'glb' : scenario === 'ok-jpeg' ? 'jpeg' : 'png';
 
+  /** The prediction ends as its scenario says; one made with a webhook then calls back (`completed`). */
   const finish = (p: Prediction) => {
+    settle(p);
+    if (p.webhook && (!p.webhookEvents || p.webhookEvents.includes('completed'))) void deliver(p, `msg_${randomBytes(12).toString('hex')}`);
+  };
+
+  const settle = (p: Prediction) => {
     ended(p);
     const file = (name: string) => `${servers.cdnUrl}/files/${name}.${asset(p.scenario)}`;
     switch (p.scenario) {
@@ -226,11 +261,25 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
     },
   });
 
+  /** One `completed` delivery: signed at send time, retried on a non-2xx answer with the same webhook-id. */
+  const deliver = async (p: Prediction, webhookId: string) => {
+    for (let attempt = 0; attempt <= (options.webhookRetries ?? 0); attempt++) {
+      const body = JSON.stringify(view(p));
+      const at = new Date();
+      const signature = new Webhook(webhookSecret).sign(webhookId, at, body);
+      const timestamp = String(Math.floor(at.getTime() / 1000));
+      const sent = await postCallback(callbacks, p.webhook as string, { 'webhook-id': webhookId, 'webhook-timestamp': timestamp, 'webhook-signature': signature }, body);
+      if (sent.status >= 200 && sent.status < 300) return;
+      await sleep(options.webhookRetryMs ?? 200);
+    }
+  };
+
   servers = await startFakeServers(async (req, res, body) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.headers.authorization !== `Bearer ${token}`) {
       return problem(res, 401, 'Unauthenticated', 'You did not pass a valid authentication token');
     }
+    if (req.method === 'GET' && path === '/v1/webhooks/default/secret') return sendJson(res, 200, { key: webhookSecret });
     const official = OFFICIAL.exec(path);
     if (req.method === 'POST' && (official || path === '/v1/predictions')) {
       const parsed = parseJson(body);
@@ -241,6 +290,13 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
       if (unknown.length) return problem(res, 422, 'Input validation failed', `Additional property ${unknown[0]} is not allowed`);
       if (typeof request.input !== 'object' || request.input === null || Array.isArray(request.input)) {
         return problem(res, 422, 'Input validation failed', 'input is required');
+      }
+      if (request.webhook !== undefined && (typeof request.webhook !== 'string' || !/^https?:\/\/[^\s]+$/.test(request.webhook))) {
+        return problem(res, 422, 'Input validation failed', 'webhook must be an HTTPS URL');
+      }
+      const events = request.webhook_events_filter;
+      if (events !== undefined && (!Array.isArray(events) || events.length === 0 || !events.every((e) => ['start', 'output', 'logs', 'completed'].includes(e as string)))) {
+        return problem(res, 422, 'Input validation failed', 'webhook_events_filter items must be one of start, output, logs, completed');
       }
       let scenario: ReplicateScenario = 'ok';
       let model: string;
@@ -295,15 +351,18 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
         polls: 0,
         created_at: new Date().toISOString(),
         data_removed: false,
+        webhook: request.webhook as string | undefined,
+        webhookEvents: events as string[] | undefined,
       };
       predictions.set(p.id, p);
       ordered.push(p);
       running.add(p.id);
       peakInFlight = Math.max(peakInFlight, ++inFlight);
-      if (durationMs !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
+      const runFor = durationMs ?? (p.webhook ? 50 : undefined);
+      if (runFor !== undefined && p.scenario !== 'never-finishes' && p.scenario !== 'held') {
         setTimeout(() => {
           if (['starting', 'processing'].includes(p.status)) finish(p);
-        }, durationMs).unref();
+        }, runFor).unref();
       }
       if (scenario === 'create-no-id') {
         const { id: _id, ...rest } = view(p);
@@ -327,6 +386,7 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
     if (req.method === 'GET' && get) {
       const p = predictions.get(decodeURIComponent(get[1]));
       if (!p) return problem(res, 404, 'Not found', 'The requested resource could not be found.');
+      reads++;
       if (p.scenario === 'poll-503' || (p.scenario === 'poll-503-once' && !p.failedOnce)) {
         p.failedOnce = true;
         return void res.writeHead(503, { 'content-type': 'text/plain' }).end(LEAK);
@@ -351,14 +411,31 @@ export async function startFakeReplicate(options: { token?: string; slowMs?: num
     problem(res, 404, 'Not found', 'The requested resource could not be found.');
   });
 
-  return Object.assign(servers, {
+  const fake = Object.assign(servers, {
     token,
     predictions: ordered,
     release: () => {
       released = true;
     },
     creates: () => createCount,
+    webhookSecret,
+    rotateSecret: () => (webhookSecret = newSecret()),
+    callbacks,
+    reads: () => reads,
+    sendWebhook: (id: string, o: { webhookId?: string; timestamp?: Date; secret?: string; body?: string; signature?: string; url?: string } = {}) => {
+      const p = predictions.get(id);
+      if (!p) throw new Error(`no prediction ${id}`);
+      const body = o.body ?? JSON.stringify(view(p));
+      const webhookId = o.webhookId ?? `msg_${randomBytes(12).toString('hex')}`;
+      const at = o.timestamp ?? new Date();
+      const signature = o.signature ?? new Webhook(o.secret ?? webhookSecret).sign(webhookId, at, body);
+      const headers = { 'webhook-id': webhookId, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature };
+      return postCallback(callbacks, o.url ?? (p.webhook as string), headers, body);
+    },
     inFlight: () => inFlight,
     peakInFlight: () => peakInFlight,
   });
+  // The secret as it is now (rotateSecret changes it).
+  Object.defineProperty(fake, 'webhookSecret', { get: () => webhookSecret });
+  return fake;
 }

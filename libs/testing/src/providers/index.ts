@@ -1,7 +1,7 @@
 // Fake providers (Replicate, fal, Cog, OpenAI Images, our `remote` protocol) for the adapters' specs,
 // the end-to-end and distributed tiers and bench:providers.
 export { addCatalogueModel, ASSET_OF, ASSET_TYPES, ASSETS, dataUri, LEAK } from './fake-provider';
-export type { AssetName, CatalogueRow, FakeServers } from './fake-provider';
+export type { AssetName, CatalogueRow, FakeServers, SentCallback } from './fake-provider';
 export { startFakeCog } from './fake-cog';
 export type { CogPrediction, CogScenario, FakeCog } from './fake-cog';
 export { startFakeFal } from './fake-fal';

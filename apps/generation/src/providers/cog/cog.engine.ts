@@ -4,6 +4,8 @@ import { Prediction, PredictionEngine } from '../shared/prediction';
 import type { UpstreamJob } from '../shared/upstream-client';
 import type { CancelCall } from '../shared/upstream-engine';
 import { parseJsonObject, statusFailure } from '../shared/upstream-http';
+import { callbackFields } from '../shared/prediction-webhook';
+import { CogCallbackVerifier } from './cog.callback';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
@@ -31,6 +33,7 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
  */
 export class CogEngine extends PredictionEngine<BindingSettings> {
   protected readonly kind = 'cog';
+  readonly callbacks = new CogCallbackVerifier();
   /** Not parked: the prediction is one call that lasts as long as it runs (and Cog cancels it if the call is dropped). */
   override readonly phases = undefined;
 
@@ -70,7 +73,7 @@ export class CogEngine extends PredictionEngine<BindingSettings> {
         method: 'PUT',
         url: this.client.apiUrl(`/predictions/${encodeURIComponent(id)}`),
         headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
-        body: JSON.stringify({ input: generationInput(this.settings, job.request) }),
+        body: JSON.stringify({ input: generationInput(this.settings, job.request), ...callbackFields(this.settings, job) }),
         maxBytes: this.inlineLimit,
         tooLarge: 'output_invalid',
         // The call lasts as long as the prediction: the whole generation's deadline bounds it.

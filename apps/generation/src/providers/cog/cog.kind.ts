@@ -12,6 +12,7 @@ const SPEC: BindingSpec = {
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
   reservedInput: [],
   extraKeys: [],
+  callbacks: true,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): BindingSettings | null {

@@ -7,9 +7,12 @@ import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
 import { jsonObject, parseJsonObject, snippet } from '../shared/upstream-http';
 import { readUpstreamId } from '../shared/upstream-ref';
+import { FalCallbackVerifier } from './fal.callback';
 
 export interface FalSettings extends BindingSettings {
   upstreamModel: string;
+  /** Where fal publishes the keys of its callback signatures (its JWKS). */
+  callbackJwksUrl: string;
 }
 
 /** What we store on our job: the request id and the three URLs the submit answered (all on the API's origin). */
@@ -52,6 +55,7 @@ const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
  */
 export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueState> {
   protected readonly kind = 'fal';
+  readonly callbacks = new FalCallbackVerifier(this.client.http, this.settings.callbackJwksUrl);
 
   protected storeRef(ref: FalRef): string {
     return JSON.stringify(ref);
@@ -106,7 +110,7 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
     const answer = await this.client.http.send(
       {
         method: 'POST',
-        url: this.client.apiUrl(`/${this.settings.upstreamModel}`),
+        url: this.submitUrl(job),
         headers: this.client.apiHeaders('application/json', { 'content-type': 'application/json' }),
         body: JSON.stringify(generationInput(this.settings, job.request)),
         maxBytes: MAX_JSON_BYTES,
@@ -126,6 +130,13 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
       response: url(body.response_url, '', 'response_url'),
       cancel: url(body.cancel_url, '/cancel', 'cancel_url'),
     };
+  }
+
+  /** `{baseUrl}/{model}`, with `fal_webhook` (the queue's callback) when the binding has `"callbacks": true`. */
+  private submitUrl(job: UpstreamJob): URL {
+    const url = this.client.apiUrl(`/${this.settings.upstreamModel}`);
+    if (this.settings.callbacks && job.request.callbackUrl) url.searchParams.set('fal_webhook', job.request.callbackUrl);
+    return url;
   }
 
   private async status(ref: FalRef, job: UpstreamJob): Promise<Record<string, unknown>> {

@@ -1,6 +1,7 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, BindingSpec, readBinding, readUrl } from '../shared/binding-settings';
+import { FAL_JWKS_URL } from './fal.callback';
 import { readCredential, unavailableEngine } from '../shared/upstream-client';
 import { FalEngine, FalSettings } from './fal.engine';
 
@@ -15,12 +16,17 @@ const SPEC: BindingSpec = {
   tokenEnv: 'required',
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://fal.media', 'https://*.fal.media'] },
   reservedInput: [],
-  extraKeys: [],
+  extraKeys: ['callbackJwksUrl'],
+  callbacks: true,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): FalSettings | null {
+  const start = problems.length;
   const binding = readBinding(settings, where, SPEC, problems);
-  return binding ? { ...binding, upstreamModel: binding.upstreamModel as string } : null;
+  // fal's public keys for callback signatures (docs/engines.md, "Callbacks"): another URL for a test double or a proxy.
+  const callbackJwksUrl = settings.callbackJwksUrl === undefined ? FAL_JWKS_URL : readUrl(settings.callbackJwksUrl, `${where}.callbackJwksUrl`, problems, true);
+  if (!binding || callbackJwksUrl === null || problems.length > start) return null;
+  return { ...binding, upstreamModel: binding.upstreamModel as string, callbackJwksUrl };
 }
 
 /** fal's queue API (https://docs.fal.ai/model-endpoints/queue): `{"engine": "fal", "upstreamModel": "fal-ai/...", "tokenEnv": ...}`. */

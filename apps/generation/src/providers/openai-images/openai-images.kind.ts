@@ -13,6 +13,7 @@ const SPEC: BindingSpec = {
   defaults: { requestMs: 100_000, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
   reservedInput: ['model', 'n'],
   extraKeys: [],
+  callbacks: false,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): OpenAiImagesSettings | null {

@@ -4,6 +4,8 @@ import type { UpstreamJob } from '../shared/upstream-client';
 import type { CancelCall } from '../shared/upstream-engine';
 import { jsonObject } from '../shared/upstream-http';
 import { readUpstreamId } from '../shared/upstream-ref';
+import { ReplicateCallbackVerifier } from './replicate.callback';
+import { callbackFields } from '../shared/prediction-webhook';
 
 export interface ReplicateSettings extends BindingSettings {
   upstreamModel: string;
@@ -34,6 +36,7 @@ const VERSION = /(^|:)[0-9a-f]{64}$/;
  */
 export class ReplicateEngine extends PredictionEngine<ReplicateSettings> {
   protected readonly kind = 'replicate';
+  readonly callbacks = new ReplicateCallbackVerifier(this.client);
 
   protected async submit(job: UpstreamJob): Promise<{ ref: string; state: Prediction }> {
     // Not repeatable: Replicate takes no idempotency key, a second create is a second prediction.
@@ -68,7 +71,7 @@ export class ReplicateEngine extends PredictionEngine<ReplicateSettings> {
         method: 'POST',
         url: this.client.apiUrl(pinned ? '/v1/predictions' : `/v1/models/${encodeURIComponent(owner)}/${encodeURIComponent(name)}/predictions`),
         headers: this.client.apiHeaders('application/json', headers),
-        body: JSON.stringify(pinned ? { version: model, input } : { input }),
+        body: JSON.stringify({ ...(pinned ? { version: model, input } : { input }), ...callbackFields(this.settings, job) }),
         maxBytes: this.inlineLimit,
         tooLarge: 'output_invalid',
       },

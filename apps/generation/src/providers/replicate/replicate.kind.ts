@@ -16,6 +16,7 @@ const SPEC: BindingSpec = {
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://replicate.delivery', 'https://*.replicate.delivery'] },
   reservedInput: [],
   extraKeys: ['preferWait'],
+  callbacks: true,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): ReplicateSettings | null {

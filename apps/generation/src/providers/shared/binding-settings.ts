@@ -39,6 +39,11 @@ export interface BindingSettings {
   outputOrigins: string[];
   /** Where the output URLs are in the result (`images.*.url`: `*` is every item of a list), when not where the adapter looks. */
   outputPath: string[] | null;
+  /**
+   * Whether submits ask the provider to call back when the upstream job ends (`"callbacks": true`;
+   * docs/engines.md, "Callbacks"): the job is then checked at once instead of at its next poll.
+   */
+  callbacks: boolean;
   /** The slowest cadence of a parked job's checks (they start at `pollIntervalMs` and slow down to this). */
   maxPollIntervalMs: number;
   /** At most this many upstream jobs of this binding at once, over every replica (the provider account's concurrency); null: no cap. */
@@ -70,6 +75,8 @@ export interface BindingSpec {
   reservedInput: readonly string[];
   /** The kind's own settings, validated by the kind. */
   extraKeys: readonly string[];
+  /** Whether the provider can call back (`"callbacks": true` is refused where it cannot). */
+  callbacks: boolean;
 }
 
 export const BINDING_DEFAULTS = {
@@ -96,6 +103,7 @@ const COMMON_KEYS = [
   'maxOutputBytes',
   'outputOrigins',
   'outputPath',
+  'callbacks',
   ...WAIT_KEYS,
 ];
 /** Names under which a credential gets pasted into a binding by mistake. */
@@ -172,6 +180,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
   const maxOutputBytes = readInt(raw.maxOutputBytes, `${where}.maxOutputBytes`, BINDING_DEFAULTS.maxOutputBytes, 1, 1024 ** 3, problems);
   const outputOrigins = raw.outputOrigins === undefined ? [...spec.defaults.outputOrigins] : readOrigins(raw.outputOrigins, `${where}.outputOrigins`, problems);
   const outputPath = readOutputPath(raw.outputPath, `${where}.outputPath`, problems);
+  const callbacks = readCallbacks(raw.callbacks, `${where}.callbacks`, spec.callbacks, problems);
   const wait = readWaitSettings(raw, where, pollIntervalMs, problems);
 
   if (problems.length > start || baseUrl === null) return null;
@@ -191,6 +200,7 @@ export function readBinding(raw: Record<string, unknown>, where: string, spec: B
     maxOutputBytes,
     outputOrigins,
     outputPath,
+    callbacks,
     ...wait,
   };
 }
@@ -305,6 +315,16 @@ function readField(value: unknown, where: string, fallback: string | null, probl
   if (typeof value === 'string' && FIELD.test(value)) return value;
   problems.push(`${where} must be a field name (letters, digits, _)`);
   return fallback;
+}
+
+function readCallbacks(value: unknown, where: string, supported: boolean, problems: string[]): boolean {
+  if (value === undefined || value === false) return false;
+  if (value !== true) {
+    problems.push(`${where} must be true or false`);
+    return false;
+  }
+  if (!supported) problems.push(`${where}: this engine's provider does not call back; remove the setting (polling is how its jobs are followed)`);
+  return supported;
 }
 
 function readOutputPath(value: unknown, where: string, problems: string[]): string[] | null {

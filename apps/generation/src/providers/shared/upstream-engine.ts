@@ -75,7 +75,11 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
         (ref) => this.cancel(ref),
         'collect',
       ),
-    nextCheckMs: (checks) => nextCheckMs(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs, checks),
+    // A job whose provider will call back is polled only as the fallback, at the slowest cadence (docs/engines.md, "Callbacks").
+    nextCheckMs: (checks, callbackExpected = false) =>
+      callbackExpected && this.settings.callbacks === true
+        ? Math.max(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs)
+        : nextCheckMs(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs, checks),
   };
 
   /** The prefix of the references stored on our jobs (`replicate:<id>`), which says whose they are. */
@@ -150,7 +154,8 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
 }
 
 /** What the phases read of a binding. */
-export type PhaseSettings = Pick<BindingSettings, 'pollIntervalMs' | 'maxPollIntervalMs' | 'totalTimeoutMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
+export type PhaseSettings = Pick<BindingSettings, 'pollIntervalMs' | 'maxPollIntervalMs' | 'totalTimeoutMs' | 'maxInFlight' | 'maxRequestsPerSecond'> &
+  Partial<Pick<BindingSettings, 'callbacks'>>;
 
 /**
  * The wait before a parked job's next check: `pollIntervalMs` for the first three checks, then
