@@ -19,7 +19,7 @@ const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) a
 const packages = Object.entries(lock.packages).filter(([path]) => path !== '');
 const nameOf = (path: string) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
 
-/** The oldest Node version of each range package.json claims (`^20.19.0 || >=22.13.0`: 20.19.0 and 22.13.0). */
+/** The oldest Node version of each range package.json claims (`^20.19.0 || ^22.13.0 || >=24.0.0`: 20.19.0, 22.13.0 and 24.0.0). */
 const claimed = pkg.engines.node.split('||').map((range) => semver.minVersion(range.trim())?.version as string);
 
 /**
@@ -29,9 +29,9 @@ const claimed = pkg.engines.node.split('||').map((range) => semver.minVersion(ra
  */
 describe('install: the Node versions claimed and the lockfile agree', () => {
   it('claims the Node versions the README states', () => {
-    expect(claimed).toEqual(['20.19.0', '22.13.0']);
+    expect(claimed).toEqual(['20.19.0', '22.13.0', '24.0.0']);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('Node.js 20.19 or later (20.x), or 22.13 or later');
+    expect(readme).toContain('Node.js 22.13 or later (the image\'s LTS line; 24 works too), or 20.19 or later (20.x');
   });
 
   it('every package accepts the oldest Node of each claimed range (no EBADENGINE)', () => {

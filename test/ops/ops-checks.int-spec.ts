@@ -26,19 +26,23 @@ describe('ops checks', () => {
     expect(result.output).toContain('validated against the Kubernetes schemas');
   });
 
-  it('check-k8s rejects schema errors, unknown fields, missing probes and limits, and a public non-gateway service', () => {
+  it('check-k8s rejects schema errors, unknown fields, missing probes and limits, a public non-gateway service, replicas under an HPA and webhook ports the egress policy does not open', () => {
     const dir = join(work, 'k8s');
     cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
     const edit = (file: string, from: string | RegExp, to: string) =>
       writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
-    edit('gateway.yaml', 'replicas: 2', 'replicas: two');
+    edit('gateway.yaml', 'revisionHistoryLimit: 5', 'revisionHistoryLimit: five');
+    edit('billing.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
+    edit('config.yaml', 'WEBHOOK_ALLOWED_PORTS: "443"', 'WEBHOOK_ALLOWED_PORTS: "443,8443"');
     edit('billing.yaml', 'maxUnavailable: 1', 'maxUnavailble: 1');
     edit('generation.yaml', /limits: \{ cpu: "2", memory: 1Gi \}/, 'limits: { cpu: "2" }');
     edit('webhooks.yaml', 'path: /readyz', 'path: /ready');
     edit('webhooks.yaml', 'type: ClusterIP', 'type: LoadBalancer');
     const result = run('check-k8s.mjs', dir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain('data/spec/replicas must be integer');
+    expect(result.output).toContain('data/spec/revisionHistoryLimit must be integer');
+    expect(result.output).toContain('gen-billing: no replicas field on a Deployment its HorizontalPodAutoscaler scales');
+    expect(result.output).toContain('WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports gen-egress-internet opens to the internet (443)');
     expect(result.output).toContain("'\"maxUnavailble\"' does not exist in type 'PodDisruptionBudgetSpec'");
     expect(result.output).toContain('gen-generation/generation: resources.limits.memory is required');
     expect(result.output).toContain('gen-webhooks: readinessProbe must GET /readyz on the http port');

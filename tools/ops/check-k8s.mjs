@@ -179,6 +179,8 @@ for (const service of SERVICES) {
   const hpa = byKind('HorizontalPodAutoscaler').find((o) => o.value.spec?.scaleTargetRef?.kind === 'Deployment' && o.value.spec.scaleTargetRef.name === name);
   if (!hpa) problem(where, `${name}: no HorizontalPodAutoscaler`);
   else if (!(hpa.value.spec.minReplicas >= 2)) problem(hpa.where, `${name}: minReplicas must be at least 2 (a rollout or a drain keeps one serving)`);
+  // The HPA owns the replica count: a `replicas` field would scale the Deployment back at each apply.
+  if (hpa && spec.replicas !== undefined) problem(where, `${name}: no replicas field on a Deployment its HorizontalPodAutoscaler scales (each apply would reset it)`);
   const pdb = byKind('PodDisruptionBudget').find((o) => matches(o.value.spec?.selector?.matchLabels, labels));
   if (!pdb) problem(where, `${name}: no PodDisruptionBudget`);
 }
@@ -211,6 +213,20 @@ for (const ingress of byKind('Ingress')) {
 for (const service of byKind('Service')) {
   if (['LoadBalancer', 'NodePort'].includes(service.value.spec?.type) && service.value.metadata.name !== 'gen-gateway') {
     problem(service.where, `${service.value.metadata.name}: only the gateway may be exposed outside the cluster`);
+  }
+}
+
+// The webhook URL check and the egress policy agree: the ports WEBHOOK_ALLOWED_PORTS lets a webhook URL
+// use are exactly the ports the internet egress policy opens to the webhooks pods.
+{
+  const config = byKind('ConfigMap').find((o) => o.value.metadata.name === 'gen-config');
+  const allowed = String(config?.value.data?.WEBHOOK_ALLOWED_PORTS ?? '').split(',').map((p) => p.trim()).filter(Boolean).map(Number).sort((a, b) => a - b);
+  const egress = policies.find((p) => JSON.stringify(p.value.spec?.podSelector ?? {}).includes('gen-webhooks') && (p.value.spec?.egress ?? []).some((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0')));
+  const opened = [...new Set((egress?.value.spec.egress ?? []).filter((r) => (r.to ?? []).some((t) => t.ipBlock?.cidr === '0.0.0.0/0')).flatMap((r) => (r.ports ?? []).map((p) => Number(p.port))))].sort((a, b) => a - b);
+  if (allowed.length === 0) problem('gen-config', 'WEBHOOK_ALLOWED_PORTS must list the ports the egress policy opens (empty accepts URLs whose deliveries the policy would drop)');
+  else if (!egress) problem('network-policies', 'no egress policy opens the internet to gen-webhooks');
+  else if (allowed.join(',') !== opened.join(',')) {
+    problem(egress.where, `WEBHOOK_ALLOWED_PORTS (${allowed.join(',')}) must equal the ports ${egress.value.metadata.name} opens to the internet (${opened.join(',')})`);
   }
 }
 

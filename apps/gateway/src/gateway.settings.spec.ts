@@ -30,7 +30,7 @@ describe('gateway settings', () => {
       storage: { driver: 'local', dir: '.data/outputs' },
       outputUrls: { mode: 'cdn', signedTtlSeconds: 300 },
       rpcTimeoutMs: 10_000,
-      webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] },
+      webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [], ports: [] },
       apiKeyCache: DEFAULT_API_KEY_CACHE_SETTINGS,
       rateLimit: DEFAULT_RATE_LIMIT_SETTINGS,
     });

@@ -20,6 +20,13 @@ export interface WebhookDestinationPolicy {
    * only). A matching address or hostname bypasses every other address check.
    */
   allowList: readonly string[];
+  /**
+   * The ports a webhook URL may use (its explicit port, else 443 for https and 80 for http); empty or
+   * absent: any. In Kubernetes these are the ports the egress NetworkPolicy opens to the internet
+   * (k8s/: both come from one setting, and tools/ops/check-k8s.mjs checks they agree), so a URL the
+   * policy would time out on is refused at submit instead.
+   */
+  ports?: readonly number[];
 }
 
 export type AddressPolicy = Pick<WebhookDestinationPolicy, 'allowPrivate' | 'allowList'>;

@@ -162,3 +162,28 @@ describe('validateWebhookUrl (development and allow-list)', () => {
     expect(result).toEqual({ ok: false, reason: 'Webhook URLs cannot be accepted at the moment.' });
   });
 });
+
+describe('validateWebhookUrl: the ports the deployment delivers to (WEBHOOK_ALLOWED_PORTS)', () => {
+  const ONLY_443: WebhookDestinationPolicy = { ...PRODUCTION, ports: [443] };
+
+  it.each(['https://example.com/hook', 'https://example.com:443/hook'])('accepts %s on 443', (url) => {
+    expect(validateWebhookUrl(url, ONLY_443).ok).toBe(true);
+  });
+
+  it('refuses another port with the reason, as a 422 says it', () => {
+    expect(validateWebhookUrl('https://example.com:8443/hook', ONLY_443)).toEqual({
+      ok: false,
+      reason: 'Webhook URL port 8443 is not allowed: this deployment delivers webhooks only to port 443.',
+    });
+    expect(validateWebhookUrl('http://example.com/hook', { ...DEVELOPMENT, ports: [443, 8443] })).toEqual({
+      ok: false,
+      reason: 'Webhook URL port 80 is not allowed: this deployment delivers webhooks only to ports 443, 8443.',
+    });
+  });
+
+  it('accepts any port when the list is empty or absent', () => {
+    expect(validateWebhookUrl('https://example.com:8443/hook', { ...PRODUCTION, ports: [] }).ok).toBe(true);
+    expect(validateWebhookUrl('https://example.com:8443/hook', PRODUCTION).ok).toBe(true);
+  });
+});
+

@@ -72,6 +72,11 @@ export function validateWebhookUrl(url: string, policy: WebhookDestinationPolicy
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && policy.allowHttp)) {
     return refuse('Webhook URL must use https.');
   }
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  if (policy.ports && policy.ports.length > 0 && !policy.ports.includes(port)) {
+    const allowed = policy.ports.join(', ');
+    return refuse(`Webhook URL port ${port} is not allowed: this deployment delivers webhooks only to port${policy.ports.length > 1 ? 's' : ''} ${allowed}.`);
+  }
   if (parsed.username !== '' || parsed.password !== '') {
     return refuse('Webhook URL must not contain a user name or password.');
   }

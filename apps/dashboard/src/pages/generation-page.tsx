@@ -269,7 +269,8 @@ export function GenerationPage({ id }: { id: string }) {
                         </a>
                         <span className="muted small">
                           {' '}
-                          · {o.content_type} · {formatBytes(o.bytes)}
+                          · {o.content_type}
+                          {o.bytes === null ? '' : ` · ${formatBytes(o.bytes)}`}
                           {o.width && o.height ? ` · ${o.width}x${o.height}` : ''}
                           {o.duration_s ? ` · ${o.duration_s} s` : ''}
                         </span>
