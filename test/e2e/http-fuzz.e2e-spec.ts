@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BillingService } from '@gen/billing';
+import { CATALOGUE, ModelDefinitionInput } from '@gen/generation';
 import { http } from '@gen/testing';
+import { testModel } from '../support/factories';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { rawExchange, RawResponse } from '../support/raw-http';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -27,7 +29,28 @@ const FUZZ_MS = Number(process.env.FUZZ_MS ?? 50_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const INITIAL_CREDITS = 1_000_000;
 
-const MODELS = ['pixel-flux-1', 'pixel-flux-1-hd', 'motion-lite-1', 'tone-weaver-1', 'mesh-smith-1', 'voice-1'];
+const MODELS = ['pixel-flux-1', 'pixel-flux-1-hd', 'motion-lite-1', 'tone-weaver-1', 'mesh-smith-1', 'voice-1', 'fuzz-inputs-1'];
+
+/** A model with inputs of every kind and a price that follows one, so `input` and `metadata` are fuzzed against a real schema. */
+const INPUTS_MODEL: ModelDefinitionInput = testModel({
+  id: 'fuzz-inputs-1',
+  engine: 'instant',
+  credits: 2,
+  priceMultipliers: ['num_outputs'],
+  inputs: {
+    type: 'object',
+    properties: {
+      num_outputs: { type: 'integer', minimum: 1, maximum: 4, default: 1 },
+      aspect_ratio: { type: 'string', enum: ['1:1', '16:9'], default: '1:1' },
+      seed: { type: 'integer', minimum: 0, maximum: 2147483647 },
+      guidance: { type: 'number', minimum: 0, maximum: 10 },
+      negative_prompt: { type: 'string', maxLength: 200 },
+      safe: { type: 'boolean' },
+      image: { type: 'string', format: 'uri' },
+    },
+    additionalProperties: false,
+  },
+});
 const TYPES = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'];
 
 /** Routes as the server declares them (`:id` and `:shard`/`:file` filled by the fuzzer). */
@@ -83,7 +106,10 @@ describe('HTTP fuzz (standalone, every public and dashboard route)', () => {
   beforeAll(async () => {
     staticDir = mkdtempSync(join(tmpdir(), 'gen-fuzz-static-'));
     writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>dashboard</title>');
-    h = await startStandaloneHarness({ DASHBOARD_DIR: staticDir, HTTP_BODY_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' });
+    h = await startStandaloneHarness(
+      { DASHBOARD_DIR: staticDir, HTTP_BODY_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '1000' },
+      { models: [...CATALOGUE, INPUTS_MODEL] },
+    );
     const account = await h.account('enterprise', INITIAL_CREDITS);
     accountId = account.accountId;
     // No rate limit in the way: every request reaches the code under test.
@@ -165,6 +191,28 @@ describe('HTTP fuzz (standalone, every public and dashboard route)', () => {
         type: fc.oneof(fc.constantFrom(...TYPES), text),
         webhook_url: fc.oneof(fc.webUrl(), text, fc.constantFrom('http://127.0.0.1:9/x', 'https://ho%6Fks.example.com./', ' http://a.example/')),
         extra: fc.jsonValue({ maxDepth: 2 }),
+        input: fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.record(
+            {
+              num_outputs: fc.oneof(fc.integer({ min: -5, max: 1_000 }), fc.double(), text),
+              aspect_ratio: fc.oneof(fc.constantFrom('1:1', '16:9', '4:3'), text),
+              seed: fc.oneof(fc.integer(), fc.constant(2 ** 31), fc.double(), fc.jsonValue({ maxDepth: 3 })),
+              guidance: fc.oneof(fc.double(), fc.constantFrom(-1, 11, 1e308), text),
+              negative_prompt: fc.oneof(text, fc.constant('x'.repeat(10_001)), fc.constant('a\u0000b')),
+              safe: fc.oneof(fc.boolean(), text),
+              image: fc.oneof(fc.webUrl(), text, fc.constantFrom('upl_' + 'a'.repeat(24), 'file:///etc/passwd', 'http://127.0.0.1/x.png')),
+              steps: fc.jsonValue({ maxDepth: 2 }),
+            },
+            { requiredKeys: [] },
+          ),
+        ),
+        metadata: fc.oneof(
+          fc.jsonValue({ maxDepth: 3 }),
+          fc.dictionary(fc.oneof(text, fc.string({ minLength: 35, maxLength: 45 })), fc.oneof(text, fc.string({ minLength: 490, maxLength: 510 }), fc.jsonValue({ maxDepth: 2 })), {
+            maxKeys: 20,
+          }),
+        ),
       },
       { requiredKeys: [] },
     )
@@ -172,11 +220,21 @@ describe('HTTP fuzz (standalone, every public and dashboard route)', () => {
   // Valid requests too, so that the credit check covers accepted generations among the refused ones.
   const validGenerate = fc
     .record({
-      pair: fc.constantFrom(['pixel-flux-1', 'TEXT_TO_IMAGE'], ['motion-lite-1', 'TEXT_TO_VIDEO'], ['tone-weaver-1', 'TEXT_TO_AUDIO'], ['mesh-smith-1', 'TEXT_TO_3D']),
+      pair: fc.constantFrom(['pixel-flux-1', 'TEXT_TO_IMAGE'], ['motion-lite-1', 'TEXT_TO_VIDEO'], ['tone-weaver-1', 'TEXT_TO_AUDIO'], ['mesh-smith-1', 'TEXT_TO_3D'], ['fuzz-inputs-1', 'TEXT_TO_IMAGE']),
       prompt: fc.string({ minLength: 1, maxLength: 80 }).filter((p) => p.trim().length > 0 && !p.includes('\u0000')),
       webhook: fc.boolean(),
+      input: fc.record({ num_outputs: fc.integer({ min: 1, max: 4 }), seed: fc.nat(), aspect_ratio: fc.constantFrom('1:1', '16:9') }, { requiredKeys: [] }),
+      metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 500 }).filter((v) => !v.includes('\u0000')), { maxKeys: 16 }),
     })
-    .map(({ pair, prompt, webhook }) => jsonText({ model: pair[0], prompt, type: pair[1], ...(webhook ? { webhook_url: 'http://127.0.0.1:9/hook' } : {}) }));
+    .map(({ pair, prompt, webhook, input, metadata }) =>
+      jsonText({
+        model: pair[0],
+        prompt,
+        type: pair[1],
+        ...(webhook ? { webhook_url: 'http://127.0.0.1:9/hook' } : {}),
+        ...(pair[0] === 'fuzz-inputs-1' ? { input, metadata } : {}),
+      }),
+    );
   const nearValidCredentials = fc.record({ email: fc.oneof(fc.emailAddress(), text), password: fc.oneof(fc.constant(TEST_PASSWORD), text) }, { requiredKeys: [] }).map(jsonText);
   const nearValidKey = fc
     .record({ name: text, scopes: fc.oneof(fc.constant(['generate']), fc.array(text, { maxLength: 3 })), webhook_url: fc.oneof(fc.constant(null), fc.webUrl(), text) }, { requiredKeys: [] })

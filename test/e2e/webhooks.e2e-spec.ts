@@ -96,7 +96,8 @@ class CapturingLogger implements LoggerService {
   }
 }
 
-const BODY_FIELDS = ['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at'];
+/** The spec's fields in the spec's order, then the ones added since (docs/compatibility.md). */
+const BODY_FIELDS = ['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at', 'outputs', 'input', 'metadata'];
 const FAILURE_MESSAGE = 'The model could not render this prompt. Your credits were refunded.';
 /** Renders nothing heavy: the timing tests must not share the event loop with PNG encoding. */
 const INSTANT_MODEL: ModelDefinitionInput = testModel({ id: 'instant-1', name: 'Instant 1 (tiny output)', engine: 'instant' });
@@ -243,7 +244,7 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
     expect(verify(r.raw, r.headers, secret)).toMatchObject({ deliveryId: r.headers['x-service-delivery-id'], event });
   }
 
-  it('generation.completed: exact headers, a signature over the raw body, exactly the spec fields', async () => {
+  it('generation.completed: exact headers, a signature over the raw body, the spec fields in order, then outputs, input and metadata', async () => {
     const k = await keyWith(receiver.on('/completed', (_n, _q, res) => res.writeHead(204).end()));
     const record = await generate(k.key);
     const [r] = await receiver.waitFor('/completed', 1);
@@ -263,7 +264,11 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
       error: null,
       created_at: read.created_at,
       completed_at: read.completed_at,
+      outputs: read.outputs,
+      input: {},
+      metadata: {},
     });
+    expect(body.outputs).toEqual([{ url: read.output_url, content_type: 'image/png', bytes: expect.any(Number), width: 512, height: 512 }]);
     expect(body.output_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cdn\//);
 
     const delivery = await waitForStatus(record.id as string, 'succeeded');
@@ -353,6 +358,9 @@ describe('webhooks (standalone): one signed POST per finished generation', () =>
       error: FAILURE_MESSAGE,
       created_at: record.created_at,
       completed_at: record.completed_at,
+      outputs: [],
+      input: {},
+      metadata: {},
     });
   });
 

@@ -10,6 +10,7 @@ import { GenerationAdmissionBatch1764740000000 } from './migrations/176474000000
 import { GenerationParkedJobs1764810000000 } from './migrations/1764810000000-generation-parked-jobs';
 import { GenerationInputsOutputs1764830000000 } from './migrations/1764830000000-generation-inputs-outputs';
 import { GenerationModelInputs1764830000001 } from './migrations/1764830000001-generation-model-inputs';
+import { GenerationModelInputsOrder1764830000002 } from './migrations/1764830000002-generation-model-inputs-order';
 import { GenerationCatalogueNotify1764840000001 } from './migrations/1764840000001-generation-catalogue-notify';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
@@ -30,6 +31,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationParkedJobs1764810000000,
       GenerationInputsOutputs1764830000000,
       GenerationModelInputs1764830000001,
+      GenerationModelInputsOrder1764830000002,
       GenerationCatalogueNotify1764840000001,
       GenerationModelLabels1764880000000,
     ],

@@ -103,4 +103,10 @@ export interface GenerationRecord {
   progress: number | null;
   /** When a completed job's output is deleted (OUTPUT_RETENTION_HOURS after completion); its URL then answers 410. */
   output_expires_at: string | null;
+  /** The `input` as applied at submit: validated against the model's `inputs`, defaults filled in; `{}` when none. */
+  input: Record<string, unknown>;
+  /** The customer's own keys and values, as given (`{}` when none). */
+  metadata: Record<string, string>;
+  /** Every output of a completed job, in order (`output_url` is the first's `url`); `[]` otherwise. */
+  outputs: GenerationOutput[];
 }

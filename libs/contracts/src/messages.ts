@@ -209,6 +209,10 @@ export interface SubmitGenerationRequest {
   waitMs: number;
   /** `Cancel-After`: the job is canceled if not finished this many seconds after submit; null for none. */
   cancelAfterSeconds: number | null;
+  /** The customer's `input` as the gateway applied it (validated, defaults filled, media resolved); absent: `{}`. */
+  input?: Record<string, unknown>;
+  /** The customer's metadata, checked; absent: `{}`. */
+  metadata?: Record<string, string>;
   /**
    * The catalogue version (ListModelsReply.version) the gateway checked the model and held the credits
    * against: a replica whose copy differs reads the catalogue again before admitting the job.

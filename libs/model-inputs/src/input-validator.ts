@@ -38,8 +38,11 @@ export class InputValidator {
     // A copy: defaults are written into it, never into the caller's body.
     const input: Record<string, unknown> = { ...(raw as Record<string, unknown>) };
     const validate = this.validatorFor(schema);
-    if (validate(input)) return { ok: true, input };
-    return { ok: false, errors: describeErrors(schema, validate.errors ?? []) };
+    if (!validate(input)) return { ok: false, errors: describeErrors(schema, validate.errors ?? []) };
+    // Stored as JSON in PostgreSQL, which has no NUL character in text.
+    const nul = Object.keys(input).filter((name) => typeof input[name] === 'string' && (input[name] as string).includes('\u0000'));
+    if (nul.length > 0) return { ok: false, errors: nul.map((name) => `input.${name}: must not contain NUL characters`) };
+    return { ok: true, input };
   }
 
   private validatorFor(schema: InputsSchema): ValidateFunction {

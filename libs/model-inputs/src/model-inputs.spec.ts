@@ -77,6 +77,7 @@ describe('InputValidator (customer side)', () => {
     ['a 5 MB string', { negative_prompt: 'x'.repeat(5 * 1024 * 1024) }, 'input.negative_prompt: must be a string of at most 200 characters'],
     ['a deep object', { seed: JSON.parse('['.repeat(500) + ']'.repeat(500)) }, 'input.seed: must be an integer from 0 to 2147483647'],
     ['a media value that is no URL', { image: 'file:///etc/passwd' }, 'input.image: must be an https URL or an upload (its id or URL) from POST /api/v1/uploads'],
+    ['a NUL character', { negative_prompt: 'a\u0000b' }, 'input.negative_prompt: must not contain NUL characters'],
     ['a list instead of an object', [1, 2], "input: must be an object of the model's inputs (see GET /api/v1/models/{id})"],
   ])('refuses %s', (_name, input, message) => {
     expect(validator.check(s, input)).toEqual({ ok: false, errors: [message] });

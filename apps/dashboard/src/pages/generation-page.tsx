@@ -35,7 +35,8 @@ function KeyValues({ values, label, testId }: { values: Record<string, unknown> 
 }
 
 /** "1.2 MB", "340 KB". */
-function formatBytes(bytes: number): string {
+function formatBytes(bytes: number | null): string {
+  if (bytes === null) return 'size not recorded';
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -268,7 +269,8 @@ export function GenerationPage({ id }: { id: string }) {
                         </a>
                         <span className="muted small">
                           {' '}
-                          · {o.content_type} · {formatBytes(o.bytes)}
+                          · {o.content_type}
+                          {o.bytes === null ? '' : ` · ${formatBytes(o.bytes)}`}
                           {o.width && o.height ? ` · ${o.width}x${o.height}` : ''}
                           {o.duration_s ? ` · ${o.duration_s} s` : ''}
                         </span>

@@ -1,13 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
 import { GENERATION_TYPES, GenerationType, MAX_PROMPT_LENGTH } from '@gen/contracts';
 import { MAX_WEBHOOK_URL_LENGTH } from '@gen/webhook-policy';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
 /**
- * Body of POST /api/v1/generate (spec: model, prompt, type, optional webhook_url). Each field reports
+ * Body of POST /api/v1/generate (spec: model, prompt, type, optional webhook_url; added: input,
+ * metadata). Each field reports
  * one problem, the first that applies (http/validation.ts): missing, then its kind, then the rest.
  */
 export class GenerateRequestDto {
@@ -42,4 +43,31 @@ export class GenerateRequestDto {
   @IsString({ message: 'webhook_url must be a string' })
   @MaxLength(MAX_WEBHOOK_URL_LENGTH, { message: `webhook_url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters` })
   webhook_url?: string;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "The model's inputs (`inputs` of GET /api/v1/models/{id}): validated against its schema, defaults filled in; " +
+      'each refused field is named in the 422 (`input.seed: must be an integer from 0 to 2147483647`). ' +
+      'A media input takes an https URL or an upload (`upl_...` or its URL) from POST /api/v1/uploads.',
+    example: { num_outputs: 2, aspect_ratio: '16:9', seed: 7 },
+  })
+  // Checked against the model's schema by GenerationsService (libs/model-inputs): its rules depend on the model.
+  @IsOptional()
+  @IsObject({ message: "input must be an object of the model's inputs" })
+  input?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 500 },
+    maxProperties: 16,
+    description:
+      'Your own keys and values, stored and returned on the record and in the webhook body, never read by the service: ' +
+      "at most 16 keys of up to 40 characters, string values of up to 500 characters (Stripe's rules).",
+    example: { order_id: 'A-1042', user: 'u_77' },
+  })
+  @IsOptional()
+  @IsObject({ message: 'metadata must be an object of string keys and string values' })
+  metadata?: Record<string, string>;
 }

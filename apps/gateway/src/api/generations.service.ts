@@ -22,6 +22,7 @@ import {
   Subjects,
 } from '@gen/contracts';
 import { ConflictError, DomainError, NotFoundError, ValidationError } from '@gen/errors';
+import { checkMetadata, InputValidator, priceFor } from '@gen/model-inputs';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService, Principal } from '../auth/api-keys.service';
@@ -47,10 +48,29 @@ export interface SubmitResult {
 
 const isFinal = (record: GenerationRecord) => record.status === 'completed' || record.status === 'failed';
 
+/**
+ * What makes two submits with one Idempotency-Key "the same request": the spec's fields, the
+ * deadline, and the input and metadata when given (keys sorted: `{"a":1,"b":2}` and `{"b":2,"a":1}`
+ * are one request). A request without input or metadata keeps the fingerprint it always had.
+ */
+function submitFingerprint(body: GenerateRequestDto, cancelAfterSeconds: number | null): string {
+  const sorted = (value: object) => Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return JSON.stringify([
+    body.model,
+    body.prompt,
+    body.type,
+    body.webhook_url ?? null,
+    ...(cancelAfterSeconds === null ? [] : [cancelAfterSeconds]),
+    ...(body.input === undefined && body.metadata === undefined ? [] : [{ input: sorted(body.input ?? {}), metadata: sorted(body.metadata ?? {}) }]),
+  ]);
+}
+
 /** The submit use case: validate against the catalogue, hold the credits, queue the job. */
 @Injectable()
 export class GenerationsService {
   private readonly logger = new Logger(GenerationsService.name);
+  /** Compiles each model's inputs schema once and keeps it. */
+  private readonly inputs = new InputValidator();
 
   constructor(
     private readonly rpc: RpcClient,
@@ -76,7 +96,7 @@ export class GenerationsService {
       {
         accountId: principal.accountId,
         key: parseIdempotencyKey(idempotencyKey),
-        fingerprint: JSON.stringify([body.model, body.prompt, body.type, body.webhook_url ?? null, ...(cancelAfterSeconds === null ? [] : [cancelAfterSeconds])]),
+        fingerprint: submitFingerprint(body, cancelAfterSeconds),
         // Reserve, submit (with the synchronous wait) and the recovery lookups, each bounded by the RPC timeout.
         lockMs: 3 * this.settings.rpcTimeoutMs + this.settings.syncWaitMs + 5_000,
       },
@@ -115,13 +135,21 @@ export class GenerationsService {
     const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = catalogue.get(body.model) as ModelInfo;
+    // The input and metadata, checked before anything is held: a refused one stores and holds nothing.
+    const checked = this.inputs.check(model.inputs, body.input);
+    const metadata = checkMetadata(body.metadata);
+    const problems = [...(checked.ok ? [] : checked.errors), ...(metadata.ok ? [] : metadata.errors)];
+    if (problems.length > 0 || !checked.ok || !metadata.ok) throw new ValidationError(problems.join('; '));
+    const input = checked.input;
+    // The price follows the inputs it names (docs/catalogue.md, "Prices that follow inputs").
+    const credits = priceFor(model.credits, model.price_multipliers, input);
     const webhookUrl = this.webhookDestination(body.webhook_url, key);
     // Keyed by the job id: a run repeated on another billing replica holds nothing twice.
     await withRpcRetries(() => this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
       jobId,
       modelId: model.id,
-      amount: model.credits,
+      amount: credits,
       minimum: model.minimum_credits,
       apiKeyId: principal.apiKeyId,
     }));
@@ -134,12 +162,14 @@ export class GenerationsService {
       type: body.type,
       webhookUrl,
       plan: plan.plan,
-      credits: model.credits,
+      credits,
       parallelLimit: plan.limits.parallel_tasks,
       // A deadline shorter than the wait ends the wait with it (the job is canceled then).
       waitMs: model.synchronous ? Math.min(this.settings.syncWaitMs, cancelAfterSeconds === null ? Infinity : cancelAfterSeconds * 1000 + 1_000) : 0,
       cancelAfterSeconds,
       catalogueVersion: copy.version,
+      input,
+      metadata: metadata.metadata,
     };
     try {
       return await this.delivery.deliver(request);

@@ -211,6 +211,9 @@ function webhookOperation(event: WebhookEventName): PathItemObject {
                   error: null,
                   created_at: '2026-11-23T17:40:00.112Z',
                   completed_at: '2026-11-23T17:40:02.512Z',
+                  outputs: [{ url: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png', content_type: 'image/png', bytes: 48213, width: 512, height: 512 }],
+                  input: {},
+                  metadata: { order_id: 'A-1042' },
                 }
               : {
                   event,
@@ -223,6 +226,9 @@ function webhookOperation(event: WebhookEventName): PathItemObject {
                   error: 'Canceled at your request. Your credits were refunded.',
                   created_at: '2026-11-23T17:41:00.000Z',
                   completed_at: '2026-11-23T17:41:05.250Z',
+                  outputs: [],
+                  input: {},
+                  metadata: {},
                 },
           },
         },

@@ -6,7 +6,7 @@ import type { ModelStatus } from './catalogue';
 /**
  * A catalogue model (docs/engines.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`.
  * Mirrors migrations 1764300000000 (generation-models), 1764880000000 (generation-model-labels) and
- * 1764830000001 (generation-model-inputs), constraint names included.
+ * 1764830000001/2 (generation-model-inputs, -order), constraint names included.
  */
 @Entity({ name: 'models' })
 @Check('models_id_check', `"id" ~ '^[a-z0-9][a-z0-9._-]{0,99}$'`)
@@ -18,7 +18,7 @@ import type { ModelStatus } from './catalogue';
 @Check('models_status_check', `"status" IN ('active','disabled')`)
 @Check('models_provider_check', `"provider" ~ '^[a-z0-9][a-z0-9._-]{0,39}$'`)
 @Check('models_description_check', `length("description") <= 1000`)
-@Check('models_inputs_check', `"inputs" IS NULL OR jsonb_typeof("inputs") = 'object'`)
+@Check('models_inputs_check', `"inputs" IS NULL OR json_typeof("inputs") = 'object'`)
 @Check('models_engine_check', `jsonb_typeof("engine") = 'object' AND jsonb_typeof("engine"->'engine') = 'string'`)
 export class ModelEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'models_pkey' })
@@ -54,8 +54,8 @@ export class ModelEntity {
   @Column('jsonb')
   engine!: { engine: string } & Record<string, unknown>;
 
-  /** The model's inputs (a JSON Schema object, libs/model-inputs); null: it takes none. */
-  @Column('jsonb', { nullable: true })
+  /** The model's inputs (a JSON Schema object, libs/model-inputs); null: it takes none. json: its properties keep their order. */
+  @Column('json', { nullable: true })
   inputs!: InputsSchema | null;
 
   /** Numeric inputs the price is multiplied by. */

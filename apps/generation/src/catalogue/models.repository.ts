@@ -57,7 +57,7 @@ export class ModelsRepository {
   async insert(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
       `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[])
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[])
        ON CONFLICT (id) DO NOTHING
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -72,9 +72,9 @@ export class ModelsRepository {
   async replace(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
       `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-              status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::jsonb, price_multipliers = $13::text[],
-              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
-                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[]) THEN now() ELSE updated_at END
+              status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::json, price_multipliers = $13::text[],
+              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs::text, price_multipliers)
+                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::text, $13::text[]) THEN now() ELSE updated_at END
        WHERE id = $1
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -98,7 +98,7 @@ export class ModelsRepository {
         if (!existing) {
           await tx.query(
             `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::jsonb, $13::text[])`,
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[])`,
             toParams(model),
           );
           result.added.push(model.id);
@@ -107,7 +107,7 @@ export class ModelsRepository {
         } else {
           await tx.query(
             `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-                    status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::jsonb,
+                    status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::json,
                     price_multipliers = $13::text[], updated_at = now()
              WHERE id = $1`,
             toParams(model),

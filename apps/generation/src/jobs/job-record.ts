@@ -1,5 +1,5 @@
-import type { GenerationRecord } from '@gen/contracts';
-import type { JobEntity } from './job.entity';
+import type { GenerationOutput, GenerationRecord } from '@gen/contracts';
+import type { JobEntity, JobOutput } from './job.entity';
 
 function iso(value: Date | string | null): string | null {
   if (value === null) return null;
@@ -28,5 +28,19 @@ export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string, queuePosi
     queue_position: job.status === 'queued' ? queuePosition : null,
     progress: job.status === 'completed' ? 1 : job.status === 'processing' ? job.progress : null,
     output_expires_at: job.status === 'completed' ? iso(job.outputExpiresAt) : null,
+    input: job.input ?? {},
+    metadata: job.metadata ?? {},
+    outputs: job.status === 'completed' ? (job.outputs ?? []).map((output) => toOutput(output, cdnBaseUrl)) : [],
+  };
+}
+
+function toOutput(output: JobOutput, cdnBaseUrl: string): GenerationOutput {
+  return {
+    url: `${cdnBaseUrl}/${output.key}`,
+    content_type: output.content_type,
+    bytes: output.bytes,
+    ...(output.width !== undefined && { width: output.width }),
+    ...(output.height !== undefined && { height: output.height }),
+    ...(output.duration_s !== undefined && { duration_s: output.duration_s }),
   };
 }

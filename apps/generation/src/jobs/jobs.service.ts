@@ -13,7 +13,8 @@ import {
   type SubmitGenerationRequest,
 } from '@gen/contracts';
 import { ConflictError, DomainError, NotFoundError, RateLimitError, secondsText, ValidationError } from '@gen/errors';
-import type { ModelDefinition } from '../catalogue/catalogue';
+import { InputValidator } from '@gen/model-inputs';
+import { inputsOf, type ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobRunnerService } from './job-runner.service';
@@ -25,6 +26,8 @@ import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 
 @Injectable()
 export class JobsService {
+  private readonly inputs = new InputValidator();
+
   constructor(
     private readonly jobs: JobsRepository,
     private readonly catalogue: CatalogueService,
@@ -48,6 +51,10 @@ export class JobsService {
     const refusal = refuseModelUse(this.catalogue.describe(request.model), request);
     if (refusal) throw new DomainError(refusal.code, refusal.message);
     const model = this.catalogue.find(request.model) as ModelDefinition;
+    // The input as the gateway applied it, checked again against this replica's schema (a change
+    // since refuses it here, before anything is queued; the gateway then releases the hold).
+    const checked = this.inputs.check(inputsOf(model), request.input ?? {});
+    if (!checked.ok) throw new ValidationError(checked.errors.join('; '));
     const slots = request.parallelLimit;
     const maxWaiting = slots * this.settings.queueCapPerSlot;
     // With a free worker here, the admission claims the job too (one statement): it starts at once.
@@ -68,6 +75,8 @@ export class JobsService {
           parallelLimit: slots,
           webhookUrl: request.webhookUrl,
           cancelAfterSeconds: request.cancelAfterSeconds,
+          input: checked.input,
+          metadata: request.metadata ?? {},
         },
         maxWaiting,
         offer,

@@ -13,12 +13,13 @@ const record = (overrides: Partial<GenerationRecord> = {}): GenerationRecord =>
 const event = (name: GenerationFinishedEvent['event'], r: GenerationRecord): GenerationFinishedEvent => generationFinishedEvent({ event: name, record: r });
 
 describe('webhook body', () => {
-  it('has exactly the spec fields, in order, and nothing else (no prompt, no started_at)', () => {
+  it("has the spec fields, in order, then the added ones (outputs, input, metadata), and nothing else (no prompt, no started_at)", () => {
     const bytes = serialiseWebhookBody(webhookBody(event(Events.generationCompleted, record())));
     const text = bytes.toString('utf8');
     expect(Object.keys(JSON.parse(text))).toEqual([...WEBHOOK_BODY_FIELDS]);
     expect(WEBHOOK_BODY_FIELDS).toEqual([
       'event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at',
+      'outputs', 'input', 'metadata',
     ]);
     expect(text).not.toContain('prompt');
     expect(text).not.toContain('started_at');
@@ -37,7 +38,21 @@ describe('webhook body', () => {
       error: null,
       created_at: '2025-01-02T03:04:05.000Z',
       completed_at: '2025-01-02T03:04:06.000Z',
+      outputs: [{ url: 'https://cdn.example/outputs/abc.png', content_type: 'image/png', bytes: 1024 }],
+      input: {},
+      metadata: {},
     });
+  });
+
+  it('carries every output, the input as applied and the metadata; a failed event no outputs', () => {
+    const outputs = [
+      { url: 'https://cdn.example/outputs/a.png', content_type: 'image/png', bytes: 10, width: 64, height: 64 },
+      { url: 'https://cdn.example/outputs/b.png', content_type: 'image/png', bytes: 11, width: 64, height: 64 },
+    ];
+    const r = record({ output_url: outputs[0].url, outputs, input: { num_outputs: 2, seed: 7 }, metadata: { order: 'A-1' } });
+    expect(webhookBody(event(Events.generationCompleted, r))).toMatchObject({ output_url: outputs[0].url, outputs, input: { num_outputs: 2, seed: 7 }, metadata: { order: 'A-1' } });
+    const failed = webhookBody(event(Events.generationFailed, { ...r, status: 'failed', error: 'x' }));
+    expect(failed).toMatchObject({ output_url: null, outputs: [], input: { num_outputs: 2, seed: 7 }, metadata: { order: 'A-1' } });
   });
 
   it('a failed event: status failed, output_url null, 0 credits, the sanitised error', () => {
@@ -58,7 +73,7 @@ describe('webhook body', () => {
   });
 
   it('serialises to the same bytes every time, whatever order the record had', () => {
-    const reordered = JSON.parse(JSON.stringify(record(), Object.keys(record()).reverse())) as GenerationRecord;
+    const reordered = Object.fromEntries(Object.entries(record()).reverse()) as unknown as GenerationRecord;
     const a = serialiseWebhookBody(webhookBody(event(Events.generationCompleted, record())));
     const b = serialiseWebhookBody(webhookBody(event(Events.generationCompleted, reordered)));
     expect(a.equals(b)).toBe(true);

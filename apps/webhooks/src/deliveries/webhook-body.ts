@@ -1,7 +1,9 @@
-import { Events, EventName, GenerationFinishedEvent, GenerationRecord } from '@gen/contracts';
+import { Events, EventName, GenerationFinishedEvent, GenerationOutput, GenerationRecord } from '@gen/contracts';
 
 /**
- * The JSON body of a webhook request: exactly the spec's fields, in this order (spec: Events, Body).
+ * The JSON body of a webhook request: the spec's fields, in this order (spec: Events, Body), then
+ * the fields added since (never renamed or removed within v1, docs/compatibility.md): `outputs` (every
+ * output; `output_url` is the first), `input` as applied and the customer's `metadata`.
  * Not the generation record as the API shows it: no `prompt` (customer content that a receiver
  * logging webhooks should not get unasked), no `started_at`.
  */
@@ -16,6 +18,9 @@ export interface WebhookBody {
   error: string | null;
   created_at: string;
   completed_at: string;
+  outputs: GenerationOutput[];
+  input: Record<string, unknown>;
+  metadata: Record<string, string>;
 }
 
 /** The field names, in wire order. */
@@ -30,6 +35,9 @@ export const WEBHOOK_BODY_FIELDS = [
   'error',
   'created_at',
   'completed_at',
+  'outputs',
+  'input',
+  'metadata',
 ] as const satisfies readonly (keyof WebhookBody)[];
 
 /** Shown when a failed record carries no message (it always should): the spec wants a non-null error. */
@@ -54,6 +62,10 @@ export function webhookBody(event: Pick<GenerationFinishedEvent, 'event' | 'reco
     error: completed ? null : record.error && record.error.length > 0 ? record.error : FALLBACK_ERROR,
     created_at: record.created_at,
     completed_at: record.completed_at ?? now.toISOString(),
+    // Events written before these fields existed carry none: the body still has them, empty.
+    outputs: completed ? (record.outputs ?? (record.output_url ? [{ url: record.output_url, content_type: 'application/octet-stream', bytes: null }] : [])) : [],
+    input: record.input ?? {},
+    metadata: record.metadata ?? {},
   };
 }
 

@@ -20,6 +20,9 @@ describe('test event body', () => {
       error: null,
       created_at: '2026-11-01T10:00:00.000Z',
       completed_at: '2026-11-01T10:00:00.000Z',
+      outputs: [{ url: 'https://example.com/generation-service/test-event.png', content_type: 'image/png', bytes: 0 }],
+      input: {},
+      metadata: {},
     });
   });
 });

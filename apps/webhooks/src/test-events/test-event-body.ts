@@ -30,5 +30,8 @@ export function testEventBody(id: string, now: Date): WebhookBody {
     error: null,
     created_at: at,
     completed_at: at,
+    outputs: [{ url: TEST_EVENT_OUTPUT_URL, content_type: 'image/png', bytes: 0 }],
+    input: {},
+    metadata: {},
   };
 }

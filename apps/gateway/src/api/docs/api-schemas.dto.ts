@@ -31,6 +31,26 @@ export class ErrorEnvelopeDto {
   error!: ErrorBodyDto;
 }
 
+export class GenerationOutputDto {
+  @ApiProperty({ format: 'uri', description: 'The file on the content host ({cdn_url}); answers 410 gone once its retention ended.', example: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png' })
+  url!: string;
+
+  @ApiProperty({ example: 'image/png' })
+  content_type!: string;
+
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 0, description: 'Size in bytes (null for outputs stored before sizes were recorded).', example: 48213 })
+  bytes!: number | null;
+
+  @ApiProperty({ type: 'integer', required: false, description: 'Pixels, where known (images, videos).', example: 1024 })
+  width?: number;
+
+  @ApiProperty({ type: 'integer', required: false, description: 'Pixels, where known (images, videos).', example: 1024 })
+  height?: number;
+
+  @ApiProperty({ type: 'number', required: false, description: 'Seconds, where known (videos, audio).' })
+  duration_s?: number;
+}
+
 export class GenerationDto {
   @ApiProperty({ format: 'uuid', example: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13' })
   id!: string;
@@ -109,6 +129,32 @@ export class GenerationDto {
     example: '2026-11-30T17:40:02.512Z',
   })
   output_expires_at!: string | null;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: "The `input` as applied at submit: checked against the model's `inputs`, its defaults filled in (`{}` for a model without inputs).",
+    example: { num_outputs: 2, aspect_ratio: '1:1', seed: 7 },
+  })
+  input!: Record<string, unknown>;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Your own keys and values, as given at submit (`{}` when none).',
+    example: { order_id: 'A-1042' },
+  })
+  metadata!: Record<string, string>;
+
+  @ApiProperty({
+    type: [GenerationOutputDto],
+    description: 'Every output of a completed generation, in order (`output_url` is the first); `[]` otherwise.',
+    example: [
+      { url: 'https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png', content_type: 'image/png', bytes: 48213, width: 1024, height: 1024 },
+      { url: 'https://api.example.com/cdn/3c/3c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f.png', content_type: 'image/png', bytes: 47907, width: 1024, height: 1024 },
+    ],
+  })
+  outputs!: GenerationOutputDto[];
 }
 
 export class GenerationPageDto {
@@ -336,4 +382,13 @@ export class WebhookEventDto {
 
   @ApiProperty({ format: 'date-time', example: '2026-11-23T17:40:02.512Z' })
   completed_at!: string;
+
+  @ApiProperty({ type: [GenerationOutputDto], description: 'Every output, in order (`output_url` is the first); `[]` on failure. Added after the spec fields.' })
+  outputs!: GenerationOutputDto[];
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The `input` as applied at submit.', example: { num_outputs: 1, aspect_ratio: '1:1' } })
+  input!: Record<string, unknown>;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'Your metadata, as given at submit.', example: { order_id: 'A-1042' } })
+  metadata!: Record<string, string>;
 }
