@@ -21,7 +21,15 @@ export interface RunningMode {
   keys: string[];
   /** What ran, for the table. */
   description: string;
+  /** The process that runs the generation service (standalone's one process, or distributed's generation app). */
+  generation: AppProcess;
   stop(): Promise<void>;
+}
+
+/** What a bench may change about a mode: extra variables of the generation process, the accounts' parallel slots. */
+export interface ModeOptions {
+  generationEnv?: Record<string, string>;
+  parallel?: number;
 }
 
 /** The one model the load uses, bound to the instant engine: what is measured is the service, not rendering. */
@@ -29,8 +37,8 @@ export const INSTANT_IMAGE = 'pixel-flux-1';
 const PARALLEL = 256;
 
 /** A started service made ready for the load: its enterprise accounts (one key each) and the instant model. */
-async function provisioned(mode: Omit<RunningMode, 'keys'>, accounts: number): Promise<RunningMode> {
-  const keys = await provisionEnterpriseAccounts(mode.databaseUrl, accounts, PARALLEL);
+async function provisioned(mode: Omit<RunningMode, 'keys'>, accounts: number, parallel = PARALLEL): Promise<RunningMode> {
+  const keys = await provisionEnterpriseAccounts(mode.databaseUrl, accounts, parallel);
   await bindModelToInstant(mode.databaseUrl, INSTANT_IMAGE);
   return { ...mode, keys };
 }
@@ -69,7 +77,7 @@ const baseEnv = (): NodeJS.ProcessEnv => ({
 });
 
 /** Standalone mode (`npm start`): one process, in-process transport, on its own database of the server. */
-export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {
+export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number, options: ModeOptions = {}): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_sa_${token}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'gen-bench-sa-'));
@@ -88,11 +96,16 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
       DATABASE_URL: dbUrl,
       DEMO_CREDITS: '0',
       WORKER_CONCURRENCY: String(workers),
+      ...options.generationEnv,
     });
     app.start();
     undo.push(deferCleanup('standalone', () => app.stop()));
     await app.waitReady(`${url}/readyz`, 60_000);
-    return await provisioned({ url, databaseUrl: dbUrl, description: 'standalone: 1 process, in-process bus', stop: () => undoAll(undo) }, accounts);
+    return await provisioned(
+      { url, databaseUrl: dbUrl, description: 'standalone: 1 process, in-process bus', generation: app, stop: () => undoAll(undo) },
+      accounts,
+      options.parallel,
+    );
   } catch (error) {
     await undoAll(undo);
     throw error;
@@ -103,7 +116,7 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
  * Distributed mode: the four apps as separate processes (as the distributed harness starts them),
  * NATS with JetStream, on a database, subject prefix, stream and storage folder of their own.
  */
-export async function startDistributedMode(servers: BenchServers, workers: number, accounts: number): Promise<RunningMode> {
+export async function startDistributedMode(servers: BenchServers, workers: number, accounts: number, options: ModeOptions = {}): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_dist_${token}`;
   const streamName = `GEN_BENCH_${token.toUpperCase()}`;
@@ -141,6 +154,7 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
         ...own(1),
         CDN_BASE_URL: `${url}/cdn`,
         WORKER_CONCURRENCY: String(workers),
+        ...options.generationEnv,
       }),
       new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), { ...common, ...own(2) }),
       new AppProcess('gateway', join('apps', 'gateway', 'src', 'main.js'), {
@@ -157,7 +171,11 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
     }
     const readyUrls = [...httpPorts, port].map((p) => `http://127.0.0.1:${p}/readyz`);
     await Promise.all(apps.map((app, i) => app.waitReady(readyUrls[i], 60_000)));
-    return await provisioned({ url, databaseUrl: dbUrl, description: 'distributed: 4 processes, NATS JetStream', stop: () => undoAll(undo) }, accounts);
+    return await provisioned(
+      { url, databaseUrl: dbUrl, description: 'distributed: 4 processes, NATS JetStream', generation: apps[1], stop: () => undoAll(undo) },
+      accounts,
+      options.parallel,
+    );
   } catch (error) {
     await undoAll(undo);
     throw error;

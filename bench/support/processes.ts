@@ -37,6 +37,11 @@ export class AppProcess {
     live.add(this);
   }
 
+  /** The process id while it runs (its RSS and CPU time are read from /proc). */
+  get pid(): number | undefined {
+    return this.running ? this.child?.pid : undefined;
+  }
+
   get running(): boolean {
     return this.child !== undefined && this.exitInfo === null;
   }
@@ -99,7 +104,7 @@ process.once('exit', () => {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs the operator CLI of dist/ against `databaseUrl`; resolves with its stdout. */
-async function cli(databaseUrl: string, args: string[]): Promise<string> {
+export async function cli(databaseUrl: string, args: string[]): Promise<string> {
   const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
   return (await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], { cwd: ROOT, env })).stdout;
 }

@@ -31,6 +31,8 @@ describe('starter catalogues (catalogues/*.json)', () => {
       expect(model.description.length).toBeGreaterThan(40);
       expect(model.name).not.toMatch(/demo/i);
     }
+    // Each model declares the inputs customers may set (its provider's schema, in the subset `inputs` supports).
+    for (const entry of file.models) expect(Object.keys(entry.inputs.properties).length).toBeGreaterThan(0);
     const types = new Set(models.map((m) => m.type));
     expect(GENERATION_TYPES.filter((t) => types.has(t))).toEqual(FILES[provider].types);
     // A fast and a quality image model: the cheaper one first.
@@ -89,7 +91,15 @@ describe('models sync of a starter catalogue on standalone', () => {
     await admin.sync({ models: all });
     const models = await (await listed(h))(all.map((m) => m.id));
     for (const entry of all) {
-      expect(models.find((m) => m.id === entry.id)).toMatchObject({ id: entry.id, credits: entry.credits, description: entry.description, available: true, unavailable_reason: null });
+      expect(models.find((m) => m.id === entry.id)).toMatchObject({
+        id: entry.id,
+        credits: entry.credits,
+        description: entry.description,
+        inputs: entry.inputs,
+        price_multipliers: entry.price_multipliers ?? [],
+        available: true,
+        unavailable_reason: null,
+      });
     }
   });
 });

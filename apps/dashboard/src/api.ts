@@ -1,9 +1,9 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
-import type { GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
+import type { GenerationOutput, GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
 
 // Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
-export type { GenerationType, JobStatus, LedgerKind, ModelInfo, PlanName, UsageDay, UsageReply } from '@gen/contracts';
+export type { GenerationOutput, GenerationType, InputProperty, InputsSchema as InputSchema, JobStatus, LedgerKind, ModelInfo, PlanName, UsageDay, UsageReply } from '@gen/contracts';
 export type Scope = 'generate' | 'read';
 
 export interface Session {
@@ -12,37 +12,6 @@ export interface Session {
   user?: { id: string; email: string };
   account?: { id: string; name: string };
   sign_up?: { enabled: boolean; credits: number };
-}
-
-/** One property of a model's input schema: the JSON Schema keywords the service enforces. */
-export interface InputProperty {
-  type?: 'string' | 'integer' | 'number' | 'boolean';
-  enum?: Array<string | number>;
-  minimum?: number;
-  maximum?: number;
-  default?: unknown;
-  description?: string;
-  title?: string;
-  /** `uri`: a media input (an https URL or an upload's URL). */
-  format?: string;
-}
-
-/** A model's `inputs`: a JSON Schema object (`GET /api/v1/models/{id}`). */
-export interface InputSchema {
-  type: 'object';
-  properties?: Record<string, InputProperty>;
-  required?: string[];
-  additionalProperties?: boolean;
-}
-
-/** One file a generation made. */
-export interface GenerationOutput {
-  url: string;
-  content_type: string;
-  bytes: number;
-  width?: number | null;
-  height?: number | null;
-  duration_s?: number | null;
 }
 
 /**
@@ -55,14 +24,8 @@ export type Generation = GenerationRecord & {
   outputs?: GenerationOutput[] | null;
 };
 
-/** A catalogue model with its input schema (absent or null: the model takes only a prompt). */
-export type Model = ModelInfo & {
-  inputs?: InputSchema | null;
-  /** Numeric inputs the price is multiplied by; empty or absent: a fixed price. */
-  price_multipliers?: string[];
-  /** How the price is computed, in words. */
-  pricing?: string;
-};
+/** A catalogue model as the account sees it, with its input schema and how its price is computed. */
+export type Model = ModelInfo;
 
 export interface Overview {
   account: { id: string; name: string; email: string };

@@ -14,11 +14,19 @@ export function fieldLabel(name: string, property: InputProperty): string {
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
-/** The fields of a schema in the order it lists them; required ones first. */
+/** The order fields are laid out in, by control: choices, ranges, numbers, text, media, switches. */
+const KIND_ORDER: Record<FieldKind, number> = { select: 0, slider: 1, number: 2, text: 3, media: 4, checkbox: 5 };
+
+/**
+ * The fields of a schema: required ones first, then grouped by control (the stored schema keeps no
+ * property order of its own: PostgreSQL's jsonb sorts keys), by name within a group.
+ */
 export function schemaFields(schema: InputSchema | null | undefined): Array<[string, InputProperty]> {
-  const entries = Object.entries(schema?.properties ?? {});
   const required = new Set(schema?.required ?? []);
-  return [...entries.filter(([n]) => required.has(n)), ...entries.filter(([n]) => !required.has(n))];
+  return Object.entries(schema?.properties ?? {}).sort(
+    ([a, pa], [b, pb]) =>
+      Number(required.has(b)) - Number(required.has(a)) || KIND_ORDER[fieldKind(pa)] - KIND_ORDER[fieldKind(pb)] || a.localeCompare(b),
+  );
 }
 
 /** How a field is drawn: by the keywords the service enforces (type, enum, minimum/maximum, format uri). */

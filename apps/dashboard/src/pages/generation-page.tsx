@@ -35,7 +35,8 @@ function KeyValues({ values, label, testId }: { values: Record<string, unknown> 
 }
 
 /** "1.2 MB", "340 KB". */
-function formatBytes(bytes: number): string {
+function formatBytes(bytes: number | null): string {
+  if (bytes === null) return 'size not recorded';
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

@@ -1,0 +1,296 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { Pool as PgPool } from 'pg';
+import { Pool } from 'undici';
+import { FakeReplicate, startFakeReplicate } from '@gen/testing';
+import { runBenchmark } from '../support/cleanup';
+import { commitMeasured, coreCount, loadAverage } from '../support/machine';
+import { table } from '../support/markdown';
+import { ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
+import { cli, sleep } from '../support/processes';
+import { benchServers, onlySet, positiveInteger } from '../support/settings';
+
+/**
+ * `npm run bench:providers-scale` (docs/benchmarks.md, "Provider jobs at scale"): one generation
+ * replica (standalone, then distributed) against the Replicate fake whose predictions run 3 s on the
+ * wall clock, driven over HTTP by 50 connections:
+ * - scale: 2,000 submits; the time from the last submit until every job is final, the most
+ *   predictions running upstream at once (counted by the fake), status reads per job, and the
+ *   generation process's RSS;
+ * - parked: 2,000 jobs whose predictions run long enough that all of them wait parked at once: RSS
+ *   with every job parked, memory per parked job, and CPU per status check (the process's CPU over a
+ *   window where it only checks, divided by the fake's status reads in that window);
+ * - capped: the same binding with `maxInFlight: 50` (never more than 50 at once on the fake);
+ * - baseline (standalone): 100 jobs with PROVIDER_PARKING=false, the behaviour before parking (each
+ *   job polls from inside one of WORKER_CONCURRENCY slots), in the same run.
+ * Every database, stream and folder it makes is removed at the end.
+ */
+const servers = benchServers();
+const JOBS = positiveInteger('BENCH_JOBS', 2_000);
+const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 50);
+const PREDICTION_MS = positiveInteger('BENCH_PREDICTION_MS', 3_000);
+const PARKED_PREDICTION_MS = positiveInteger('BENCH_PARKED_PREDICTION_MS', 20_000);
+const CAPPED_JOBS = positiveInteger('BENCH_CAPPED_JOBS', 300);
+const CAP = positiveInteger('BENCH_MAX_IN_FLIGHT', 50);
+const BASELINE_JOBS = positiveInteger('BENCH_BASELINE_JOBS', 100);
+const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 8);
+const LIMIT_SECONDS = positiveInteger('BENCH_LIMIT_SECONDS', 900);
+const ONLY = onlySet(['baseline', 'standalone', 'distributed']);
+const TOKEN = 'r8_bench-providers-scale';
+/** The generation process's page size for /proc's statm, and clock ticks per second for its stat. */
+const PAGE = 4096;
+const TICKS = 100;
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
+
+function rss(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process's CPU time so far (user + system), in ms. */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/** Binds a catalogue model to the fake with the operator CLI, then waits out the catalogue refresh. */
+async function bind(mode: RunningMode, modelId: string, fake: FakeReplicate, scenario: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const engine = {
+    engine: 'replicate',
+    baseUrl: fake.url,
+    upstreamModel: `fake/${scenario}`,
+    tokenEnv: 'BENCH_REPLICATE_TOKEN',
+    outputOrigins: [fake.cdnUrl],
+    timeouts: { totalMs: 600_000 },
+    ...extra,
+  };
+  await cli(mode.databaseUrl, ['models', 'update', '--id', modelId, '--engine', JSON.stringify(engine)]);
+  await sleep(3_500);
+}
+
+/** `count` async submits over CONNECTIONS keep-alive connections; the job ids and when the last was answered. */
+async function submitAll(mode: RunningMode, model: string, type: string, count: number): Promise<{ ids: string[]; firstAt: number; lastAt: number }> {
+  const pool = new Pool(mode.url, { connections: CONNECTIONS, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
+  const ids: string[] = [];
+  let next = 0;
+  const firstAt = Date.now();
+  const lane = async (index: number) => {
+    const key = mode.keys[index % mode.keys.length];
+    while (next < count) {
+      const i = next++;
+      const res = await pool.request({
+        method: 'POST',
+        path: '/api/v1/generate',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, prompt: `bench prompt ${i}`, type }),
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 202) throw new Error(`submit ${i}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
+      ids.push((JSON.parse(text) as { id: string }).id);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => lane(i)));
+  const lastAt = Date.now();
+  await pool.close();
+  return { ids, firstAt, lastAt };
+}
+
+interface Progress {
+  finished: number;
+  failed: number;
+  parked: number;
+}
+
+async function progress(db: PgPool, ids: string[]): Promise<Progress> {
+  const { rows } = await db.query<{ finished: number; failed: number; parked: number }>(
+    `SELECT count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS finished,
+            count(*) FILTER (WHERE status = 'failed')::int AS failed,
+            count(*) FILTER (WHERE status = 'processing' AND next_check_at IS NOT NULL)::int AS parked
+     FROM generation.jobs WHERE id = ANY($1::uuid[])`,
+    [ids],
+  );
+  return rows[0];
+}
+
+/** Waits until every job is final; samples the generation process's RSS meanwhile. */
+async function waitFinished(db: PgPool, mode: RunningMode, ids: string[], timeoutMs: number): Promise<{ at: number; failed: number; peakRss: number }> {
+  const deadline = Date.now() + timeoutMs;
+  let peakRss = 0;
+  for (;;) {
+    peakRss = Math.max(peakRss, rss(mode.generation.pid));
+    const p = await progress(db, ids);
+    if (p.finished === ids.length) return { at: Date.now(), failed: p.failed, peakRss };
+    if (Date.now() > deadline) throw new Error(`${ids.length - p.finished} of ${ids.length} jobs still unfinished after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+const statusReads = (fake: FakeReplicate) => fake.calls('GET', /^\/v1\/predictions\/[^/]+$/).length;
+
+interface Row {
+  label: string;
+  cells: Record<string, string>;
+}
+
+async function parkedService(label: string, start: (options: ModeOptions) => Promise<RunningMode>, rows: Row[]): Promise<void> {
+  const [fast, long, capped] = await Promise.all([
+    startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS }),
+    startFakeReplicate({ token: TOKEN, durationMs: PARKED_PREDICTION_MS }),
+    startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS }),
+  ]);
+  log(`- ${label}: starting`);
+  const mode = await start({
+    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'true' },
+    parallel: JOBS * 2,
+  });
+  const db = new PgPool({ connectionString: mode.databaseUrl, max: 2 });
+  try {
+    await bind(mode, 'motion-lite-1', fast, 'ok-video');
+    const idleRss = rss(mode.generation.pid);
+
+    log(`- ${label}: scale, ${JOBS} submits of ${PREDICTION_MS} ms predictions at ${CONNECTIONS} connections`);
+    const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
+    const scaleDone = await waitFinished(db, mode, scale.ids, 300_000);
+    rows.push({
+      label: `${label}, parked`,
+      cells: {
+        jobs: String(JOBS),
+        submits: `${seconds(scale.lastAt - scale.firstAt)} s`,
+        'last submit to all final': `${seconds(scaleDone.at - scale.lastAt)} s`,
+        'peak in flight upstream': String(fast.peakInFlight()),
+        'status reads per job': (statusReads(fast) / JOBS).toFixed(2),
+        failed: String(scaleDone.failed),
+        'RSS idle / peak': `${mb(idleRss)} / ${mb(scaleDone.peakRss)} MB`,
+      },
+    });
+
+    log(`- ${label}: parked, ${JOBS} jobs of ${PARKED_PREDICTION_MS} ms`);
+    await bind(mode, 'tone-weaver-1', long, 'ok-audio');
+    const beforeRss = rss(mode.generation.pid);
+    const parked = await submitAll(mode, 'tone-weaver-1', 'TEXT_TO_AUDIO', JOBS);
+    // Every job waiting upstream, none in a slot: the memory it takes, and the CPU of its checks alone.
+    const allParkedBy = Date.now() + PARKED_PREDICTION_MS / 2;
+    let p = await progress(db, parked.ids);
+    while (p.parked < JOBS * 0.98 && Date.now() < allParkedBy) {
+      await sleep(100);
+      p = await progress(db, parked.ids);
+    }
+    const parkedRss = rss(mode.generation.pid);
+    const window = Math.min(5_000, Math.max(1_000, parked.firstAt + PARKED_PREDICTION_MS - Date.now() - 1_000));
+    const cpu0 = cpuMs(mode.generation.pid);
+    const reads0 = statusReads(long);
+    await sleep(window);
+    const cpuPerCheck = (cpuMs(mode.generation.pid) - cpu0) / Math.max(1, statusReads(long) - reads0);
+    const checksPerSecond = ((statusReads(long) - reads0) * 1000) / window;
+    const parkedDone = await waitFinished(db, mode, parked.ids, PARKED_PREDICTION_MS + 300_000);
+    rows.push({
+      label: `${label}, all parked at once`,
+      cells: {
+        jobs: String(JOBS),
+        submits: `${seconds(parked.lastAt - parked.firstAt)} s`,
+        'last submit to all final': `${seconds(parkedDone.at - parked.lastAt)} s`,
+        'peak in flight upstream': String(long.peakInFlight()),
+        'status reads per job': (statusReads(long) / JOBS).toFixed(2),
+        failed: String(parkedDone.failed),
+        'RSS idle / peak': `${mb(beforeRss)} / ${mb(parkedDone.peakRss)} MB`,
+        'RSS, parked': `${mb(parkedRss)} MB with ${p.parked} parked`,
+        'memory per parked job': `${(Math.max(0, parkedRss - beforeRss) / Math.max(1, p.parked) / 1024).toFixed(1)} KB`,
+        'CPU per status check': `${cpuPerCheck.toFixed(2)} ms (${checksPerSecond.toFixed(0)} checks/s over ${seconds(window)} s)`,
+      },
+    });
+
+    log(`- ${label}: capped, ${CAPPED_JOBS} jobs with maxInFlight ${CAP}`);
+    await bind(mode, 'mesh-smith-1', capped, 'ok-3d', { maxInFlight: CAP });
+    const cappedRun = await submitAll(mode, 'mesh-smith-1', 'TEXT_TO_3D', CAPPED_JOBS);
+    const cappedDone = await waitFinished(db, mode, cappedRun.ids, 600_000);
+    rows.push({
+      label: `${label}, maxInFlight ${CAP}`,
+      cells: {
+        jobs: String(CAPPED_JOBS),
+        submits: `${seconds(cappedRun.lastAt - cappedRun.firstAt)} s`,
+        'last submit to all final': `${seconds(cappedDone.at - cappedRun.lastAt)} s`,
+        'peak in flight upstream': String(capped.peakInFlight()),
+        'status reads per job': (statusReads(capped) / CAPPED_JOBS).toFixed(2),
+        failed: String(cappedDone.failed),
+        'RSS idle / peak': `- / ${mb(cappedDone.peakRss)} MB`,
+      },
+    });
+  } finally {
+    await db.end();
+    await mode.stop();
+    await Promise.all([fast, long, capped].map((f) => f.close()));
+  }
+}
+
+async function baseline(rows: Row[]): Promise<void> {
+  const fake = await startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS });
+  log(`- baseline (standalone, PROVIDER_PARKING=false): starting`);
+  const mode = await startStandaloneMode(servers, WORKERS, 1, {
+    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'false' },
+    parallel: JOBS * 2,
+  });
+  const db = new PgPool({ connectionString: mode.databaseUrl, max: 2 });
+  try {
+    await bind(mode, 'motion-lite-1', fake, 'ok-video');
+    const idleRss = rss(mode.generation.pid);
+    log(`- baseline: ${BASELINE_JOBS} submits`);
+    const run = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', BASELINE_JOBS);
+    const done = await waitFinished(db, mode, run.ids, 600_000);
+    rows.push({
+      label: `standalone, in a slot (before; PROVIDER_PARKING=false)`,
+      cells: {
+        jobs: String(BASELINE_JOBS),
+        submits: `${seconds(run.lastAt - run.firstAt)} s`,
+        'last submit to all final': `${seconds(done.at - run.lastAt)} s`,
+        'peak in flight upstream': String(fake.peakInFlight()),
+        'status reads per job': (statusReads(fake) / BASELINE_JOBS).toFixed(2),
+        failed: String(done.failed),
+        'RSS idle / peak': `${mb(idleRss)} / ${mb(done.peakRss)} MB`,
+      },
+    });
+  } finally {
+    await db.end();
+    await mode.stop();
+    await fake.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  log(`bench:providers-scale on ${coreCount()} CPUs (load average ${loadAverage()}), Node ${process.version}`);
+  const rows: Row[] = [];
+  if (ONLY.has('baseline')) await baseline(rows);
+  if (ONLY.has('standalone')) await parkedService('standalone', (options) => startStandaloneMode(servers, WORKERS, 1, options), rows);
+  if (ONLY.has('distributed')) await parkedService('distributed', (options) => startDistributedMode(servers, WORKERS, 1, options), rows);
+
+  const columns = ['jobs', 'submits', 'last submit to all final', 'peak in flight upstream', 'status reads per job', 'failed', 'RSS idle / peak'];
+  const extra = ['RSS, parked', 'memory per parked job', 'CPU per status check'];
+  process.stdout.write(
+    [
+      '',
+      `Provider jobs at scale: the Replicate fake, predictions of ${PREDICTION_MS} ms (${PARKED_PREDICTION_MS} ms for "all parked at once"), ` +
+        `${CONNECTIONS} connections, one generation replica, WORKER_CONCURRENCY ${WORKERS}`,
+      '',
+      table(['run', ...columns], rows.map((r) => [r.label, ...columns.map((c) => r.cells[c] ?? '-')])),
+      '',
+      table(['run', ...extra], rows.filter((r) => r.cells['RSS, parked']).map((r) => [r.label, ...extra.map((c) => r.cells[c] ?? '-')])),
+      '',
+      `(${coreCount()} CPUs, load average ${loadAverage()} at the end, Node ${process.version}; commit ${commitMeasured()}; total ${seconds(Date.now() - started)} s)`,
+      '',
+    ].join('\n'),
+  );
+}
+
+runBenchmark('bench:providers-scale', LIMIT_SECONDS, main);

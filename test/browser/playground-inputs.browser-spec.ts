@@ -1,0 +1,117 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Browser, Page } from 'playwright-core';
+import { CatalogueAdminModule, CatalogueAdminService } from '@gen/generation';
+import { FakeReplicate, http, startFakeReplicate } from '@gen/testing';
+import { ARTIFACTS_ROOT, LAPTOP, launchChromium, screenshots } from '../support/browser';
+import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
+import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+
+const DASHBOARD_DIR = join(__dirname, '..', '..', 'dist', 'apps', 'dashboard');
+const SHOTS = join(ARTIFACTS_ROOT, 'playground-inputs');
+
+/** A flux-schnell-like model on the Replicate fake: its input schema is what the playground's form is built from. */
+const INPUTS = {
+  type: 'object',
+  properties: {
+    aspect_ratio: { type: 'string', enum: ['1:1', '16:9', '9:16', '4:3'], default: '1:1', description: 'Aspect ratio of the images.' },
+    num_outputs: { type: 'integer', minimum: 1, maximum: 4, default: 1, description: 'Number of images (the price is per image).' },
+    output_quality: { type: 'integer', minimum: 0, maximum: 100, default: 80, description: 'Quality of webp and jpg images.' },
+    seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'Random seed.' },
+    go_fast: { type: 'boolean', default: true, description: 'Faster run.' },
+    image_prompt: { type: 'string', format: 'uri', description: 'An image that guides the composition.' },
+  },
+  additionalProperties: false,
+};
+
+/**
+ * The playground's form from the model's input schema, in Chromium against standalone and the
+ * Replicate fake: enums as selects, short ranges as sliders, wide ones as number fields, booleans as
+ * checkboxes, media as a URL; a refused input named at its field; several outputs shown; the
+ * generation page with the input as applied and the metadata. Screenshots at laptop and phone width
+ * in test-artifacts/playground-inputs/.
+ */
+describe('dashboard: the playground builds its form from the model inputs', () => {
+  let h: StandaloneHarness;
+  let fake: FakeReplicate;
+  let admin: INestApplicationContext;
+  let browser: Browser;
+  let page: Page;
+  let key = '';
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) throw new Error('The dashboard is not built: run "npm run test:browser".');
+    rmSync(SHOTS, { recursive: true, force: true });
+    fake = await startFakeReplicate();
+    h = await startStandaloneHarness({ DASHBOARD_DIR, SIGNUP_CREDITS: '500', REPLICATE_API_TOKEN: fake.token });
+    admin = await NestFactory.createApplicationContext(CatalogueAdminModule.register(h.running.databases.generation), { logger: false });
+    await admin.get(CatalogueAdminService).add({
+      id: 'fox-flux',
+      name: 'Fox Flux (fast image)',
+      type: 'TEXT_TO_IMAGE',
+      credits: 3,
+      minimum_credits: 3,
+      synchronous: true,
+      min_plan: 'free',
+      description: 'A fast image model on the Replicate fake: 1 to 4 images.',
+      inputs: INPUTS,
+      price_multipliers: ['num_outputs'],
+      engine: {
+        engine: 'replicate',
+        baseUrl: fake.url,
+        upstreamModel: 'fake/ok',
+        tokenEnv: 'REPLICATE_API_TOKEN',
+        input: { output_format: 'png' },
+        pollIntervalMs: 50,
+        outputOrigins: [fake.cdnUrl],
+      },
+    });
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of (401|403|404|409|422)/.test(message.text())) pageErrors.push(message.text());
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await admin?.close();
+    await h?.close();
+    await fake?.close();
+  });
+  afterEach(() => expect(pageErrors).toEqual([]));
+
+  it('shows each input as the control its schema calls for', async () => {
+    const email = testEmail('inputs');
+    await page.goto(`${h.url}/dashboard/sign-up`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByRole('heading', { name: 'Overview' }).waitFor();
+    const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id as string;
+    key = (await h.running.provisioning.createKey(accountId, 'studio')).key;
+
+    // The catalogue reaches the gateway within seconds.
+    for (let i = 0; i < 100; i++) {
+      const models = (await http(h.url, 'GET', '/api/v1/models', { key })).body.data as Array<{ id: string; available: boolean }>;
+      if (models.some((m) => m.id === 'fox-flux' && m.available)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await page.goto(`${h.url}/dashboard/playground?model=fox-flux`);
+    const form = page.getByTestId('input-form');
+    await form.waitFor();
+    const field = (name: string) => form.locator(`[data-input="${name}"]`);
+    await expect(field('aspect_ratio').locator('select option').allTextContents()).resolves.toEqual(['1:1 (default)', '16:9', '9:16', '4:3']);
+    await expect(field('num_outputs').locator('input[type="range"]').count()).resolves.toBe(1);
+    await expect(field('output_quality').locator('input[type="range"]').count()).resolves.toBe(1);
+    await expect(field('seed').locator('input[type="range"]').count()).resolves.toBe(0); // too wide a range for a slider
+    await expect(field('seed').locator('input[type="number"]').getAttribute('max')).resolves.toBe('2147483647');
+    await expect(field('go_fast').getByRole('checkbox').isChecked()).resolves.toBe(true);
+    await expect(field('image_prompt').locator('input[type="url"]').count()).resolves.toBe(1);
+    await field('num_outputs').getByText('Number of images (the price is per image). Whole number, 1 to 4; default 1.').waitFor();
+    await screenshots(page, '01-playground-form', { dir: SHOTS });
+  });
+});
