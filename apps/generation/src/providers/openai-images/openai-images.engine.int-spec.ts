@@ -80,7 +80,7 @@ describe('openai-images engine', () => {
     expect(JSON.parse(calls().at(-1)!.body)).toEqual({ size: '1024x1024', quality: 'high', prompt: 'a red kite', model: 'gpt-image-1', n: 3 });
     expect(outputs).toHaveLength(3);
     for (const output of outputs) expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
-    const urls = await model('dall-e-2', { inputMap: { num_outputs: 'n' } }).generate(engineRequest({ input: { num_outputs: 2 } }));
+    const urls = await model('dall-e-3', { inputMap: { num_outputs: 'n' } }).generate(engineRequest({ input: { num_outputs: 2 } }));
     expect(urls.map((o) => o.data.equals(ASSETS.png))).toEqual([true, true]);
   });
 
