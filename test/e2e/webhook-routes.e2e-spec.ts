@@ -105,7 +105,8 @@ describe('webhook destinations refused by the deployment policy', () => {
   let h: StandaloneHarness;
 
   beforeAll(async () => {
-    h = await startStandaloneHarness({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' });
+    // As k8s/ sets it: the ports the egress NetworkPolicy opens to the internet.
+    h = await startStandaloneHarness({ WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOWED_PORTS: '443' });
   });
   afterAll(() => h.close());
 
@@ -116,6 +117,7 @@ describe('webhook destinations refused by the deployment policy', () => {
     ['link-local metadata', 'https://169.254.169.254/latest'],
     ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/x'],
     ['credentials in the URL', 'https://user:pass@hooks.example.com/x'],
+    ['a port the egress policy does not open', 'https://hooks.example.com:8443/x'],
   ])('422 for %s, before anything is charged', async (_label, url) => {
     const account = await h.account('pro', 100);
     await h.running.databases.auth.query(`UPDATE api_keys SET webhook_secret = 'whsec_x' WHERE id = $1`, [account.keyId]);
@@ -127,4 +129,16 @@ describe('webhook destinations refused by the deployment policy', () => {
     expect(res.body.error.message).toContain('webhook_url');
     expect((await http(h.url, 'GET', '/api/v1/credits', { key: account.key })).body.available).toBe(100);
   });
+
+  it('says which port is refused and which are open', async () => {
+    const account = await h.account('pro', 100);
+    await h.running.databases.auth.query(`UPDATE api_keys SET webhook_secret = 'whsec_x' WHERE id = $1`, [account.keyId]);
+    const body = { model: 'pixel-flux-1', prompt: 'x', type: 'TEXT_TO_IMAGE' };
+    const refused = await http(h.url, 'POST', '/api/v1/generate', { key: account.key, body: { ...body, webhook_url: 'https://hooks.example.com:8443/x' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.message).toContain('Webhook URL port 8443 is not allowed: this deployment delivers webhooks only to port 443.');
+    const accepted = await http(h.url, 'POST', '/api/v1/generate', { key: account.key, body: { ...body, webhook_url: 'https://hooks.example.com:443/x' } });
+    expect([200, 202]).toContain(accepted.status);
+  });
 });
+
