@@ -8,8 +8,12 @@ const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] },
-  moduleNameMapper: pathsToModuleNameMapper(base.compilerOptions.paths, { prefix: '<rootDir>/' }),
-  modulePathIgnorePatterns: ['<rootDir>/dist', '<rootDir>/.nx', '<rootDir>/tmp', '<rootDir>/.data'],
+  moduleNameMapper: {
+    ...pathsToModuleNameMapper(base.compilerOptions.paths, { prefix: '<rootDir>/' }),
+    // libs/sdk writes its relative imports as ESM needs them (`./client.js`): the TypeScript source here.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  modulePathIgnorePatterns: ['<rootDir>/dist', '<rootDir>/libs/sdk/dist', '<rootDir>/.nx', '<rootDir>/tmp', '<rootDir>/.data'],
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 30_000,

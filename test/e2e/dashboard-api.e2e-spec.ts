@@ -298,6 +298,8 @@ describe('dashboard API (standalone)', () => {
           status: 'active',
           webhook_url: null,
           has_webhook_secret: false,
+          webhook_scheme: 'service',
+          previous_secret_until: null,
           created_at: expect.any(String),
           last_used_at: null,
           revoked_at: null,

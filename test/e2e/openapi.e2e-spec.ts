@@ -9,7 +9,7 @@ import { dependencyTimeoutMessage } from '@gen/transport';
 import { newWebhookSecret, verify } from '@gen/webhook-signature';
 import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
-import { OpenApiDocument, OpenApiOperation, ResponseValidator, validateOpenApiDocument } from '../support/openapi';
+import { lintOpenApiDocument, OpenApiDocument, OpenApiOperation, ResponseValidator, validateOpenApiDocument } from '../support/openapi';
 import { openSse, SseClient } from '../support/sse';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
@@ -68,6 +68,39 @@ describe('standalone: the OpenAPI document', () => {
 
   it('is a valid OpenAPI 3.1 document (swagger-parser against the official schema)', () => {
     expect(validateOpenApiDocument(doc)).toMatchObject({ ok: true, openapi: '3.1.0' });
+  });
+
+  it("lints clean with Redocly's recommended rules: no error, no warning", () => {
+    const lint = lintOpenApiDocument(doc);
+    expect(lint.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`)).toEqual([]);
+    expect({ errors: lint.errors, warnings: lint.warnings }).toEqual({ errors: 0, warnings: 0 });
+  });
+
+  it('names every operation for generated clients: unique, descriptive, camelCase ids', () => {
+    const ids = operations(doc).map(({ path, method, operation }) => ({ route: `${method} ${path}`, id: operation.operationId }));
+    // A route that names none gets Controller_method, which this refuses: name it in @ApiOperation.
+    expect(ids.filter(({ id }) => !/^[a-z]+(?:[A-Z][a-z0-9]*)+$/.test(id ?? ''))).toEqual([]);
+    expect(new Set(ids.map(({ id }) => id)).size).toBe(ids.length);
+    expect(Object.fromEntries(ids.map(({ route, id }) => [route, id]))).toMatchObject({
+      'post /api/v1/generate': 'createGeneration',
+      'get /api/v1/generations/{id}': 'getGeneration',
+      'get /api/v1/generations': 'listGenerations',
+      'post /api/v1/generations/{id}/cancel': 'cancelGeneration',
+      'get /api/v1/generations/{id}/events': 'streamGenerationEvents',
+      'get /api/v1/models': 'listModels',
+      'get /api/v1/models/{id}': 'getModel',
+      'get /api/v1/credits': 'getCredits',
+      'get /api/v1/credits/ledger': 'listCreditLedger',
+      'post /api/v1/webhooks/test': 'sendTestWebhook',
+      'get /cdn/{shard}/{file}': 'getOutput',
+    });
+  });
+
+  it('says where the API is (PUBLIC_BASE_URL), and documents the live stream as text/event-stream with JSON errors', () => {
+    expect((doc as unknown as { servers: Array<{ url: string }> }).servers.map((s) => s.url)).toEqual([h.url]);
+    const events = doc.paths['/api/v1/generations/{id}/events'].get;
+    expect(Object.keys(events.responses['200'].content ?? {})).toEqual(['text/event-stream']);
+    for (const status of ['401', '404', '429']) expect(Object.keys(events.responses[status].content ?? {})).toEqual(['application/json']);
   });
 
   it('describes every public endpoint, the content host, the error envelope and the headers, and nothing internal', () => {
@@ -249,6 +282,7 @@ describe('standalone: the OpenAPI document', () => {
           expect(first.status).toBe(200);
           return http(h.url, 'POST', '/api/v1/generate', { key, headers, body: { model: 'pixel-flux-1', prompt: 'second', type: 'TEXT_TO_IMAGE' } });
         },
+        'get /api/v1/models/{id} 404 unknown_model': () => http(h.url, 'GET', '/api/v1/models/no-such-model', { key }),
         'get /api/v1/generations 422 limit': () => http(h.url, 'GET', '/api/v1/generations?limit=0', { key }),
         'get /api/v1/credits/ledger 422 limit': () => http(h.url, 'GET', '/api/v1/credits/ledger?limit=0', { key }),
         'get /api/v1/credits/ledger 422 cursor': () => http(h.url, 'GET', '/api/v1/credits/ledger?cursor=nope', { key }),

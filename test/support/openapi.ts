@@ -1,6 +1,8 @@
 import Ajv, { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface OpenApiOperation {
@@ -30,6 +32,39 @@ export interface OpenApiResponse {
 export function validateOpenApiDocument(doc: unknown): { ok: boolean; error?: string; openapi?: string } {
   const out = execFileSync(process.execPath, [join(__dirname, 'validate-openapi.mjs')], { input: JSON.stringify(doc), encoding: 'utf8' });
   return JSON.parse(out) as { ok: boolean; error?: string };
+}
+
+/** One finding of Redocly's linter: the rule, where, and what it says. */
+export interface RedoclyProblem {
+  ruleId: string;
+  severity: 'error' | 'warn';
+  message: string;
+  location: Array<{ pointer?: string }>;
+}
+
+const REPO_ROOT = join(__dirname, '..', '..');
+
+/**
+ * Lints the document with the pinned @redocly/cli and the repository's redocly.yaml (its recommended
+ * rules), offline; returns every error and warning.
+ */
+export function lintOpenApiDocument(doc: unknown): { errors: number; warnings: number; problems: RedoclyProblem[] } {
+  const dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+  try {
+    const file = join(dir, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const run = spawnSync(
+      join(REPO_ROOT, 'node_modules', '.bin', 'redocly'),
+      ['lint', file, '--format=json', '--config', join(REPO_ROOT, 'redocly.yaml')],
+      { encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    const start = run.stdout.indexOf('{');
+    if (start < 0) throw new Error(`redocly lint printed no report (exit ${run.status}): ${run.stderr}`);
+    const report = JSON.parse(run.stdout.slice(start)) as { totals: { errors: number; warnings: number }; problems: RedoclyProblem[] };
+    return { errors: report.totals.errors, warnings: report.totals.warnings, problems: report.problems };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**

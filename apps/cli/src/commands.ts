@@ -57,8 +57,22 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: { account: { description: 'account id', required: true } },
   },
   'keys secret': {
-    summary: "Generate a key's webhook signing secret, or renew it (printed once; signatures with the old one fail at once).",
-    options: { account: { description: 'account id', required: true }, key: { description: 'key id', required: true } },
+    summary:
+      "Generate a key's webhook signing secret, or renew it (printed once; signatures with the old one fail at once); " +
+      'with --overlap, a key on the standard scheme rotates instead: both secrets sign each delivery for that long.',
+    options: {
+      account: { description: 'account id', required: true },
+      key: { description: 'key id', required: true },
+      overlap: { description: 'standard scheme only: how long the old secret keeps signing too, 1s to 24h (e.g. 30m, 2h)' },
+    },
+  },
+  'keys set-webhook-scheme': {
+    summary: "Choose how a key's webhooks are signed: service (X-Service-* headers, the default) or standard (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature).",
+    options: {
+      account: { description: 'account id', required: true },
+      key: { description: 'key id', required: true },
+      scheme: { description: 'standard or service', required: true },
+    },
   },
   'keys set-webhook-url': {
     summary: "Set a key's default webhook URL (checked as the dashboard checks it; generates the signing secret if none), or remove it with --url ''.",

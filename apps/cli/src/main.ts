@@ -484,17 +484,33 @@ async function run(
       return;
     }
     case 'keys secret': {
+      const overlap = parseDuration('overlap', str('overlap'));
       const before = await keys.get(str('account') as string, str('key') as string);
-      const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string);
+      const { key, webhookSecret } = await keyWebhooks.renewSecret(str('account') as string, str('key') as string, overlap);
       const view = toKeyView(key);
-      const action = before.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
-      await audit.record({ accountId: key.accountId, actor, action, target: key.id, details: { name: key.name } });
+      const action = overlap !== undefined ? 'key.secret_rotated' : before.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
+      const details = overlap !== undefined ? { name: key.name, overlap_seconds: overlap } : { name: key.name };
+      await audit.record({ accountId: key.accountId, actor, action, target: key.id, details });
       out(
         [
-          `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
+          view.previous_secret_until
+            ? `Key ${view.id} (${view.name}): new webhook signing secret, shown only now (deliveries carry signatures with both secrets until ${view.previous_secret_until}, then with this one only):`
+            : `Key ${view.id} (${view.name}): webhook signing secret, shown only now (signatures with any earlier secret fail from now on):`,
           webhookSecret as string,
         ].join('\n'),
         { key: view, webhook_secret: webhookSecret },
+      );
+      return;
+    }
+    case 'keys set-webhook-scheme': {
+      const key = await keyWebhooks.setScheme(str('account') as string, str('key') as string, str('scheme') as string);
+      const view = toKeyView(key);
+      await audit.record({ accountId: key.accountId, actor, action: 'key.webhook_scheme_set', target: key.id, details: { name: key.name, scheme: view.webhook_scheme } });
+      out(
+        view.webhook_scheme === 'standard'
+          ? `Key ${view.id} (${view.name}): webhooks signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature), with the same secret`
+          : `Key ${view.id} (${view.name}): webhooks signed with the X-Service-* headers`,
+        view,
       );
       return;
     }

@@ -81,12 +81,18 @@ export interface ApiKey {
   status: 'active' | 'revoked';
   webhook_url: string | null;
   has_webhook_secret: boolean;
+  /** How its webhooks are signed: `service` (X-Service-* headers) or `standard` (Standard Webhooks). */
+  webhook_scheme: WebhookScheme;
+  /** During a rotation's overlap: until when the previous secret still signs too. */
+  previous_secret_until: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
   /** Spending caps and spend (listed keys; a key just created or changed has none until the list is read again). */
   caps?: KeyCaps;
 }
+
+export type WebhookScheme = 'service' | 'standard';
 
 /** A key's spending caps per UTC day and month (null: none) and what it has spent. */
 export type KeyCaps = Omit<KeyCapView, 'key_id'>;
@@ -199,6 +205,9 @@ export const dashboardApi = {
   createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
   renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
+  /** A standard key's rotation: both secrets sign for `overlapSeconds`, then only the new one. */
+  rotateSecret: (id: string, overlapSeconds: number) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`, { overlap_seconds: overlapSeconds }),
+  setWebhookScheme: (id: string, scheme: WebhookScheme) => api<ApiKey>('PUT', `/keys/${id}/webhook-scheme`, { scheme }),
   revokeKey: (id: string) => api<void>('DELETE', `/keys/${id}`),
   setKeyCaps: (id: string, caps: { per_day: number | null; per_month: number | null }) => api<KeyCapView>('PUT', `/keys/${id}/caps`, caps),
   models: () => api<ModelsPage>('GET', '/models'),

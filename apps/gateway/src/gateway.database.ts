@@ -11,6 +11,7 @@ import { AuthIdempotencyKeys1764000000001 } from './migrations/1764000000001-aut
 import { DashboardUsersSessions1764100000000 } from './migrations/1764100000000-dashboard-users-sessions';
 import { AuthRateLimitSlices1764710000000 } from './migrations/1764710000000-auth-rate-limit-slices';
 import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-auth-key-change-notify';
+import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth-webhook-schemes';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 
@@ -28,6 +29,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       DashboardUsersSessions1764100000000,
       AuthRateLimitSlices1764710000000,
       AuthKeyChangeNotify1764840000000,
+      AuthWebhookSchemes1764850000000,
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
     ],

@@ -18,6 +18,16 @@ export type { WebhookEventName } from './headers';
 export { sign, signatureHeaders } from './sign';
 export type { SignInput, SignatureHeaders, SignatureHeadersInput, WebhookBody, WebhookSecret } from './sign';
 export { verify } from './verify';
+export {
+  STANDARD_ID_HEADER,
+  STANDARD_SIGNATURE_HEADER,
+  STANDARD_SIGNATURE_VERSION,
+  STANDARD_TIMESTAMP_HEADER,
+  signStandard,
+  standardSecretKey,
+  standardSignatureHeaders,
+} from './standard';
+export type { StandardSignatureHeaders } from './standard';
 export type { VerifiedWebhook, VerifyOptions, WebhookHeaders } from './verify';
 export {
   WebhookMalformedHeaderError,

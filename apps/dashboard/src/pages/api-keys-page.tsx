@@ -1,5 +1,5 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiError, ApiKey, CreatedKey, dashboardApi, KeyCaps, Scope } from '../api';
+import { ApiError, ApiKey, CreatedKey, dashboardApi, KeyCaps, Scope, WebhookScheme } from '../api';
 import { DeliveryItem } from '../components/delivery-item';
 import { SettingsNav } from '../components/settings-nav';
 import { ConfirmDialog, EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
@@ -377,9 +377,110 @@ function TestEvents({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
+const SCHEMES: Array<{ scheme: WebhookScheme; label: string }> = [
+  { scheme: 'service', label: 'Service headers (X-Service-Signature)' },
+  { scheme: 'standard', label: 'Standard Webhooks (webhook-signature)' },
+];
+
+/**
+ * How the key's webhooks are signed, and (Standard Webhooks only) a rotation with an overlap: both
+ * secrets sign each delivery for the chosen hours, then only the new one.
+ */
+function WebhookSchemeSetting({
+  apiKey,
+  onChanged,
+  onRotated,
+}: {
+  apiKey: ApiKey;
+  onChanged: (key: ApiKey) => void;
+  onRotated: (secret: string) => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [hours, setHours] = useState('24');
+  const [error, setError] = useState<string | null>(null);
+
+  const choose = async (scheme: WebhookScheme) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onChanged(await dashboardApi.setWebhookScheme(apiKey.id, scheme));
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The scheme could not be changed.');
+    } finally {
+      setBusy(false);
+    }
+  };
+  const rotate = async (event: FormEvent) => {
+    event.preventDefault();
+    const value = Number(hours);
+    if (!(value > 0 && value <= 24)) {
+      setError('Choose an overlap from a few minutes (0.1) to 24 hours.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      const change = await dashboardApi.rotateSecret(apiKey.id, Math.max(1, Math.round(value * 3600)));
+      if (change.webhook_secret) onRotated(change.webhook_secret);
+      onChanged(change.key);
+    } catch (err) {
+      setError(err instanceof ApiError ? err.detail : 'The secret could not be rotated.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="webhook-scheme">
+      <div className="kv">
+        <label className="kv-label" htmlFor={`scheme-${apiKey.id}`}>
+          Signature scheme
+        </label>
+        <select
+          id={`scheme-${apiKey.id}`}
+          value={apiKey.webhook_scheme}
+          disabled={busy}
+          onChange={(e) => void choose(e.target.value as WebhookScheme)}
+        >
+          {SCHEMES.map(({ scheme, label }) => (
+            <option key={scheme} value={scheme}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </div>
+      {apiKey.previous_secret_until && (
+        <p className="hint" data-testid={`overlap-${apiKey.id}`}>
+          Rotating: deliveries carry signatures with the previous and the new secret until {formatDate(apiKey.previous_secret_until)}.
+        </p>
+      )}
+      {apiKey.webhook_scheme === 'standard' && apiKey.has_webhook_secret && (
+        <form className="inline-form" onSubmit={(e) => void rotate(e)} noValidate aria-label={`Rotate the signing secret of ${apiKey.name}`}>
+          <Field
+            id={`overlap-hours-${apiKey.id}`}
+            label="Rotate with an overlap (hours, up to 24)"
+            hint="A new secret now; both secrets sign each delivery for this long, then only the new one. No event fails verification meanwhile."
+            inputMode="decimal"
+            value={hours}
+            onChange={(e) => setHours(e.target.value)}
+          />
+          <button type="submit" className="button button-secondary" disabled={busy}>
+            Rotate secret
+          </button>
+        </form>
+      )}
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: (key: ApiKey) => void; onRevoked: (key: ApiKey) => void }) {
   /** A secret just generated, shown once: the key's first, or a renewal (which makes the old one stop verifying). */
-  const [secret, setSecret] = useState<{ value: string; renewed: boolean } | null>(null);
+  const [secret, setSecret] = useState<{ value: string; renewed: boolean; rotated?: boolean } | null>(null);
   const [dialog, setDialog] = useState<'renew' | 'revoke' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -443,6 +544,7 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
         }}
       />
       <SpendingCaps apiKey={apiKey} onChanged={(caps) => onChanged({ ...apiKey, caps })} />
+      <WebhookSchemeSetting apiKey={apiKey} onChanged={onChanged} onRotated={(value) => setSecret({ value, renewed: false, rotated: true })} />
       <div className="kv">
         <span className="kv-label">Webhook signing secret</span>
         <span className={apiKey.has_webhook_secret ? '' : 'muted'}>{apiKey.has_webhook_secret ? 'Set (hidden)' : 'Not set'}</span>
@@ -460,9 +562,11 @@ function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onChanged: 
         <div className="reveal-inline">
           <Notice tone="warning" title="Copy the signing secret now: it is shown only once.">
             <p>
-              {secret.renewed
-                ? 'Signatures made with the previous secret of this key no longer verify.'
-                : 'Your receiver verifies each webhook of this key with it.'}
+              {secret.rotated
+                ? 'Give it to your receiver before the overlap ends: until then each delivery is signed with both secrets.'
+                : secret.renewed
+                  ? 'Signatures made with the previous secret of this key no longer verify.'
+                  : 'Your receiver verifies each webhook of this key with it.'}
             </p>
           </Notice>
           <SecretReveal label={`Webhook signing secret of “${apiKey.name}”`} value={secret.value} />

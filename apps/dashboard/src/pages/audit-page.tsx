@@ -25,6 +25,8 @@ const ACTION_LABELS: Record<string, string> = {
   'key.secret_generated': 'Signing secret generated',
   'key.secret_renewed': 'Signing secret renewed',
   'key.caps_set': 'Spending caps set',
+  'key.webhook_scheme_set': 'Webhook signature scheme set',
+  'key.secret_rotated': 'Signing secret rotated with overlap',
 };
 
 const label = (action: string) => ACTION_LABELS[action] ?? action;

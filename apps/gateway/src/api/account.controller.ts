@@ -22,6 +22,7 @@ export class AccountController {
   /** The catalogue, each model marked with whether this account's plan may use it. */
   @Get('models')
   @ApiOperation({
+    operationId: 'listModels',
     summary: 'List the model catalogue',
     description: 'Every model, each marked `available` for the caller (enabled, installed, allowed by the plan) or with its `unavailable_reason`.',
   })
@@ -35,6 +36,7 @@ export class AccountController {
   /** One model, with its inputs schema and how its price is computed. */
   @Get('models/:id')
   @ApiOperation({
+    operationId: 'getModel',
     summary: 'Read one model',
     description:
       'The model as the list shows it, for this caller: `inputs` is the JSON Schema its `input` is checked against, ' +
@@ -48,7 +50,7 @@ export class AccountController {
   }
 
   @Get('credits')
-  @ApiOperation({ summary: "The account's plan, limits and credits" })
+  @ApiOperation({ operationId: 'getCredits', summary: "The account's plan, limits and credits" })
   @ApiOkResponse({ type: CreditsDto, headers: successHeaders() })
   @ApiErrors({ status: 403, examples: missingScopeExample('read') })
   @RequireScope('read')

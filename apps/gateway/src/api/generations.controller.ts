@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -30,6 +30,21 @@ const GENERATION_NOT_FOUND: ErrorDoc = {
 const READ_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('read') };
 const GENERATE_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('generate') };
 
+/** What a client of the live status stream reads (two events of an image generation). */
+const SSE_EXAMPLE = [
+  'retry: 3000',
+  '',
+  'id: 1',
+  'event: processing',
+  'data: {"id":"3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13","status":"processing","progress":0.4,"...":"..."}',
+  '',
+  'id: 2',
+  'event: completed',
+  'data: {"id":"3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13","status":"completed","output_url":"https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png","...":"..."}',
+  '',
+  '',
+].join('\n');
+
 const SUBMIT_HEADERS: HeadersObject = {
   Location: { description: 'The URL of the generation: /api/v1/generations/{id}', schema: { type: 'string' } },
   'Idempotent-Replayed': {
@@ -54,6 +69,7 @@ export class GenerationsController {
    */
   @Post('generate')
   @ApiOperation({
+    operationId: 'createGeneration',
     summary: 'Submit a generation',
     description:
       'Reserves the model\'s price and queues the job. Synchronous (image) models answer 200 with the finished record ' +
@@ -136,7 +152,7 @@ export class GenerationsController {
   }
 
   @Get('generations/:id')
-  @ApiOperation({ summary: 'Read a generation' })
+  @ApiOperation({ operationId: 'getGeneration', summary: 'Read a generation' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiOkResponse({ type: GenerationDto, headers: successHeaders() })
   @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND)
@@ -149,7 +165,7 @@ export class GenerationsController {
   }
 
   @Get('generations')
-  @ApiOperation({ summary: "List the caller's generations", description: 'Newest first, in cursor pages.' })
+  @ApiOperation({ operationId: 'listGenerations', summary: "List the caller's generations", description: 'Newest first, in cursor pages.' })
   @ApiOkResponse({ type: GenerationPageDto, headers: successHeaders() })
   @ApiErrors(READ_FORBIDDEN, {
     status: 422,
@@ -162,6 +178,7 @@ export class GenerationsController {
 
   @Get('generations/:id/events')
   @ApiOperation({
+    operationId: 'streamGenerationEvents',
     summary: "A generation's status, live (Server-Sent Events)",
     description:
       'An event per change, named after the status (`queued` with its queue_position, `processing` with progress, then ' +
@@ -169,9 +186,12 @@ export class GenerationsController {
       'finished generation gets its final record at once. A comment line every 15 s keeps proxies from closing it. At ' +
       'most SSE_STREAMS_PER_ACCOUNT streams per account (429 beyond).',
   })
-  @ApiProduces('text/event-stream')
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOkResponse({ description: 'text/event-stream of records (see GenerationDto).', headers: successHeaders() })
+  @ApiOkResponse({
+    description: 'The stream: one event per change, its data the whole record (GenerationDto) as JSON. Errors before the stream starts are JSON envelopes.',
+    headers: successHeaders(),
+    content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events' }, example: SSE_EXAMPLE } },
+  })
   @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND, {
     status: 429,
     examples: {
@@ -200,6 +220,7 @@ export class GenerationsController {
 
   @Post('generations/:id/cancel')
   @ApiOperation({
+    operationId: 'cancelGeneration',
     summary: 'Cancel a generation',
     description:
       'A queued or running generation is canceled at once: it becomes `failed` with `credits_charged: 0`, the error ' +
@@ -226,6 +247,7 @@ export class GenerationsController {
 
   @Get('generations/:id/deliveries')
   @ApiOperation({
+    operationId: 'listGenerationDeliveries',
     summary: "A generation's webhook deliveries",
     description: 'Oldest first: the original delivery, then any redeliveries, each with its attempts. Empty when none was made.',
   })
@@ -242,6 +264,7 @@ export class GenerationsController {
 
   @Post('generations/:id/redeliver')
   @ApiOperation({
+    operationId: 'redeliverGenerationWebhook',
     summary: "Send a finished generation's webhook again",
     description: 'A new delivery (new delivery id) of the same event body, signed with the key\'s current secret.',
   })

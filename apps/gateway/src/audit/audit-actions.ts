@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'key.secret_generated',
   'key.secret_renewed',
   'key.caps_set',
+  'key.webhook_scheme_set',
+  'key.secret_rotated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

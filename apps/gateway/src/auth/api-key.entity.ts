@@ -1,8 +1,12 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import { AccountEntity } from './account.entity';
 
 export const API_KEY_SCOPES = ['generate', 'read'] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
+
+/** How a key's webhooks are signed: the spec's X-Service-* headers (default), or Standard Webhooks. */
+export const WEBHOOK_SCHEMES = ['service', 'standard'] as const;
+export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
 
 /**
  * An API key. Only a SHA-256 of the key is kept; `lookupId` finds the row, the hash proves the key.
@@ -11,6 +15,8 @@ export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 @Entity({ name: 'api_keys' })
 @Unique('api_keys_lookup_id_key', ['lookupId'])
 @Index('api_keys_by_account', ['accountId'])
+@Check('api_keys_webhook_scheme_check', `"webhook_scheme" IN ('service', 'standard')`)
+@Check('api_keys_webhook_previous_secret_check', `("webhook_previous_secret" IS NULL) = ("webhook_previous_secret_until" IS NULL)`)
 export class ApiKeyEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'api_keys_pkey' })
   id!: string;
@@ -43,6 +49,18 @@ export class ApiKeyEntity {
 
   @Column('text', { name: 'webhook_secret', nullable: true })
   webhookSecret!: string | null;
+
+  /** Mirrors migration 1764850000000 (auth-webhook-schemes). */
+  @Column('text', { name: 'webhook_scheme', default: 'service' })
+  webhookScheme!: WebhookScheme;
+
+  /** A `standard` key's previous secret (encrypted) while a rotation overlaps; null otherwise. */
+  @Column('text', { name: 'webhook_previous_secret', nullable: true })
+  webhookPreviousSecret!: string | null;
+
+  /** Until when the previous secret still signs beside the current one. */
+  @Column('timestamptz', { name: 'webhook_previous_secret_until', nullable: true })
+  webhookPreviousSecretUntil!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key-format';
-import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from './api-key.entity';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope, WebhookScheme } from './api-key.entity';
 import { ApiKeyCache } from './api-key-cache';
 import { AuthRepository } from './auth.repository';
 import { WebhookSecretCipher } from './webhook-secret-cipher';
@@ -63,6 +63,9 @@ export class ApiKeysService {
       scopes: [...new Set(scopes)],
       webhookUrl,
       webhookSecret: webhookSecret === null ? null : this.cipher.encrypt(webhookSecret, id),
+      webhookScheme: 'service',
+      webhookPreviousSecret: null,
+      webhookPreviousSecretUntil: null,
     });
     return { id, key: generated.key, name: cleanName, scopes };
   }
@@ -104,8 +107,21 @@ export class ApiKeysService {
 
   /** A key's current signing secret, in clear (the webhooks service's `auth.webhook-secret.get`). */
   async webhookSecret(keyId: string): Promise<string | null> {
-    const key = await this.repository.findKeyById(keyId);
-    return key?.webhookSecret ? this.cipher.decrypt(key.webhookSecret, key.id) : null;
+    return (await this.webhookSigning(keyId)).secret;
+  }
+
+  /**
+   * How the key's next webhook attempt is signed: its secret (in clear), its scheme, and during a
+   * `standard` key's rotation overlap the previous secret too (the webhooks service's `auth.webhook-secret.get`).
+   */
+  async webhookSigning(keyId: string): Promise<{ secret: string | null; scheme: WebhookScheme; previousSecret: string | null }> {
+    const key = await this.repository.findKeySigning(keyId);
+    if (!key) return { secret: null, scheme: 'service', previousSecret: null };
+    return {
+      secret: key.secret ? this.cipher.decrypt(key.secret, key.id) : null,
+      scheme: key.scheme,
+      previousSecret: key.previousSecret ? this.cipher.decrypt(key.previousSecret, key.id) : null,
+    };
   }
 
   /** A key's signing secret (in clear) and default webhook URL together (test events). */
@@ -137,6 +153,30 @@ export class ApiKeysService {
     const lookupId = await this.repository.setActiveKeyWebhookSecret(accountId, keyId, this.cipher.encrypt(secret, keyId));
     if (lookupId === null) throw new NotFoundError('No such active key.');
     await this.cache.announce({ apiKeyId: keyId, lookupId });
+    return this.get(accountId, keyId);
+  }
+
+  /**
+   * Rotates an active `standard` key's secret: for `overlapSeconds` both secrets sign each attempt,
+   * then only the new one. 422 for a key on the spec's scheme (its receivers expect one signature:
+   * renew instead) or without a secret.
+   */
+  async rotateWebhookSecret(accountId: string, keyId: string, secret: string, overlapSeconds: number): Promise<ApiKeyEntity> {
+    const key = await this.get(accountId, keyId);
+    if (key.revokedAt) throw new NotFoundError('No such active key.');
+    if (key.webhookScheme !== 'standard') {
+      throw new ValidationError('overlap: only a key on the standard webhook scheme can rotate its secret with an overlap; renew the secret instead (the old one stops verifying at once), or switch the key to standard first.');
+    }
+    if (!key.webhookSecret) throw new ValidationError('overlap: this key has no signing secret to rotate yet; generate one first.');
+    const lookupId = await this.repository.rotateActiveKeyWebhookSecret(accountId, keyId, this.cipher.encrypt(secret, keyId), overlapSeconds);
+    if (lookupId === null) throw new NotFoundError('No such active key.');
+    await this.cache.announce({ apiKeyId: keyId, lookupId });
+    return this.get(accountId, keyId);
+  }
+
+  /** Sets an active key's webhook scheme (leaving `standard` ends a rotation's overlap). */
+  async setWebhookScheme(accountId: string, keyId: string, scheme: WebhookScheme): Promise<ApiKeyEntity> {
+    if (!(await this.repository.setActiveKeyWebhookScheme(accountId, keyId, scheme))) throw new NotFoundError('No such active key.');
     return this.get(accountId, keyId);
   }
 

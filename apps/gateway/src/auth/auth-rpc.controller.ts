@@ -11,9 +11,9 @@ import { ApiKeysService } from './api-keys.service';
 export class AuthRpcController {
   constructor(private readonly keys: ApiKeysService) {}
 
-  /** The webhooks service's one question to the gateway: a key's current signing secret. */
+  /** The webhooks service's one question to the gateway: how a key signs now (secret, scheme, a rotation's previous secret). */
   @MessagePattern(Subjects.authWebhookSecretGet)
-  async webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
-    return { secret: await this.keys.webhookSecret(request.apiKeyId) };
+  webhookSecret(@Payload() request: WebhookSecretRequest): Promise<WebhookSecretReply> {
+    return this.keys.webhookSigning(request.apiKeyId);
   }
 }

@@ -3,7 +3,7 @@ import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 import { AccountEntity } from './account.entity';
-import { ApiKeyEntity, ApiKeyScope } from './api-key.entity';
+import { ApiKeyEntity, ApiKeyScope, WebhookScheme } from './api-key.entity';
 
 /** What authentication and submit need of a key: no secret in clear, no name. */
 export interface KeyForAuth {
@@ -130,14 +130,71 @@ export class AuthRepository {
     return rows.length === 0 ? undefined : { secret: rows[0].webhook_secret, lookupId: rows[0].lookup_id };
   }
 
-  /** Replaces an active key's secret; returns its lookup id, or null when no active key matched. */
+  /**
+   * Replaces an active key's secret, ending any rotation's overlap (the old secret fails at once);
+   * returns its lookup id, or null when no active key matched.
+   */
   async setActiveKeyWebhookSecret(accountId: string, keyId: string, secret: string): Promise<string | null> {
     const rows = await sqlRows<{ lookup_id: string }>(
       this.db,
-      `UPDATE api_keys SET webhook_secret = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING lookup_id`,
+      `UPDATE api_keys SET webhook_secret = $3, webhook_previous_secret = NULL, webhook_previous_secret_until = NULL
+        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING lookup_id`,
       [keyId, accountId, secret],
     );
     return rows[0]?.lookup_id ?? null;
+  }
+
+  /**
+   * Rotates an active `standard` key's secret with an overlap: the current secret becomes the
+   * previous one, still signing until now + `overlapSeconds` on the database's clock. One statement,
+   * so a concurrent renewal or scheme change is either before or after it. Returns the lookup id, or
+   * null when no active `standard` key with a secret matched.
+   */
+  async rotateActiveKeyWebhookSecret(accountId: string, keyId: string, secret: string, overlapSeconds: number): Promise<string | null> {
+    const rows = await sqlRows<{ lookup_id: string }>(
+      this.db,
+      `UPDATE api_keys
+          SET webhook_previous_secret = webhook_secret,
+              webhook_previous_secret_until = now() + $4::int * interval '1 second',
+              webhook_secret = $3
+        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL AND webhook_scheme = 'standard' AND webhook_secret IS NOT NULL
+        RETURNING lookup_id`,
+      [keyId, accountId, secret, overlapSeconds],
+    );
+    return rows[0]?.lookup_id ?? null;
+  }
+
+  /**
+   * Sets an active key's webhook scheme. Leaving `standard` ends a rotation's overlap (the spec's
+   * scheme carries one signature). Returns false when no active key matched.
+   */
+  async setActiveKeyWebhookScheme(accountId: string, keyId: string, scheme: WebhookScheme): Promise<boolean> {
+    const rows = await sqlRows<{ id: string }>(
+      this.db,
+      `UPDATE api_keys
+          SET webhook_scheme = $3,
+              webhook_previous_secret = CASE WHEN $3 = 'standard' THEN webhook_previous_secret END,
+              webhook_previous_secret_until = CASE WHEN $3 = 'standard' THEN webhook_previous_secret_until END
+        WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING id`,
+      [keyId, accountId, scheme],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * How the dispatcher signs a key's next attempt (internal, by key id): its secret and scheme, and
+   * the previous secret only while the overlap lasts, on the database's clock.
+   */
+  async findKeySigning(keyId: string): Promise<{ id: string; secret: string | null; scheme: WebhookScheme; previousSecret: string | null } | null> {
+    const rows = await sqlRows<{ id: string; webhook_secret: string | null; webhook_scheme: WebhookScheme; previous: string | null }>(
+      this.db,
+      `SELECT id, webhook_secret, webhook_scheme,
+              CASE WHEN webhook_previous_secret_until > now() THEN webhook_previous_secret END AS previous
+         FROM api_keys WHERE id = $1`,
+      [keyId],
+    );
+    const row = rows[0];
+    return row ? { id: row.id, secret: row.webhook_secret, scheme: row.webhook_scheme, previousSecret: row.previous } : null;
   }
 
   /**

@@ -3,8 +3,11 @@ import { ValidationError } from '@gen/errors';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
-import { ApiKeyEntity } from './api-key.entity';
+import { ApiKeyEntity, WEBHOOK_SCHEMES, WebhookScheme } from './api-key.entity';
 import { ApiKeysService } from './api-keys.service';
+
+/** The longest overlap of a rotation: both secrets sign each delivery for at most a day. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 24 * 3600;
 
 export interface KeyWebhookChange {
   key: ApiKeyEntity;
@@ -43,10 +46,29 @@ export class KeyWebhooksService {
     return { key, webhookSecret: secretStored ? candidate : null };
   }
 
-  /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
-  async renewSecret(accountId: string, keyId: string): Promise<KeyWebhookChange> {
+  /**
+   * Generates the key's signing secret, or renews it: signatures with the old one fail from now on.
+   * With `overlapSeconds` (a `standard` key only, 1 s to 24 h), a rotation instead: each delivery
+   * carries signatures with both secrets for that long, then with the new one only.
+   */
+  async renewSecret(accountId: string, keyId: string, overlapSeconds?: number): Promise<KeyWebhookChange> {
+    if (overlapSeconds !== undefined && !(Number.isInteger(overlapSeconds) && overlapSeconds >= 1 && overlapSeconds <= MAX_ROTATION_OVERLAP_SECONDS)) {
+      throw new ValidationError(`overlap: a whole number of seconds from 1 to ${MAX_ROTATION_OVERLAP_SECONDS} (24 hours).`);
+    }
     const secret = newWebhookSecret();
-    const key = await this.keys.replaceWebhookSecret(accountId, keyId, secret);
+    const key =
+      overlapSeconds === undefined
+        ? await this.keys.replaceWebhookSecret(accountId, keyId, secret)
+        : await this.keys.rotateWebhookSecret(accountId, keyId, secret, overlapSeconds);
     return { key, webhookSecret: secret };
+  }
+
+  /**
+   * Chooses how the key's webhooks are signed: `service` (the spec's X-Service-* headers) or
+   * `standard` (Standard Webhooks). The secret stays the same; it applies from the next attempt on.
+   */
+  async setScheme(accountId: string, keyId: string, scheme: string): Promise<ApiKeyEntity> {
+    if (!WEBHOOK_SCHEMES.includes(scheme as WebhookScheme)) throw new ValidationError(`scheme: one of ${WEBHOOK_SCHEMES.join(', ')}.`);
+    return this.keys.setWebhookScheme(accountId, keyId, scheme as WebhookScheme);
   }
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { toPublicDocument } from './openapi';
+import { TAG_DESCRIPTIONS, toPublicDocument } from './openapi';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: { $ref: string }) => ({ content: { 'application/json': { schema } } });
@@ -59,8 +59,15 @@ describe('toPublicDocument', () => {
     expect((doc.components?.schemas?.PartDto as { properties: Record<string, { example?: unknown }> }).properties.id.example).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('adds both webhook events, and the tags in use', () => {
+  it('adds both webhook events, and the tags in use, each once, with their descriptions', () => {
     expect(Object.keys(doc.webhooks ?? {})).toEqual(['generation.completed', 'generation.failed']);
     expect(doc.tags?.map((t) => t.name)).toEqual(['things', 'outputs', 'webhooks']);
+    expect(doc.tags?.find((t) => t.name === 'outputs')?.description).toBe(TAG_DESCRIPTIONS.outputs);
+    expect(doc.tags?.find((t) => t.name === 'webhooks')?.description).toBe(TAG_DESCRIPTIONS.webhooks);
+  });
+
+  it('says that the content host takes no key (security: [])', () => {
+    expect(doc.paths['/cdn/{file}'].get?.security).toEqual([]);
+    expect(doc.paths['/api/v1/things'].get?.security).toBeUndefined();
   });
 });

@@ -34,6 +34,7 @@ export class OutputsController {
 
   @Get(':shard/:file')
   @ApiOperation({
+    operationId: 'getOutput',
     summary: 'Download an output',
     description:
       "A generation's output, at the `output_url` of its record (no API key: the URL is unguessable). Kept for " +

@@ -92,9 +92,9 @@ export class AttemptRunner {
 
   /** One attempt, from claimed to recorded (the transitions of `attempt-state.ts`). */
   private async run(claim: ClaimedAttempt, secretLookup: Promise<WebhookSecretReply>): Promise<void> {
-    let secret: string | null;
+    let signing: WebhookSecretReply;
     try {
-      secret = (await secretLookup).secret;
+      signing = await secretLookup;
     } catch (error) {
       // Our own dependency is down: nothing was sent, so the attempt is given back, not spent.
       this.logger.warn({ err: error, deliveryId: claim.deliveryId }, 'Signing secret unavailable; webhook attempt postponed');
@@ -104,8 +104,18 @@ export class AttemptRunner {
     }
 
     this.countStart(claim);
+    const { secret, scheme, previousSecret } = signing;
     const outcome: AttemptOutcome = secret
-      ? await this.deps.sender.send({ url: claim.url, deliveryId: claim.deliveryId, event: claim.event, body: claim.body, secret, test: claim.test })
+      ? await this.deps.sender.send({
+          url: claim.url,
+          deliveryId: claim.deliveryId,
+          event: claim.event,
+          body: claim.body,
+          secret,
+          scheme,
+          previousSecret,
+          test: claim.test,
+        })
       : notSent(Date.now());
     this.deps.metrics?.attemptFinished({
       outcome: outcome.ok ? 'succeeded' : (outcome.errorClass ?? 'connection'),

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
-import type { EventName, WebhookAttemptErrorClass } from '@gen/contracts';
-import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, TEST_HEADER, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
+import type { EventName, WebhookAttemptErrorClass, WebhookSignatureScheme } from '@gen/contracts';
+import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, standardSignatureHeaders, TEST_HEADER, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
 import { createSafeDispatcher, ForbiddenDestinationError, validateWebhookUrl, WebhookDestinationPolicy } from '@gen/webhook-policy';
 import { ATTEMPT_TIMEOUT_MS } from './retry-schedule';
 
@@ -14,6 +14,10 @@ export interface WebhookRequest {
   body: Buffer;
   /** The key's current signing secret. */
   secret: string;
+  /** The key's scheme (default `service`: the spec's X-Service-* headers). */
+  scheme?: WebhookSignatureScheme;
+  /** `standard` only: the previous secret while a rotation overlaps (a second signature). */
+  previousSecret?: string | null;
   /** A test event: adds `X-Service-Test: true`. */
   test?: boolean;
 }
@@ -85,8 +89,7 @@ export class WebhookSender {
       'Content-Type': 'application/json',
       'User-Agent': WEBHOOK_USER_AGENT,
       [EVENT_HEADER]: input.event,
-      ...signatureHeaders({ secret: input.secret, body: input.body, now: new Date(startedAt) }),
-      [DELIVERY_ID_HEADER]: input.deliveryId,
+      ...signingHeaders(input, new Date(startedAt)),
     };
     if (input.test) headers[TEST_HEADER] = 'true';
 
@@ -148,6 +151,19 @@ export class WebhookSender {
       ? `No answer within ${seconds} s.`
       : `The answer (HTTP ${statusCode}) was not complete within ${seconds} s.`;
   }
+}
+
+/**
+ * The signature headers of the key's scheme: the spec's (X-Service-Timestamp, X-Service-Signature,
+ * X-Service-Delivery-Id), or Standard Webhooks' (webhook-id is the delivery id, the same on every
+ * attempt; one signature per secret, the previous one only during a rotation's overlap).
+ */
+function signingHeaders(input: WebhookRequest, now: Date): Record<string, string> {
+  if (input.scheme === 'standard') {
+    const secrets = input.previousSecret ? [input.secret, input.previousSecret] : [input.secret];
+    return standardSignatureHeaders({ id: input.deliveryId, secrets, body: input.body, now });
+  }
+  return { ...signatureHeaders({ secret: input.secret, body: input.body, now }), [DELIVERY_ID_HEADER]: input.deliveryId };
 }
 
 function statusMessage(statusCode: number): string {

@@ -76,7 +76,8 @@ export class RequestLog {
   write(request: FastifyRequest, reply: FastifyReply, route: string, answered: boolean, abandoned?: AbandonedRequest): void {
     if (QUIET_ROUTES.has(route)) return;
     const statusCode = reply.statusCode;
-    const level = statusCode >= 500 ? 'error' : statusCode >= 400 || !answered ? 'warn' : 'info';
+    // A request its client left is a warning whatever answer it missed (that answer is in `unsent`).
+    const level = !answered ? 'warn' : statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
     if (!this.logger.isLevelEnabled(level)) return;
     this.logger[level](
       {

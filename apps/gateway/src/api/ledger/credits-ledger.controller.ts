@@ -17,6 +17,7 @@ export class CreditsLedgerController {
 
   @Get('credits/ledger')
   @ApiOperation({
+    operationId: 'listCreditLedger',
     summary: "The account's credit ledger",
     description:
       'Every change to the credits, newest first, in cursor pages: grants, adjustments, and for each generation its hold ' +

@@ -18,6 +18,7 @@ export class WebhookTestsController {
 
   @Post('webhooks/test')
   @ApiOperation({
+    operationId: 'sendTestWebhook',
     summary: 'Send a test event',
     description:
       "Sends a signed `generation.completed`-shaped event marked as a test (`X-Service-Test: true`, an `id` starting with `test_`, " +

@@ -6,8 +6,8 @@ import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
-import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyWithCapsView } from './dashboard-keys.service';
-import { CreateKeyDto, KeyCapsDto, UpdateKeyDto } from './key.dto';
+import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
+import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
 
@@ -41,8 +41,25 @@ export class DashboardKeysController {
 
   @Post(':id/webhook-secret')
   @HttpCode(200)
-  renewSecret(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<KeyChangeReply> {
-    return this.keys.renewWebhookSecret(session.accountId, id, actor);
+  renewSecret(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: unknown,
+  ): Promise<KeyChangeReply> {
+    // No body renews at once; {"overlap_seconds": n} rotates a standard key with an overlap.
+    return this.keys.renewWebhookSecret(session.accountId, id, actor, renewSecretOverlap(body));
+  }
+
+  /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
+  @Put(':id/webhook-scheme')
+  setScheme(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: WebhookSchemeDto,
+  ): Promise<KeyView> {
+    return this.keys.setWebhookScheme(session.accountId, id, body.scheme, actor);
   }
 
   /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */

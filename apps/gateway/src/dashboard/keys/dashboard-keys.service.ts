@@ -6,7 +6,7 @@ import { newWebhookSecret } from '@gen/webhook-signature';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
 import { API_KEY_PREFIX } from '../../auth/api-key-format';
-import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../../auth/api-key.entity';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope, WebhookScheme } from '../../auth/api-key.entity';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { KeyWebhooksService } from '../../auth/key-webhooks.service';
 
@@ -21,6 +21,10 @@ export interface KeyView {
   status: 'active' | 'revoked';
   webhook_url: string | null;
   has_webhook_secret: boolean;
+  /** How its webhooks are signed: `service` (X-Service-* headers) or `standard` (Standard Webhooks). */
+  webhook_scheme: WebhookScheme;
+  /** While a rotation overlaps: until when the previous secret still signs too; null otherwise. */
+  previous_secret_until: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -52,6 +56,9 @@ export function toKeyView(key: ApiKeyEntity): KeyView {
     status: key.revokedAt ? 'revoked' : 'active',
     webhook_url: key.webhookUrl,
     has_webhook_secret: key.webhookSecret !== null,
+    webhook_scheme: key.webhookScheme,
+    previous_secret_until:
+      key.webhookPreviousSecretUntil && key.webhookPreviousSecretUntil.getTime() > Date.now() ? key.webhookPreviousSecretUntil.toISOString() : null,
     created_at: key.createdAt.toISOString(),
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     revoked_at: key.revokedAt?.toISOString() ?? null,
@@ -141,14 +148,24 @@ export class DashboardKeysService {
     return { key: toKeyView(key), webhook_secret: webhookSecret };
   }
 
-  /** Generates the key's signing secret, or renews it: signatures with the old one fail from now on. */
-  async renewWebhookSecret(accountId: string, keyId: string, actor: AuditActor): Promise<KeyChangeReply> {
+  /**
+   * Generates the key's signing secret, or renews it: signatures with the old one fail from now on;
+   * with `overlapSeconds` (a `standard` key), a rotation: both sign for that long first.
+   */
+  async renewWebhookSecret(accountId: string, keyId: string, actor: AuditActor, overlapSeconds?: number): Promise<KeyChangeReply> {
     // Read first only to tell a first secret from a renewal; the renewal itself says when there is no such key.
     const before = await this.keys.get(accountId, keyId).catch(() => null);
-    const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId);
-    const action = before?.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
-    await this.audit.record({ accountId, actor, action, target: key.id, details: { name: key.name } });
+    const { key, webhookSecret } = await this.webhooks.renewSecret(accountId, keyId, overlapSeconds);
+    const action = overlapSeconds !== undefined ? 'key.secret_rotated' : before?.webhookSecret ? 'key.secret_renewed' : 'key.secret_generated';
+    const details = overlapSeconds !== undefined ? { name: key.name, overlap_seconds: overlapSeconds } : { name: key.name };
+    await this.audit.record({ accountId, actor, action, target: key.id, details });
     return { key: toKeyView(key), webhook_secret: webhookSecret };
+  }
+
+  async setWebhookScheme(accountId: string, keyId: string, scheme: string, actor: AuditActor): Promise<KeyView> {
+    const key = await this.webhooks.setScheme(accountId, keyId, scheme);
+    await this.audit.record({ accountId, actor, action: 'key.webhook_scheme_set', target: key.id, details: { name: key.name, scheme } });
+    return toKeyView(key);
   }
 
   async revoke(accountId: string, keyId: string, actor: AuditActor): Promise<void> {

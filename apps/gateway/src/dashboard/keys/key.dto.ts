@@ -1,5 +1,6 @@
+import { ValidationError } from '@gen/errors';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
-import { API_KEY_SCOPES, ApiKeyScope } from '../../auth/api-key.entity';
+import { API_KEY_SCOPES, ApiKeyScope, WEBHOOK_SCHEMES, WebhookScheme } from '../../auth/api-key.entity';
 
 export class CreateKeyDto {
   @IsString({ message: 'name: Enter a name for the key.' })
@@ -44,4 +45,28 @@ export class KeyCapsDto {
   @Min(1, { message: CAP_MESSAGE('per_month') })
   @Max(2_147_483_647, { message: CAP_MESSAGE('per_month') })
   per_month?: number | null;
+}
+
+/** How the key's webhooks are signed. */
+export class WebhookSchemeDto {
+  @IsIn(WEBHOOK_SCHEMES, { message: `scheme: one of ${WEBHOOK_SCHEMES.join(', ')}.` })
+  scheme!: WebhookScheme;
+}
+
+const OVERLAP_MESSAGE = 'overlap_seconds: a whole number of seconds from 1 to 86400 (24 hours), or absent to renew at once.';
+
+/**
+ * The body of POST /keys/{id}/webhook-secret, which may have none (renew at once) or
+ * `{"overlap_seconds": n}` (a `standard` key's rotation): read here rather than by a DTO, because
+ * the validation pipe refuses a missing body for a DTO route.
+ */
+export function renewSecretOverlap(body: unknown): number | undefined {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ValidationError('The request body must be a JSON object.');
+  const unknown = Object.keys(body).filter((name) => name !== 'overlap_seconds');
+  if (unknown.length > 0) throw new ValidationError(`${unknown[0]}: unknown field`);
+  const overlap = (body as { overlap_seconds?: unknown }).overlap_seconds;
+  if (overlap === undefined) return undefined;
+  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 1 || overlap > 86_400) throw new ValidationError(OVERLAP_MESSAGE);
+  return overlap;
 }

@@ -1,0 +1,49 @@
+/** What the service answers on every error: `{"error": {"code", "status", "message", "request_id"}}`. */
+export interface ErrorEnvelopeBody {
+  code: string;
+  status: number;
+  message: string;
+  request_id?: string;
+}
+
+/**
+ * An error answer of the API (its envelope), or a request that got no answer: `code` is the
+ * envelope's (`unauthorized`, `insufficient_credits`, `validation_error`, `rate_limit_exceeded`, ...),
+ * or `connection_error` / `timeout` (then `status` is 0 and there is no `requestId`).
+ */
+export class GenerationApiError extends Error {
+  override readonly name: string = 'GenerationApiError';
+  readonly code: string;
+  readonly status: number;
+  /** The X-Request-Id of the answer: quote it to support. */
+  readonly requestId: string | null;
+  /** Seconds the service asked to wait (Retry-After), on 429 and 503. */
+  readonly retryAfterSeconds: number | null;
+
+  constructor(init: { code: string; status: number; message: string; requestId?: string | null; retryAfterSeconds?: number | null; cause?: unknown }) {
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.code = init.code;
+    this.status = init.status;
+    this.requestId = init.requestId ?? null;
+    this.retryAfterSeconds = init.retryAfterSeconds ?? null;
+  }
+}
+
+/** Why a webhook request was refused by `verifyWebhook`. */
+export type WebhookVerificationReason =
+  | 'missing_header'
+  | 'malformed_header'
+  | 'signature_mismatch'
+  | 'timestamp_out_of_tolerance'
+  | 'invalid_payload';
+
+/** A webhook request that must be rejected (answer it 400 and do nothing else). */
+export class WebhookVerificationError extends Error {
+  override readonly name: string = 'WebhookVerificationError';
+  constructor(
+    readonly reason: WebhookVerificationReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}

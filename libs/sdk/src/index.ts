@@ -1,0 +1,28 @@
+/**
+ * @generation-service/sdk: the Generation Service API for TypeScript and JavaScript (Node 20+,
+ * Deno, Bun, browsers), with no dependencies: `GenerationClient` for the API, `verifyWebhook` for
+ * the signed events the service sends.
+ */
+export { GenerationClient, Generations, Models, CreditsApi, parseRetryAfter, retryDelayMs } from './client.js';
+export type {
+  CreateGenerationBody,
+  CreateGenerationOptions,
+  GenerationClientOptions,
+  ListGenerationsOptions,
+  RequestOptions,
+  WaitOptions,
+} from './client.js';
+export { GenerationApiError, WebhookVerificationError } from './errors.js';
+export type { WebhookVerificationReason } from './errors.js';
+export { SseParser } from './sse.js';
+export type { SseRecord } from './sse.js';
+export { verifyWebhook } from './webhooks.js';
+export type {
+  GenerationCompletedEvent,
+  GenerationFailedEvent,
+  VerifiedWebhook,
+  VerifyWebhookInput,
+  WebhookEvent,
+  WebhookRequestHeaders,
+} from './webhooks.js';
+export type * from './types.js';
