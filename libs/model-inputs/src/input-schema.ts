@@ -2,7 +2,7 @@
  * A model's inputs: the subset of JSON Schema the service enforces (docs/catalogue.md, "Inputs").
  * An object of flat properties, each a string, integer, number or boolean, with `enum`,
  * `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and
- * `format: "uri"` for media (an https URL or an upload). Nothing nests: an input is never an object
+ * `format: "uri"` for media (an https URL). Nothing nests: an input is never an object
  * or a list, so a customer's input is always a few bounded values.
  */
 import type { InputProperty, InputsSchema, InputType } from '@gen/contracts';
@@ -184,7 +184,7 @@ export function expectation(property: InputProperty): string {
     case 'boolean':
       return 'must be true or false';
     case 'string': {
-      if (property.format === 'uri') return 'must be an https URL or an upload (its id or URL) from POST /api/v1/uploads';
+      if (property.format === 'uri') return 'must be an https URL';
       const min = property.minLength ?? 0;
       const max = Math.min(property.maxLength ?? MAX_INPUT_STRING, MAX_INPUT_STRING);
       return min > 0 ? `must be a string of ${min} to ${max} characters` : `must be a string of at most ${max} characters`;

@@ -2,9 +2,6 @@ import Ajv, { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { expectation, InputsSchema, MAX_INPUT_STRING, MAX_URI_LENGTH } from './input-schema';
 
-/** An upload's id, as POST /api/v1/uploads answers it. */
-export const UPLOAD_ID = /^upl_[A-Za-z0-9]{24}$/;
-
 /** The outcome of checking a customer's `input`: the input as applied (defaults filled in), or every problem, each naming its field. */
 export type InputCheck = { ok: true; input: Record<string, unknown> } | { ok: false; errors: string[] };
 
@@ -23,11 +20,11 @@ export class InputValidator {
 
   constructor() {
     this.ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true });
-    // `uri` (a media input): an http(s) URL (RFC 3986, ajv-formats' full check) or an upload's id.
+    // `uri` (a media input): an https URL (RFC 3986, ajv-formats' full check), without credentials.
     const uri = addFormats.get('uri', 'full') as (value: string) => boolean;
     this.ajv.addFormat('uri', {
       type: 'string',
-      validate: (value: string) => UPLOAD_ID.test(value) || (/^https?:\/\//i.test(value) && uri(value)),
+      validate: (value: string) => /^https:\/\/[^/@]+(\/|$)/i.test(value) && uri(value),
     });
   }
 

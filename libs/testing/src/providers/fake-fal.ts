@@ -133,8 +133,13 @@ export async function startFakeFal(options: { key?: string; slowMs?: number; /**
         return [200, { images: [{ url: `${servers.cdnUrl}/files/missing.png` }] }];
       case 'output-html':
         return [200, { images: [{ url: `${servers.cdnUrl}/files/html.png` }] }];
-      default:
-        return [200, { images: [{ url: file('png'), width: 8, height: 8, content_type: 'image/png' }], seed: 42, has_nsfw_concepts: [false], prompt: 'x', timings: {} }];
+      default: {
+        // `num_images` of them (default 1), as fal's text-to-image models answer.
+        const input = (r.input ?? {}) as Record<string, unknown>;
+        const count = typeof input.num_images === 'number' ? input.num_images : 1;
+        const images = Array.from({ length: count }, (_, i) => ({ url: i === 0 ? file('png') : `${servers.cdnUrl}/files/${r.id}-${i}.png`, width: 8, height: 8, content_type: 'image/png' }));
+        return [200, { images, seed: 42, has_nsfw_concepts: images.map(() => false), prompt: 'x', timings: {} }];
+      }
     }
   };
 

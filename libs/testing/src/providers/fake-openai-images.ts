@@ -123,7 +123,10 @@ export async function startFakeOpenAiImages(options: { key?: string; slowMs?: nu
       ? { url: `${servers.cdnUrl}/files/img-${created}.png`, revised_prompt: request.prompt }
       : { b64_json: ASSETS.png.toString('base64') };
     const usage = gptImage ? { usage: { total_tokens: 100, input_tokens: 50, output_tokens: 50, input_tokens_details: { text_tokens: 50, image_tokens: 0 } } } : {};
-    return sendJson(res, 200, { created, data: [image], ...usage });
+    // `n` images (default 1), each its own file or base64.
+    const count = typeof request.n === 'number' ? request.n : 1;
+    const data = Array.from({ length: count }, (_, i) => ('url' in image ? { ...image, url: `${servers.cdnUrl}/files/img-${created}-${i}.png` } : image));
+    return sendJson(res, 200, { created, data, ...usage });
   });
 
   return Object.assign(servers, { key, generated: () => generated });

@@ -67,6 +67,14 @@ describe('fal engine', () => {
     expect(problems({ upstreamModel: 'fal-ai/flux', tokenEnv: 'FAL_KEY', outputPath: 'images..url' })).toMatch(/\.outputPath must be a dotted path/);
   });
 
+  it("maps the customer's input to fal's names (inputMap) over the static input, and keeps every image of images[]", async () => {
+    const outputs = await engine({ inputMap: { num_outputs: 'num_images' } }).generate(engineRequest({ input: { num_outputs: 3, image_size: 'landscape_4_3' } }));
+    // Field by field: num_outputs renamed, the customer's image_size over the binding's, the prompt ours.
+    expect(JSON.parse(submits().at(-1)!.body)).toEqual({ image_size: 'landscape_4_3', num_images: 3, prompt: 'a red kite' });
+    expect(outputs).toHaveLength(3);
+    for (const output of outputs) expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
+  });
+
   it('submits to the queue as documented, stores the request before polling, polls, fetches the result and the file', async () => {
     const request = engineRequest();
     const [output] = await engine().generate(request);

@@ -75,6 +75,15 @@ describe('openai-images engine', () => {
     expect(request.saved).toEqual([]);
   });
 
+  it("the customer's n (through inputMap) asks for several images, and every item of data[] is kept", async () => {
+    const outputs = await engine({ inputMap: { num_outputs: 'n' } }).generate(engineRequest({ input: { num_outputs: 3, quality: 'high' } }));
+    expect(JSON.parse(calls().at(-1)!.body)).toEqual({ size: '1024x1024', quality: 'high', prompt: 'a red kite', model: 'gpt-image-1', n: 3 });
+    expect(outputs).toHaveLength(3);
+    for (const output of outputs) expect(output).toEqual({ data: ASSETS.png, contentType: 'image/png', extension: 'png' });
+    const urls = await model('dall-e-3', { inputMap: { num_outputs: 'n' } }).generate(engineRequest({ input: { num_outputs: 2 } }));
+    expect(urls.map((o) => o.data.equals(ASSETS.png))).toEqual([true, true]);
+  });
+
   it('a dall-e model answering a URL: downloaded from the allowed origin, without the key', async () => {
     const [output] = await model('dall-e-3', { input: { size: '1024x1024' } }).generate(engineRequest());
     expect(output.data.equals(ASSETS.png)).toBe(true);
