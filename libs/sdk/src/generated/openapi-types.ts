@@ -35,6 +35,10 @@ export interface GenerateRequest {
   type: "TEXT_TO_IMAGE" | "TEXT_TO_VIDEO" | "TEXT_TO_AUDIO" | "TEXT_TO_3D";
   /** Where to POST the signed result; overrides the key's default webhook URL for this generation. */
   webhook_url?: string;
+  /** The model's inputs (`inputs` of GET /api/v1/models/{id}): validated against its schema, defaults filled in; each refused field is named in the 422 (`input.seed: must be an integer from 0 to 2147483647`). A media input (`format: "uri"`) takes an https URL the provider can read. */
+  input?: Record<string, unknown>;
+  /** Your own keys and values, stored and returned on the record and in the webhook body, never read by the service: at most 16 keys of up to 40 characters, string values of up to 500 characters (Stripe's rules). */
+  metadata?: Record<string, string>;
 }
 
 export interface Generation {
@@ -60,6 +64,26 @@ export interface Generation {
   progress: number | null;
   /** For a completed generation: when its output is deleted (OUTPUT_RETENTION_HOURS after completion, a week by default). output_url stays in the record and then answers 410 gone. */
   output_expires_at: string | null;
+  /** The `input` as applied at submit: checked against the model's `inputs`, its defaults filled in (`{}` for a model without inputs). */
+  input: Record<string, unknown>;
+  /** Your own keys and values, as given at submit (`{}` when none). */
+  metadata: Record<string, string>;
+  /** Every output of a completed generation, in order (`output_url` is the first); `[]` otherwise. */
+  outputs: GenerationOutput[];
+}
+
+export interface GenerationOutput {
+  /** The file on the content host ({cdn_url}); answers 410 gone once its retention ended. */
+  url: string;
+  content_type: string;
+  /** Size in bytes (null for outputs stored before sizes were recorded). */
+  bytes: number | null;
+  /** Pixels, where known (images, videos). */
+  width?: number;
+  /** Pixels, where known (images, videos). */
+  height?: number;
+  /** Seconds, where known (videos, audio). */
+  duration_s?: number;
 }
 
 export interface GenerationPage {
@@ -115,7 +139,7 @@ export interface Model {
   available: boolean;
   /** Why it is not available (disabled, not installed on this server, plan); null when available. */
   unavailable_reason: string | null;
-  /** The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and `format: "uri"` for media (an https URL or an upload from POST /api/v1/uploads). `properties` is empty when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`). */
+  /** The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and `format: "uri"` for media (an https URL). `properties` is empty when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`). */
   inputs: Record<string, unknown>;
   /** Numeric inputs the price is multiplied by: a generation costs `credits` × each value as applied (defaults included), rounded up to a whole credit. Empty: a fixed price. */
   price_multipliers: string[];
@@ -189,4 +213,10 @@ export interface WebhookEvent {
   error: string | null;
   created_at: string;
   completed_at: string;
+  /** Every output, in order (`output_url` is the first); `[]` on failure. Added after the spec fields. */
+  outputs: GenerationOutput[];
+  /** The `input` as applied at submit. */
+  input: Record<string, unknown>;
+  /** Your metadata, as given at submit. */
+  metadata: Record<string, string>;
 }
