@@ -114,4 +114,53 @@ describe('dashboard: the playground builds its form from the model inputs', () =
     await field('num_outputs').getByText('Number of images (the price is per image). Whole number, 1 to 4; default 1.').waitFor();
     await screenshots(page, '01-playground-form', { dir: SHOTS });
   });
+
+  it('names a refused input at its field, and sends nothing the customer left alone', async () => {
+    await page.getByLabel('Prompt', { exact: true }).fill('a red fox');
+    await page.getByLabel('Seed', { exact: true }).fill('3000000000');
+    await page.getByRole('button', { name: /^Generate/ }).click();
+    const seed = page.locator('[data-input="seed"]');
+    await seed.locator('.field-error').waitFor();
+    expect(await seed.locator('.field-error').textContent()).toMatch(/2147483647/);
+    await expect(page.getByLabel('Seed', { exact: true }).getAttribute('aria-invalid')).resolves.toBe('true');
+    const curl = (await page.getByTestId('curl').textContent()) ?? '';
+    expect(curl).toContain('"input":{"seed":3000000000}');
+    await screenshots(page, '02-playground-refused-input', { dir: SHOTS });
+    expect(fake.creates()).toBe(0);
+  });
+
+  it('generates with the chosen inputs and shows every output, charged per image', async () => {
+    await page.getByLabel('Seed', { exact: true }).fill('7');
+    await page.getByLabel('Aspect ratio').selectOption('16:9');
+    await page.getByLabel('Num outputs', { exact: true }).fill('3');
+    // The price follows num_outputs (3 credits each), before and after.
+    await page.getByRole('button', { name: 'Generate · 9 credits' }).click();
+    const gallery = page.locator('.result .output-gallery');
+    await gallery.waitFor({ timeout: 30_000 });
+    await expect(gallery.locator('img').count()).resolves.toBe(3);
+    await page.getByRole('img', { name: 'Output of “a red fox”, 3 of 3' }).waitFor();
+    await expect(page.getByTestId('credits-charged').textContent()).resolves.toBe('9 credits');
+    // The provider got the customer's values over the binding's static input.
+    expect(fake.predictions[0].input).toMatchObject({ prompt: 'a red fox', seed: 7, aspect_ratio: '16:9', num_outputs: 3, output_format: 'png' });
+    await screenshots(page, '03-playground-three-outputs', { dir: SHOTS });
+  });
+
+  it('shows the input as applied, the metadata and every output on the generation page', async () => {
+    const submitted = await http(h.url, 'POST', '/api/v1/generate', {
+      key,
+      body: { model: 'fox-flux', prompt: 'a fox in the snow', type: 'TEXT_TO_IMAGE', input: { num_outputs: 2, seed: 11 }, metadata: { order: 'A-1042', customer: 'studio' } },
+    });
+    expect(submitted.status).toBe(200);
+    await page.goto(`${h.url}/dashboard/generations/${submitted.body.id}`);
+    const input = page.getByTestId('generation-input');
+    await input.waitFor();
+    const text = (await input.textContent()) ?? '';
+    for (const expected of ['num_outputs2', 'seed11', 'aspect_ratio1:1', 'go_fasttrue']) expect(text).toContain(expected);
+    const metadata = (await page.getByTestId('generation-metadata').textContent()) ?? '';
+    expect(metadata).toContain('orderA-1042');
+    expect(metadata).toContain('customerstudio');
+    await expect(page.getByTestId('generation-outputs').locator('li').count()).resolves.toBe(2);
+    await expect(page.locator('.output-gallery img').count()).resolves.toBe(2);
+    await screenshots(page, '04-generation-input-metadata', { dir: SHOTS });
+  });
 });
