@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { DatabaseChannels } from '@gen/contracts';
 import { DrainState } from '@gen/observability';
 import { http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -129,6 +130,8 @@ describe('standalone: operability', () => {
       const named = new Set([...docs.matchAll(/\bgen_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')));
       // Families the docs name by prefix only (prom-client's process and Node.js metrics).
       for (const prefix of ['gen_process_', 'gen_nodejs_']) named.delete(prefix);
+      // PostgreSQL NOTIFY channels share the prefix; they are no metrics.
+      for (const channel of Object.values(DatabaseChannels)) named.delete(channel);
       const missing = [...named].filter((name) => !declared.has(name));
       expect(missing).toEqual([]);
       expect(named.size).toBeGreaterThan(20);

@@ -25,6 +25,6 @@ describe('the CLI settings', () => {
   it("check a key's webhook settings as a distributed gateway does: its key required, https to public addresses by default", () => {
     expect(() => read({}, readCliKeyWebhookSettings)).toThrow(/WEBHOOK_SECRET_ENCRYPTION_KEY is required/);
     const settings = read({ WEBHOOK_SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 2).toString('hex') }, readCliKeyWebhookSettings);
-    expect(settings.webhookPolicy).toEqual({ allowHttp: false, allowPrivate: false, allowList: [] });
+    expect(settings.webhookPolicy).toEqual({ allowHttp: false, allowPrivate: false, allowList: [], ports: [] });
   });
 });
