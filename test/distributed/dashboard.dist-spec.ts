@@ -42,7 +42,7 @@ describe('distributed: dashboard', () => {
     const secret: string = created.body.webhook_secret;
     expect(secret).toMatch(/^whsec_/);
     const reply = await rpc.request<WebhookSecretReply, WebhookSecretRequest>(Subjects.authWebhookSecretGet, { apiKeyId: created.body.key.id });
-    expect(reply).toEqual({ secret });
+    expect(reply).toEqual({ secret, scheme: 'service', previousSecret: null });
     const [row] = await h.query<{ webhook_secret: string }>('SELECT webhook_secret FROM auth.api_keys WHERE id = $1', [created.body.key.id]);
     expect(row.webhook_secret.startsWith('v1.')).toBe(true);
 

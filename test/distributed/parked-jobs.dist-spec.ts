@@ -126,6 +126,14 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
     await bind(key, 'parked-slow', slow);
     const ids = await submitMany(key, 'parked-slow', JOBS);
     await until('the jobs to be parked', () => counts(ids), (c) => c.parked >= JOBS * 0.9, 30_000);
+    // Every job's upstream id stored: a kill between a provider's answer to the create and that write
+    // would make a second create (no provider here takes an idempotency key; docs/jobs.md, the one window left).
+    await until(
+      'every job to have its upstream id',
+      async () => (await h.query<{ n: number }>(`SELECT count(upstream_ref)::int AS n FROM generation.jobs WHERE id = ANY($1::uuid[])`, [ids]))[0],
+      (c) => c.n === JOBS,
+      30_000,
+    );
     await h.kill('generation', 'SIGKILL', 0);
 
     const done = await until('every job to be final on the other replica', () => counts(ids), (c) => c.final === JOBS, 120_000);
