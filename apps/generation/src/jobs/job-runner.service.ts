@@ -19,6 +19,7 @@ import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
 import { BindingLimits } from './binding-limits.service';
 import { ParkedJobsRepository } from './parked-jobs.repository';
+import { CoalescedTask } from './coalesced-task';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
 const LEASE_LOST = new Error('lease lost');
@@ -78,8 +79,11 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private heartbeatTimer?: NodeJS.Timeout;
   private progressTimer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
-  private pumping?: Promise<void>;
-  private pumpAgain = false;
+  private readonly pumps = new CoalescedTask(
+    () => this.pump(),
+    (error: unknown) => this.logger.error({ err: error }, 'Claiming jobs failed'),
+    () => this.nudge(),
+  );
   private stopping = false;
   private drained = false;
 
@@ -167,7 +171,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     this.stopping = true;
     clearInterval(this.pollTimer);
     this.unsubscribe?.();
-    await this.pumping;
+    await this.pumps.current();
     const all = () => Promise.allSettled([...this.running.values()].map((r) => r.done));
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.drainTimeoutMs())));
@@ -231,19 +235,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   /** Looks for claimable work now (coalesces concurrent calls). */
   nudge(): void {
     if (this.stopping) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'Claiming jobs failed'))
-      .finally(() => {
-        this.pumping = undefined;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.nudge();
-        }
-      });
+    this.pumps.run();
   }
 
   /** Slots of a pool not held by a run nor promised to an admission. */

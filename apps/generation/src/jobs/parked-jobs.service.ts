@@ -3,6 +3,7 @@ import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { BindingLimits } from './binding-limits.service';
 import { JobRunnerService } from './job-runner.service';
 import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
+import { CoalescedTask } from './coalesced-task';
 
 /** How often bindings' shared backoffs are read and stale binding slots swept. */
 const LIMITS_REFRESH_MS = 1_000;
@@ -20,8 +21,11 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly logger = new Logger(ParkedJobs.name);
   private timer?: NodeJS.Timeout;
   private limitsTimer?: NodeJS.Timeout;
-  private pumping?: Promise<void>;
-  private pumpAgain = false;
+  private readonly pumps = new CoalescedTask(
+    () => this.pump(),
+    (error: unknown) => this.logger.warn({ err: error }, 'Claiming parked jobs failed'),
+    () => this.nudge(),
+  );
   private stopping = false;
 
   constructor(
@@ -52,7 +56,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
     this.stopping = true;
     clearInterval(this.timer);
     clearInterval(this.limitsTimer);
-    await this.pumping;
+    await this.pumps.current();
   }
 
   /**
@@ -69,19 +73,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   /** Claims due jobs now (coalesces concurrent calls). */
   nudge(): void {
     if (this.stopping) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'Claiming parked jobs failed'))
-      .finally(() => {
-        this.pumping = undefined;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.nudge();
-        }
-      });
+    this.pumps.run();
   }
 
   /** Claims due jobs while there are some and the process has provider slots for them. */
