@@ -6,6 +6,7 @@ import { CurrentActor } from '../dashboard/audit-actor.decorator';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
 import { LowBalanceAlertsService, LowBalanceReply } from './low-balance-alerts.service';
 
 const MESSAGE = `threshold: a whole number of credits from 0 to ${MAX_LOW_BALANCE_THRESHOLD} (0 or null turns alerts off).`;
@@ -19,10 +20,7 @@ export class LowBalanceDto {
   threshold!: number | null;
 }
 
-/**
- * Settings, Account: the low-balance alert threshold. Every user of an account is its owner until
- * roles exist (then this is owners and admins only).
- */
+/** Settings, Account: the low-balance alert threshold and its deliveries; owners and admins. */
 @Controller('dashboard/api/account/low-balance')
 @UseGuards(DashboardSessionGuard)
 @UseInterceptors(NoStoreInterceptor)
@@ -30,11 +28,13 @@ export class DashboardLowBalanceController {
   constructor(private readonly alerts: LowBalanceAlertsService) {}
 
   @Get()
+  @RequiresRole('admin')
   get(@CurrentSession() session: LiveSession): Promise<LowBalanceReply> {
     return this.alerts.view(session.accountId);
   }
 
   @Put()
+  @RequiresRole('admin')
   set(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: LowBalanceDto): Promise<LowBalanceView> {
     return this.alerts.set(session.accountId, body.threshold, actor);
   }

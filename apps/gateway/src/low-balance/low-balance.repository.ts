@@ -3,29 +3,10 @@ import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 
-/** Someone a low-balance mail goes to. */
-export interface AlertRecipient {
-  email: string;
-  emailKey: string;
-}
-
-/** What the gateway knows for low-balance alerts: who gets the mail, where the webhook goes, what was sent. */
+/** What the gateway knows for low-balance alerts: where the webhook goes, what was mailed. */
 @Injectable()
 export class LowBalanceRepository {
   constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
-
-  /**
-   * The account's dashboard users. Every user of an account is its owner until roles exist; this is
-   * the one place to switch to "owners and admins" when they do.
-   */
-  async recipients(accountId: string): Promise<AlertRecipient[]> {
-    const rows = await sqlRows<{ email: string; email_key: string }>(
-      this.db,
-      `SELECT email, email_key FROM users WHERE account_id = $1 ORDER BY created_at, id`,
-      [accountId],
-    );
-    return rows.map((r) => ({ email: r.email, emailKey: r.email_key }));
-  }
 
   /**
    * Where the account's events go: each distinct default webhook URL of its live keys that can sign
