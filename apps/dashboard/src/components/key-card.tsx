@@ -2,6 +2,8 @@ import { useState } from 'react';
 import { ApiError, ApiKey, dashboardApi } from '../api';
 import { ConfirmDialog, Notice, SecretReveal } from './ui';
 import { formatDate } from '../format';
+import { useCan } from '../role';
+import { KeySettingsSummary } from './key-settings-summary';
 import { SpendingCaps } from './key-caps';
 import { TestEvents } from './key-test-events';
 import { WebhookEditor, WebhookSchemeSetting } from './key-webhook';
@@ -13,6 +15,9 @@ export function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onCh
   const [dialog, setDialog] = useState<'renew' | 'revoke' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const can = useCan();
+  // Webhooks, secrets and caps are admins'; developers test and revoke; viewers read (the server refuses the rest anyway).
+  const admin = can('admin');
 
   const renew = async () => {
     setBusy(true);
@@ -64,28 +69,36 @@ export function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onCh
           <dd>{apiKey.last_used_at ? formatDate(apiKey.last_used_at) : 'Never'}</dd>
         </div>
       </dl>
-      <WebhookEditor
-        apiKey={apiKey}
-        onChanged={(key, newSecret) => {
-          // The server generates a secret with a URL only when the key had none: its first.
-          if (newSecret) setSecret({ value: newSecret, renewed: false });
-          onChanged(key);
-        }}
-      />
-      <SpendingCaps apiKey={apiKey} onChanged={(caps) => onChanged({ ...apiKey, caps })} />
-      <WebhookSchemeSetting apiKey={apiKey} onChanged={onChanged} onRotated={(value) => setSecret({ value, renewed: false, rotated: true })} />
+      {admin ? (
+        <>
+          <WebhookEditor
+            apiKey={apiKey}
+            onChanged={(key, newSecret) => {
+              // The server generates a secret with a URL only when the key had none: its first.
+              if (newSecret) setSecret({ value: newSecret, renewed: false });
+              onChanged(key);
+            }}
+          />
+          <SpendingCaps apiKey={apiKey} onChanged={(caps) => onChanged({ ...apiKey, caps })} />
+          <WebhookSchemeSetting apiKey={apiKey} onChanged={onChanged} onRotated={(value) => setSecret({ value, renewed: false, rotated: true })} />
+        </>
+      ) : (
+        <KeySettingsSummary apiKey={apiKey} />
+      )}
       <div className="kv">
         <span className="kv-label">Webhook signing secret</span>
         <span className={apiKey.has_webhook_secret ? '' : 'muted'}>{apiKey.has_webhook_secret ? 'Set (hidden)' : 'Not set'}</span>
-        <button
-          type="button"
-          className="button button-link"
-          disabled={busy}
-          onClick={() => (apiKey.has_webhook_secret ? setDialog('renew') : void renew())}
-          aria-label={`${apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'} for ${apiKey.name}`}
-        >
-          {apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'}
-        </button>
+        {admin && (
+          <button
+            type="button"
+            className="button button-link"
+            disabled={busy}
+            onClick={() => (apiKey.has_webhook_secret ? setDialog('renew') : void renew())}
+            aria-label={`${apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'} for ${apiKey.name}`}
+          >
+            {apiKey.has_webhook_secret ? 'Renew secret' : 'Generate secret'}
+          </button>
+        )}
       </div>
       {secret && (
         <div className="reveal-inline">
@@ -109,12 +122,14 @@ export function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onCh
           {error}
         </p>
       )}
-      <TestEvents apiKey={apiKey} />
-      <div className="actions end">
-        <button type="button" className="button button-danger-outline" onClick={() => setDialog('revoke')} aria-label={`Revoke ${apiKey.name}`}>
-          Revoke
-        </button>
-      </div>
+      {can('developer') && <TestEvents apiKey={apiKey} />}
+      {can('developer') && (
+        <div className="actions end">
+          <button type="button" className="button button-danger-outline" onClick={() => setDialog('revoke')} aria-label={`Revoke ${apiKey.name}`}>
+            Revoke
+          </button>
+        </div>
+      )}
       <ConfirmDialog
         open={dialog === 'renew'}
         title="Renew the signing secret?"

@@ -5,6 +5,7 @@ import { WEBHOOK_HINT } from '../components/key-webhook';
 import { SettingsNav } from '../components/settings-nav';
 import { EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
 import { formatDate } from '../format';
+import { useCan } from '../role';
 import { useAsync } from '../use-async';
 
 const SCOPES: Array<{ scope: Scope; label: string; hint: string }> = [
@@ -124,6 +125,7 @@ export function ApiKeysPage() {
   const [state, reload, setKeys] = useAsync(() => dashboardApi.keys(), []);
   const [created, setCreated] = useState<CreatedKey | null>(null);
   const [announcement, setAnnouncement] = useState('');
+  const can = useCan();
 
   const replace = (key: ApiKey) => {
     // A changed key from the server has no caps: the listed ones stay.
@@ -144,7 +146,11 @@ export function ApiKeysPage() {
       <p className="visually-hidden" role="status">
         {announcement}
       </p>
-      {created ? (
+      {!can('developer') ? (
+        <Notice title="Your role on this account is viewer.">
+          <p>You can see its keys; developers, admins and owners create and revoke them.</p>
+        </Notice>
+      ) : created ? (
         <NewKeyPanel created={created} onDone={() => setCreated(null)} />
       ) : (
         <CreateKeyForm
