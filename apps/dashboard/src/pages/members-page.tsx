@@ -26,7 +26,7 @@ function RoleCell({ member, onChange }: { member: Member; onChange: (role: Membe
   );
 }
 
-function MemberActions({ member, onAsk }: { member: Member; onAsk: (pending: Pending) => void }) {
+function MemberActions({ member, lastOwner, onAsk }: { member: Member; lastOwner: boolean; onAsk: (pending: Pending) => void }) {
   const role = useRole();
   const can = useCan();
   return (
@@ -36,7 +36,8 @@ function MemberActions({ member, onAsk }: { member: Member; onAsk: (pending: Pen
           Make owner
         </button>
       )}
-      {(member.you || (can('admin') && canManageRole(role, member.role))) && (
+      {/* The last owner cannot leave (the server answers 409): they transfer ownership first. */}
+      {((member.you && !lastOwner) || (!member.you && can('admin') && canManageRole(role, member.role))) && (
         <button type="button" className="button button-danger-outline" onClick={() => onAsk({ kind: 'remove', member })} aria-label={member.you ? 'Leave this account' : `Remove ${member.email}`}>
           {member.you ? 'Leave' : 'Remove'}
         </button>
@@ -117,7 +118,7 @@ export function MembersPage({ onSessionChanged }: { onSessionChanged: () => void
                       <td data-label="Joined">{formatDate(m.joined_at)}</td>
                       <td data-label="Last sign-in">{m.last_sign_in_at ? formatDate(m.last_sign_in_at) : 'Never'}</td>
                       <td data-label="Actions">
-                        <MemberActions member={m} onAsk={setPending} />
+                        <MemberActions member={m} lastOwner={m.role === 'owner' && state.data.data.filter((x) => x.role === 'owner').length === 1} onAsk={setPending} />
                       </td>
                     </tr>
                   ))}
