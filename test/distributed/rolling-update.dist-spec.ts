@@ -9,12 +9,15 @@ import { runRollingUpdate } from '../../bench/rolling/rolling-update';
  */
 describe('distributed: a rolling update of every Deployment under load', () => {
   it('costs clients nothing: 0 errors, 0 lost, credits exact', async () => {
+    const began = Date.now();
+    const steps: string[] = [];
     const result = await runRollingUpdate({
       servers: { pgAdminUrl: testAdminUrl(), natsUrl: process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222' },
       clients: 6,
       settleMs: 2_000,
+      log: (line) => steps.push(`${((Date.now() - began) / 1000).toFixed(1)} s ${line}`),
     });
-    process.stdout.write(`rolling update: ${JSON.stringify(result)}\n`);
+    process.stdout.write(`rolling update: ${JSON.stringify(result)}\n${steps.join('\n')}\n`);
     expect(result.replaced).toBe(8);
     expect(result.accepted).toBeGreaterThan(50);
     expect({ errors: result.errors, samples: result.errorSamples, lost: result.lost, failed: result.failed }).toEqual({ errors: 0, samples: [], lost: 0, failed: 0 });
