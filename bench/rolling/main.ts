@@ -9,13 +9,13 @@ import { ROLLOUT_ORDER, runRollingUpdate } from './rolling-update';
  * `npm run bench:rolling`: a simulated Kubernetes rolling update of every Deployment (two replicas
  * each; start the new process, wait until it is ready, SIGTERM the old one) under steady load, and
  * what the clients saw: errors, lost jobs, credits. BENCH_CLIENTS (default 8) client loops;
- * BENCH_SETTLE_MS (default 3000) of load before and after the rollout; BENCH_MAX_SURGE (2, the
- * default: both new processes of a Deployment start at once; or 1: one at a time).
+ * BENCH_SETTLE_MS (default 3000) of load before and after the rollout; BENCH_MAX_SURGE (1, the
+ * default, as the manifests in k8s/ set it: one new process at a time; or 2: both at once).
  */
 async function main(): Promise<void> {
   const clients = positiveInteger('BENCH_CLIENTS', 8);
   const settleMs = positiveInteger('BENCH_SETTLE_MS', 3_000);
-  const maxSurge = positiveInteger('BENCH_MAX_SURGE', 2) === 1 ? 1 : 2;
+  const maxSurge = positiveInteger('BENCH_MAX_SURGE', 1) === 2 ? 2 : 1;
   const result = await runRollingUpdate({
     servers: benchServers(),
     clients,

@@ -20,7 +20,7 @@ export interface RollingOptions {
   clients: number;
   /** Load before the rollout starts and after it ends (ms). */
   settleMs: number;
-  /** New processes a Deployment starts at once before old ones stop (Kubernetes' maxSurge; maxUnavailable is 0): 1 or 2 (default). */
+  /** New processes a Deployment starts at once before old ones stop (Kubernetes' maxSurge; maxUnavailable is 0): 1 (default, as k8s/ sets) or 2. */
   maxSurge?: 1 | 2;
   /** Called with each step of the rollout (progress). */
   log?: (line: string) => void;
@@ -58,14 +58,14 @@ interface Slot {
  * A Kubernetes rolling update of every Deployment in turn, simulated with processes: two replicas
  * of each service run on one database and NATS; for each replica, a new process is started, once
  * its /readyz is green the old one is taken out of the ingress (the gateway) and sent SIGTERM
- * (maxUnavailable 0; with maxSurge 2, the default, both new processes start at once). Meanwhile clients submit synchronous
+ * (maxUnavailable 0; maxSurge 1 as the manifests in k8s/ set it, or 2: both new processes at once). Meanwhile clients submit synchronous
  * generations (an instant engine: the service is measured, not rendering) and read them, through an
  * ingress that sends each request to a gateway in service. Returns what the clients saw and what
  * became of every accepted job and credit.
  */
 export async function runRollingUpdate(options: RollingOptions): Promise<RollingResult> {
   const log = options.log ?? (() => undefined);
-  const maxSurge = options.maxSurge ?? 2;
+  const maxSurge = options.maxSurge ?? 1;
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_rolling_${token}`;
   const streamName = `GEN_ROLL_${token.toUpperCase()}`;
