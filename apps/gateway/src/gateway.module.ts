@@ -39,6 +39,9 @@ import { ProviderCallbacksController } from './provider-callbacks/provider-callb
 import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
+import { UploadsController } from './uploads/uploads.controller';
+import { UploadsRepository } from './uploads/uploads.repository';
+import { UploadsService } from './uploads/uploads.service';
 
 @Module({})
 export class GatewayModule {
@@ -59,6 +62,7 @@ export class GatewayModule {
         CreditsLedgerController,
         WebhookTestsController,
         OutputsController,
+        UploadsController,
         AuthRpcController,
         ProviderCallbacksController,
         ...dashboard.controllers,
@@ -101,8 +105,10 @@ export class GatewayModule {
         },
         AuditRepository,
         AuditService,
+        UploadsRepository,
+        UploadsService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
+      exports: [UploadsService, ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
     };
   }
 }
