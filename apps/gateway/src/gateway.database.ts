@@ -4,6 +4,7 @@ import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { SessionEntity } from './dashboard/sessions/session.entity';
 import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
+import { AccountMemberEntity } from './members/account-member.entity';
 import { UserEntity } from './users/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
@@ -15,6 +16,8 @@ import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 import { AuthUploads1764920000000 } from './migrations/1764920000000-auth-uploads';
+import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
+import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -22,7 +25,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
   return {
     url,
     schema: AUTH_SCHEMA,
-    entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity],
+    entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity, AccountMemberEntity],
     migrations: [
       AuthInit1763700000000,
       AuthRateLimits1764000000000,
@@ -34,6 +37,8 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
       AuthUploads1764920000000,
+      AuthAccountMembers1764960000000,
+      AuthLowBalanceMails1764980000002,
     ],
     poolSize,
   };

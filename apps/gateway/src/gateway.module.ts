@@ -28,6 +28,8 @@ import { dashboardParts } from './dashboard/dashboard.parts';
 import type { DashboardSettings } from './dashboard/dashboard.settings';
 import { UsersRepository } from './dashboard/sessions/users.repository';
 import { UserAccountsRepository } from './users/user-accounts.repository';
+import { MembersRepository } from './members/members.repository';
+import { MembersService } from './members/members.service';
 import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -39,6 +41,8 @@ import { ProviderCallbacksController } from './provider-callbacks/provider-callb
 import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
+import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
+import { LowBalanceRepository } from './low-balance/low-balance.repository';
 import { UploadsController } from './uploads/uploads.controller';
 import { UploadsRepository } from './uploads/uploads.repository';
 import { UploadsService } from './uploads/uploads.service';
@@ -71,6 +75,8 @@ export class GatewayModule {
         { provide: WebhookSecretCipher, useValue: new WebhookSecretCipher(options.secretKeys ?? null) },
         UsersRepository,
         UserAccountsRepository,
+        LowBalanceRepository,
+        LowBalanceAlertsService,
         ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
         // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
@@ -107,8 +113,10 @@ export class GatewayModule {
         AuditService,
         UploadsRepository,
         UploadsService,
+        MembersRepository,
+        MembersService,
       ],
-      exports: [UploadsService, ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService, LowBalanceAlertsService, UploadsService],
     };
   }
 }

@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.plan_changed',
   'account.credits_changed',
+  'account.low_balance_threshold_set',
   'user.signed_up',
   'user.signed_in',
   'user.sign_in_failed',
@@ -20,6 +21,12 @@ export const AUDIT_ACTIONS = [
   'key.caps_set',
   'key.webhook_scheme_set',
   'key.secret_rotated',
+  'member.invited',
+  'member.invitation_revoked',
+  'member.joined',
+  'member.removed',
+  'member.role_changed',
+  'account.ownership_transferred',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -7,6 +7,10 @@ import { PasswordResetService } from './password-reset/password-reset.service';
 import { PasswordResetsRepository } from './password-reset/password-resets.repository';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
+import { DashboardInvitationsController } from './members/dashboard-invitations.controller';
+import { DashboardMembersController } from './members/dashboard-members.controller';
+import { InvitationsService } from './members/invitations.service';
+import { InvitationsRepository } from '../members/invitations.repository';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
 import { DashboardKeysService } from './keys/dashboard-keys.service';
@@ -21,6 +25,9 @@ import { SessionsService } from './sessions/sessions.service';
 import { SignInThrottleRepository } from './sessions/sign-in-throttle.repository';
 import { DashboardStaticController } from './static/dashboard-static.controller';
 import { DashboardUsageController } from './usage/dashboard-usage.controller';
+import { DashboardLowBalanceController } from '../low-balance/dashboard-low-balance.controller';
+import { LowBalanceEventsController } from '../low-balance/low-balance-events.controller';
+import { LowBalanceMailer } from '../low-balance/low-balance-mailer.service';
 
 /**
  * The dashboard's controllers and providers, added to the gateway module when it serves the
@@ -38,6 +45,10 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardUsageController,
       DashboardAccountController,
       DashboardAuditController,
+      DashboardMembersController,
+      DashboardInvitationsController,
+      DashboardLowBalanceController,
+      LowBalanceEventsController,
       PasswordResetController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
@@ -51,10 +62,13 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       AnonymousCsrfGuard,
       DashboardKeysService,
       Mailer,
+      LowBalanceMailer,
       PasswordResetsRepository,
       PasswordResetService,
       DashboardGenerationsService,
       PlaygroundKeyGuard,
+      InvitationsRepository,
+      InvitationsService,
     ],
   };
 }
