@@ -14,6 +14,7 @@ import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-aut
 import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth-webhook-schemes';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
+import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -32,6 +33,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthWebhookSchemes1764850000000,
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
+      AuthEmailVerificationTwoFactor1764970000000,
     ],
     poolSize,
   };

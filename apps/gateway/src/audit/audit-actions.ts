@@ -20,6 +20,13 @@ export const AUDIT_ACTIONS = [
   'key.caps_set',
   'key.webhook_scheme_set',
   'key.secret_rotated',
+  'user.email_verified',
+  'user.two_factor_enabled',
+  'user.two_factor_disabled',
+  'user.two_factor_failed',
+  'user.recovery_code_used',
+  'user.recovery_codes_renewed',
+  'account.two_factor_required_set',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -5,7 +5,8 @@ import { AccountEntity } from '../auth/account.entity';
 import { AUTH_DB } from '../gateway.tokens';
 import { UserEntity } from './user.entity';
 
-export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'>;
+/** `emailVerifiedAt`: set for users an operator makes (they vouch for the address); a sign-up leaves it unset. */
+export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'> & { emailVerifiedAt?: Date | null };
 
 /**
  * Accounts written together with their first dashboard user (sign-up, `accounts create --email`,

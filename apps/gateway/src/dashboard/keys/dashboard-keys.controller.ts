@@ -3,6 +3,7 @@ import type { KeyCapView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
+import { VerifiedEmailGuard } from '../email-verification/verified-email.guard';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
@@ -25,6 +26,7 @@ export class DashboardKeysController {
 
   @Post()
   @HttpCode(201)
+  @UseGuards(VerifiedEmailGuard)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
     return this.keys.create(session.accountId, body, actor);
   }

@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { AllowedBeforeTwoFactor } from '../two-factor/two-factor-enrollment.decorator';
 import { CredentialsDto } from './credentials.dto';
 import { SessionCookies } from './session-cookies';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from './session.guard';
@@ -11,19 +12,36 @@ export interface SessionReply {
   signed_in: boolean;
   /** Send it back as X-CSRF-Token on every POST, PATCH and DELETE. */
   csrf_token: string;
-  user?: { id: string; email: string };
+  /** `email_verified`: the verification link was followed; `two_factor`: on for the user, and whether the account requires it. */
+  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
   account?: { id: string; name: string };
-  /** For the sign-up page, when signed out: whether it is open and the credits a new account starts with. */
-  sign_up?: { enabled: boolean; credits: number };
+  /**
+   * For the sign-up page, when signed out: whether it is open (SIGNUP_MODE, `invite`: closed), the
+   * credits a new account starts with, and whether keys wait for the verification mail.
+   */
+  sign_up?: { enabled: boolean; mode: string; credits: number; verification_required: boolean };
 }
 
-function toReply(session: LiveSession): SessionReply {
+export function toSessionReply(session: LiveSession): SessionReply {
   return {
     signed_in: true,
     csrf_token: session.csrfToken,
-    user: { id: session.userId, email: session.email },
+    user: {
+      id: session.userId,
+      email: session.email,
+      email_verified: session.emailVerified,
+      two_factor: { enabled: session.twoFactorEnabled, required: session.accountRequiresTwoFactor },
+    },
     account: { id: session.accountId, name: session.accountName },
   };
+}
+
+/** The password was right; the sign-in ends with a code (POST /dashboard/api/sign-in/two-factor). */
+export interface TwoFactorChallengeReply {
+  signed_in: false;
+  two_factor_required: true;
+  challenge: string;
+  expires_in_seconds: number;
 }
 
 /** The client address and user agent recorded with a session. */
@@ -45,7 +63,7 @@ export class SessionController {
   @Get('session')
   async session(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
     const session = await this.sessions.resolve(this.cookies.sessionToken(request));
-    if (session) return toReply(session);
+    if (session) return toSessionReply(session);
     let token = this.cookies.anonymousCsrfToken(request);
     if (!token) {
       token = newToken();
@@ -61,16 +79,24 @@ export class SessionController {
     return this.started(reply, await this.sessions.signUp(body, client(request)));
   }
 
+  /** The session, or, for a user with two-factor sign-in, `two_factor_required` and the challenge for POST sign-in/two-factor. */
   @Post('sign-in')
   @HttpCode(200)
   @UseGuards(AnonymousCsrfGuard)
-  async signIn(@Body() body: CredentialsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
-    return this.started(reply, await this.sessions.signIn(body, client(request), this.cookies.sessionToken(request)));
+  async signIn(
+    @Body() body: CredentialsDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionReply | TwoFactorChallengeReply> {
+    const result = await this.sessions.signIn(body, client(request), this.cookies.sessionToken(request));
+    if ('challenge' in result) return { signed_in: false, two_factor_required: true, challenge: result.challenge, expires_in_seconds: result.expiresInSeconds };
+    return this.started(reply, result);
   }
 
   @Post('sign-out')
   @HttpCode(204)
   @UseGuards(DashboardSessionGuard)
+  @AllowedBeforeTwoFactor()
   async signOut(@CurrentSession() _session: LiveSession, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.sessions.signOut(this.cookies.sessionToken(request));
     this.cookies.clearSession(reply);
@@ -78,6 +104,6 @@ export class SessionController {
 
   private started(reply: FastifyReply, started: StartedSession): SessionReply {
     this.cookies.setSession(reply, started.token, started.maxAgeSeconds);
-    return toReply(started.session);
+    return toSessionReply(started.session);
   }
 }

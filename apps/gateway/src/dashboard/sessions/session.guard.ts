@@ -1,7 +1,9 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ForbiddenError, UnauthorizedError } from '@gen/errors';
+import { Reflector } from '@nestjs/core';
+import { AccessPolicyError, ForbiddenError, UnauthorizedError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { ALLOWED_BEFORE_TWO_FACTOR } from '../two-factor/two-factor-enrollment.decorator';
 import { SessionCookies } from './session-cookies';
 import { csrfTokensMatch, SessionsService } from './sessions.service';
 import type { LiveSession } from './users.repository';
@@ -32,12 +34,17 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Dashboard API routes: a live session cookie, and for every state-changing call the session's CSRF token. */
+/**
+ * Dashboard API routes: a live session cookie, and for every state-changing call the session's CSRF
+ * token. While the account requires two-factor sign-in and the user has not set it up, only the
+ * routes marked AllowedBeforeTwoFactor answer (the pages send the user to the set-up).
+ */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
+    private readonly reflector: Reflector,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
   ) {}
 
@@ -48,6 +55,9 @@ export class DashboardSessionGuard implements CanActivate {
     if (!SAFE_METHODS.has(request.method)) {
       assertSameOrigin(request, this.settings.publicOrigin);
       if (!csrfTokensMatch(presentedToken(request), session.csrfToken)) throw csrfRefused();
+    }
+    if (session.accountRequiresTwoFactor && !session.twoFactorEnabled && !this.reflector.get<boolean>(ALLOWED_BEFORE_TWO_FACTOR, context.getHandler())) {
+      throw new AccessPolicyError('two_factor_enrollment_required', 'Your account requires two-factor sign-in: set it up (Settings, Account) before anything else.');
     }
     request.dashboardSession = session;
     return true;
