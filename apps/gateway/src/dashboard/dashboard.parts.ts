@@ -19,6 +19,10 @@ import { PasswordResetService } from './password-reset/password-reset.service';
 import { PasswordResetsRepository } from './password-reset/password-resets.repository';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
+import { DashboardInvitationsController } from './members/dashboard-invitations.controller';
+import { DashboardMembersController } from './members/dashboard-members.controller';
+import { InvitationsService } from './members/invitations.service';
+import { InvitationsRepository } from '../members/invitations.repository';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
 import { DashboardKeysService } from './keys/dashboard-keys.service';
@@ -50,6 +54,8 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardUsageController,
       DashboardAccountController,
       DashboardAuditController,
+      DashboardMembersController,
+      DashboardInvitationsController,
       PasswordResetController,
       EmailVerificationController,
       TwoFactorController,
@@ -79,6 +85,8 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       VerifiedEmailGuard,
       DashboardGenerationsService,
       PlaygroundKeyGuard,
+      InvitationsRepository,
+      InvitationsService,
     ],
   };
 }

@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Post, Req, UseGuards, UseInterceptors } fro
 import type { FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { client } from '../sessions/session.controller';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { VerifyEmailDto } from './email-verification.dto';
@@ -24,6 +25,7 @@ export class EmailVerificationController {
   @Post('resend')
   @HttpCode(202)
   @UseGuards(DashboardSessionGuard)
+  @RequiresRole('viewer')
   async resend(@CurrentSession() session: LiveSession): Promise<{ message: string }> {
     await this.verification.resend(session);
     return { message: `A new verification link is on its way to ${session.email}.` };

@@ -5,6 +5,7 @@ import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
 import { VerifiedEmailGuard } from '../email-verification/verified-email.guard';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
@@ -20,11 +21,13 @@ export class DashboardKeysController {
   constructor(private readonly keys: DashboardKeysService) {}
 
   @Get()
+  @RequiresRole('viewer')
   async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyWithCapsView[] }> {
     return { data: await this.keys.list(session.accountId) };
   }
 
   @Post()
+  @RequiresRole('developer')
   @HttpCode(201)
   @UseGuards(VerifiedEmailGuard)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
@@ -32,6 +35,7 @@ export class DashboardKeysController {
   }
 
   @Patch(':id')
+  @RequiresRole('admin')
   update(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -42,6 +46,7 @@ export class DashboardKeysController {
   }
 
   @Post(':id/webhook-secret')
+  @RequiresRole('admin')
   @HttpCode(200)
   renewSecret(
     @CurrentSession() session: LiveSession,
@@ -55,6 +60,7 @@ export class DashboardKeysController {
 
   /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
   @Put(':id/webhook-scheme')
+  @RequiresRole('admin')
   setScheme(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -66,6 +72,7 @@ export class DashboardKeysController {
 
   /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */
   @Put(':id/caps')
+  @RequiresRole('admin')
   setCaps(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -76,6 +83,7 @@ export class DashboardKeysController {
   }
 
   @Delete(':id')
+  @RequiresRole('developer')
   @HttpCode(204)
   revoke(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<void> {
     return this.keys.revoke(session.accountId, id, actor);

@@ -3,7 +3,9 @@ import { Reflector } from '@nestjs/core';
 import { AccessPolicyError, ForbiddenError, UnauthorizedError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import type { MemberRole } from '../../members/member-role';
 import { ALLOWED_BEFORE_TWO_FACTOR } from '../two-factor/two-factor-enrollment.decorator';
+import { assertRole, REQUIRED_ROLE } from './requires-role.decorator';
 import { SessionCookies } from './session-cookies';
 import { csrfTokensMatch, SessionsService } from './sessions.service';
 import type { LiveSession } from './users.repository';
@@ -35,9 +37,10 @@ function presentedToken(request: FastifyRequest): string | undefined {
 }
 
 /**
- * Dashboard API routes: a live session cookie, and for every state-changing call the session's CSRF
- * token. While the account requires two-factor sign-in and the user has not set it up, only the
- * routes marked AllowedBeforeTwoFactor answer (the pages send the user to the set-up).
+ * Dashboard API routes: a live session cookie, for every state-changing call the session's CSRF
+ * token, and the role the route declares (@RequiresRole) on the session's account. While the
+ * account requires two-factor sign-in and the user has not set it up, only the routes marked
+ * AllowedBeforeTwoFactor answer (the pages send the user to the set-up).
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
@@ -50,6 +53,9 @@ export class DashboardSessionGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<DashboardRequest>();
+    const needed = this.reflector.getAllAndOverride<MemberRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]);
+    // Fails closed: a route that forgot to say which role it needs is open to nobody.
+    if (!needed) throw new Error(`dashboard route ${request.method} ${request.url} declares no @RequiresRole`);
     const session = await this.sessions.resolve(this.cookies.sessionToken(request));
     if (!session) throw new UnauthorizedError('You are not signed in, or your session has ended. Sign in to continue.');
     if (!SAFE_METHODS.has(request.method)) {
@@ -59,6 +65,7 @@ export class DashboardSessionGuard implements CanActivate {
     if (session.accountRequiresTwoFactor && !session.twoFactorEnabled && !this.reflector.get<boolean>(ALLOWED_BEFORE_TWO_FACTOR, context.getHandler())) {
       throw new AccessPolicyError('two_factor_enrollment_required', 'Your account requires two-factor sign-in: set it up (Settings, Account) before anything else.');
     }
+    assertRole(session.role, needed);
     request.dashboardSession = session;
     return true;
   }

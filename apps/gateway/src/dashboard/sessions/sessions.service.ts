@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AccessPolicyError, ConflictError, NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
+import { AccessPolicyError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
@@ -8,6 +8,7 @@ import { DASHBOARD_SETTINGS, DashboardSettings, SignUpMode } from '../dashboard.
 import { EmailVerificationService } from '../email-verification/email-verification.service';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../users/email-address';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../../users/password-hasher';
+import { MIN_NEW_PASSWORD_LENGTH } from '../../users/password-rules';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
 import { LiveSession, SessionInfo, UsersRepository } from './users.repository';
 import { TwoFactorChallenge, TwoFactorSignInService } from '../two-factor/two-factor-sign-in.service';
@@ -17,7 +18,7 @@ import { SignInGate } from './sign-in-gate';
 export { hashSessionToken, newToken } from './session-starter';
 export type { ClientInfo, StartedSession } from './session-starter';
 
-export const MIN_PASSWORD_LENGTH = 10;
+export const MIN_PASSWORD_LENGTH = MIN_NEW_PASSWORD_LENGTH;
 const TOUCH_INTERVAL_MS = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 
@@ -106,8 +107,20 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return this.starter.start({ userId: created.userId, accountId: created.accountId }, client);
   }
 
-  /** A session, or, for a user with two-factor sign-in, a challenge to answer with a code (TwoFactorSignInService). */
-  async signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined): Promise<StartedSession | TwoFactorChallenge> {
+  /**
+   * `join`, when given, runs once the password is right and names the account to open (accepting an
+   * invitation by signing in adds the membership there); otherwise sign-in opens accountToOpen's.
+   * A user with two-factor sign-in gets a challenge to answer with a code (TwoFactorSignInService).
+   */
+  signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined): Promise<StartedSession | TwoFactorChallenge>;
+  /** With `join`, never a challenge (a user with two-factor sign-in is refused: 409). */
+  signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined, join: (user: { id: string; emailKey: string }) => Promise<string>): Promise<StartedSession>;
+  async signIn(
+    credentials: Credentials,
+    client: ClientInfo,
+    previousToken: string | undefined,
+    join?: (user: { id: string; emailKey: string }) => Promise<string>,
+  ): Promise<StartedSession | TwoFactorChallenge> {
     const emailKey = credentials.email.trim().toLowerCase();
     const keys = throttleKeys(emailKey, client.ip);
     const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
@@ -119,15 +132,22 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.gate.settle(policies, ok, keys.address);
     // Failures for an address with no user belong to no account: the throttle counts them, the audit log cannot.
     const actor: AuditActor | null = user && { kind: 'user', userId: user.id, email: user.email, ip: client.ip };
-    if (user && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
+    if (user?.accountId && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
     if (!user || !ok) throw new UnauthorizedError('Email or password is incorrect.');
-    if (user.totpEnabledAt) return this.twoFactor.challenge(user.id);
+    if (user.totpEnabledAt) {
+      // The invitation cannot wait across the code step: sign in fully, then accept it signed in.
+      if (join) throw new ConflictError('Your sign-in needs a code from your authenticator app: sign in first, then open the invitation link again to accept it.');
+      return this.twoFactor.challenge(user.id);
+    }
+    // The account the user last worked on, or another they belong to (docs/dashboard.md, "Switching accounts").
+    const accountId = join ? await join({ id: user.id, emailKey: user.emailKey }) : await this.users.accountToOpen(user.id);
+    if (!accountId) throw new ForbiddenError('You are not a member of any account any more. Ask an owner or admin of your team to invite you again.');
 
     await this.users.recordSignIn(user.id, this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(password) : null);
     // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
-    if (actor) await this.audit.record({ accountId: user.accountId, actor, action: 'user.signed_in', target: user.email });
-    return this.starter.start({ userId: user.id, accountId: user.accountId }, client);
+    if (actor) await this.audit.record({ accountId, actor, action: 'user.signed_in', target: user.email });
+    return this.starter.start({ userId: user.id, accountId }, client);
   }
 
   /**
@@ -195,6 +215,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       this.users.touchSession(session.id).catch((error: unknown) => this.logger.warn({ err: error }, 'session not touched'));
     }
     return session;
+  }
+
+  /** A new session of the user on one of their accounts (sign-up, accepting an invitation). */
+  start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
+    return this.starter.start(owner, client);
   }
 
   private async removeDeadRows(): Promise<void> {

@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
-import { client, SessionReply, toSessionReply } from '../sessions/session.controller';
+import { MembersService } from '../../members/members.service';
+import { client, SessionReply, sessionReply } from '../sessions/session.controller';
 import { SessionCookies } from '../sessions/session-cookies';
 import { AnonymousCsrfGuard } from '../sessions/session.guard';
 import { TwoFactorSignInDto } from './two-factor.dto';
@@ -14,6 +15,7 @@ export class TwoFactorSignInController {
   constructor(
     private readonly signIn: TwoFactorSignInService,
     private readonly cookies: SessionCookies,
+    private readonly members: MembersService,
   ) {}
 
   @Post()
@@ -22,6 +24,6 @@ export class TwoFactorSignInController {
   async complete(@Body() body: TwoFactorSignInDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
     const started = await this.signIn.complete(body.challenge, body.code, client(request), this.cookies.sessionToken(request));
     this.cookies.setSession(reply, started.token, started.maxAgeSeconds);
-    return toSessionReply(started.session);
+    return sessionReply(started.session, this.members);
   }
 }

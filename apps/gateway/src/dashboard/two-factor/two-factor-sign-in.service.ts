@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { UnauthorizedError, ValidationError } from '@gen/errors';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '@gen/errors';
 import { AuditService } from '../../audit/audit.service';
 import { ClientInfo, hashSessionToken, newToken, SessionStarter, StartedSession } from '../sessions/session-starter';
 import { UsersRepository } from '../sessions/users.repository';
@@ -46,22 +46,25 @@ export class TwoFactorSignInService {
     const user = userId ? await this.repository.findUser(userId) : null;
     if (!user) throw new UnauthorizedError(EXPIRED);
     const actor = { kind: 'user' as const, userId: user.id, email: user.email, ip: client.ip };
+    // The account the session opens, as for a sign-in without a second factor (the one last used).
+    const accountId = await this.users.accountToOpen(user.id);
     const kind = await this.codes.check(user, code);
     if (kind === null) {
       const open = await this.repository.failChallenge(tokenHash, CHALLENGE_MAX_FAILURES);
-      await this.audit.record({ accountId: user.accountId, actor, action: 'user.two_factor_failed', target: user.email });
+      if (accountId) await this.audit.record({ accountId, actor, action: 'user.two_factor_failed', target: user.email });
       if (!open) throw new UnauthorizedError(EXPIRED);
       throw new ValidationError('code: This code is not right, or was used already. Enter the current code from your app, or a recovery code.');
     }
     // Single use: of two requests answering one challenge, one signs in.
     if (!(await this.repository.consumeChallenge(tokenHash))) throw new UnauthorizedError(EXPIRED);
+    if (!accountId) throw new ForbiddenError('You are not a member of any account any more. Ask an owner or admin of your team to invite you again.');
     await this.users.recordSignIn(user.id, null);
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
     if (kind === 'recovery') {
       const left = await this.repository.unusedRecoveryCodes(user.id);
-      await this.audit.record({ accountId: user.accountId, actor, action: 'user.recovery_code_used', target: user.email, details: { codes_left: left } });
+      await this.audit.record({ accountId, actor, action: 'user.recovery_code_used', target: user.email, details: { codes_left: left } });
     }
-    await this.audit.record({ accountId: user.accountId, actor, action: 'user.signed_in', target: user.email, details: { second_factor: kind } });
-    return this.starter.start({ userId: user.id, accountId: user.accountId }, client);
+    await this.audit.record({ accountId, actor, action: 'user.signed_in', target: user.email, details: { second_factor: kind } });
+    return this.starter.start({ userId: user.id, accountId }, client);
   }
 }

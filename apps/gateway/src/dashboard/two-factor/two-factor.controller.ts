@@ -2,14 +2,16 @@ import { Body, Controller, Get, HttpCode, Post, Put, UseGuards, UseInterceptors 
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { TwoFactorCodeDto, TwoFactorRequirementDto } from './two-factor.dto';
 import { AllowedBeforeTwoFactor } from './two-factor-enrollment.decorator';
 import { TwoFactorService, TwoFactorStatus } from './two-factor.service';
 
-/** Settings, then Account: two-factor sign-in for the signed-in user, and the account's requirement. */
+/** Settings, then Account: two-factor sign-in for the signed-in user (any role: it is their own), and the account's requirement (owners). */
 @Controller('dashboard/api')
+@RequiresRole('viewer')
 @UseGuards(DashboardSessionGuard)
 @UseInterceptors(NoStoreInterceptor)
 export class TwoFactorController {
@@ -48,6 +50,7 @@ export class TwoFactorController {
   }
 
   @Put('account/two-factor-requirement')
+  @RequiresRole('owner')
   setRequirement(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: TwoFactorRequirementDto): Promise<{ required: boolean }> {
     return this.twoFactor.setRequirement(session, body.required, actor);
   }

@@ -5,7 +5,6 @@ import { AUTH_DB } from '../../gateway.tokens';
 
 export interface TwoFactorUser {
   id: string;
-  accountId: string;
   email: string;
   /** Encrypted (WebhookSecretCipher); null: no enrolment begun. */
   totpSecret: string | null;
@@ -18,12 +17,12 @@ export class TwoFactorRepository {
   constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
 
   async findUser(userId: string): Promise<TwoFactorUser | null> {
-    const [row] = await sqlRows<{ id: string; account_id: string; email: string; totp_secret: string | null; enabled: boolean }>(
+    const [row] = await sqlRows<{ id: string; email: string; totp_secret: string | null; enabled: boolean }>(
       this.db,
-      `SELECT id, account_id, email, totp_secret, totp_enabled_at IS NOT NULL AS enabled FROM users WHERE id = $1`,
+      `SELECT id, email, totp_secret, totp_enabled_at IS NOT NULL AS enabled FROM users WHERE id = $1`,
       [userId],
     );
-    return row ? { id: row.id, accountId: row.account_id, email: row.email, totpSecret: row.totp_secret, enabled: row.enabled } : null;
+    return row ? { id: row.id, email: row.email, totpSecret: row.totp_secret, enabled: row.enabled } : null;
   }
 
   /** Stores an unconfirmed secret; false when two-factor is on already (a new secret would replace the confirmed one). */

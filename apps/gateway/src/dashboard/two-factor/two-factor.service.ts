@@ -81,8 +81,7 @@ export class TwoFactorService {
 
   /**
    * The account's "every member signs in with two factors". Turning it on needs it on for yourself
-   * first (otherwise you would be sent to enrolment at once). Roles: every user of an account is its
-   * owner until memberships exist.
+   * first (otherwise you would be sent to enrolment at once). Owners only (@RequiresRole on the route).
    */
   async setRequirement(session: LiveSession, required: boolean, actor: AuditActor): Promise<{ required: boolean }> {
     if (required && !session.twoFactorEnabled) throw new ConflictError('Turn on two-factor sign-in for yourself before requiring it of every member.');

@@ -1,0 +1,34 @@
+"""The Generation Service API for Python (3.9+, standard library only).
+
+``GenerationClient`` calls the API; ``verify_webhook`` checks the signed events the service sends.
+"""
+from ._client import CreditsApi, GenerationClient, Models
+from ._errors import GenerationApiError, WebhookVerificationError
+from ._generations import Generations
+from ._http import parse_retry_after, retry_delay_s
+from ._types import Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, WebhookEvent
+from ._webhooks import VerifiedWebhook, verify_webhook
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Credits",
+    "CreditsApi",
+    "Generation",
+    "GenerationApiError",
+    "GenerationClient",
+    "GenerationOutput",
+    "GenerationPage",
+    "Generations",
+    "LedgerEntry",
+    "Model",
+    "Models",
+    "PlanLimits",
+    "StreamEvent",
+    "VerifiedWebhook",
+    "WebhookEvent",
+    "WebhookVerificationError",
+    "parse_retry_after",
+    "retry_delay_s",
+    "verify_webhook",
+]

@@ -1,0 +1,119 @@
+"""The shapes the API answers (plain dicts, typed for editors and type checkers).
+
+tests/test_against_standalone.py checks these field lists against the OpenAPI document the service serves.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, NamedTuple, Optional, TypedDict
+
+
+class GenerationOutput(TypedDict, total=False):
+    url: str
+    content_type: str
+    bytes: Optional[int]
+    width: int
+    height: int
+    duration_s: float
+
+
+class Generation(TypedDict):
+    id: str
+    #: ``queued`` -> ``processing`` -> ``completed`` | ``failed`` (a cancellation is ``failed``).
+    status: str
+    #: ``TEXT_TO_IMAGE``, ``TEXT_TO_VIDEO``, ``TEXT_TO_AUDIO`` or ``TEXT_TO_3D``.
+    type: str
+    model: str
+    prompt: str
+    output_url: Optional[str]
+    credits_charged: int
+    error: Optional[str]
+    created_at: str
+    started_at: Optional[str]
+    completed_at: Optional[str]
+    canceled_at: Optional[str]
+    queue_position: Optional[int]
+    progress: Optional[float]
+    output_expires_at: Optional[str]
+    input: Dict[str, Any]
+    metadata: Dict[str, str]
+    outputs: List[GenerationOutput]
+
+
+class GenerationPage(TypedDict):
+    data: List[Generation]
+    next_cursor: Optional[str]
+
+
+class StreamEvent(NamedTuple):
+    """One record of a generation's live stream."""
+
+    #: The record's status when it was sent: ``queued``, ``processing``, ``completed`` or ``failed``.
+    event: str
+    #: The event's id (what a reconnect sends as Last-Event-ID).
+    id: Optional[str]
+    #: The whole record.
+    data: Generation
+
+
+class Model(TypedDict):
+    id: str
+    name: str
+    type: str
+    #: Credits charged on success.
+    credits: int
+    minimum_credits: int
+    synchronous: bool
+    min_plan: str
+    provider: str
+    description: str
+    #: Whether this key's account may use it; else ``unavailable_reason`` says why.
+    available: bool
+    unavailable_reason: Optional[str]
+    inputs: Dict[str, Any]
+    price_multipliers: List[str]
+    pricing: str
+
+
+class PlanLimits(TypedDict):
+    requests_per_minute: int
+    parallel_tasks: int
+
+
+class Credits(TypedDict):
+    plan: str
+    #: Credits that can be reserved now.
+    available: int
+    #: Credits reserved by generations not yet finished.
+    held: int
+    limits: PlanLimits
+
+
+class LedgerEntry(TypedDict):
+    id: str
+    #: ``grant``, ``adjustment``, ``hold``, ``capture`` or ``release`` (the refund of a failure).
+    kind: str
+    amount: int
+    held_change: int
+    balance_after: int
+    generation_id: Optional[str]
+    model: Optional[str]
+    created_at: str
+    note: Optional[str]
+
+
+class WebhookEvent(TypedDict):
+    """The body of every webhook event; ``event`` tells ``generation.completed`` from ``generation.failed``."""
+
+    event: str
+    id: str
+    status: str
+    type: str
+    model: str
+    output_url: Optional[str]
+    credits_charged: int
+    error: Optional[str]
+    created_at: str
+    completed_at: str
+    outputs: List[GenerationOutput]
+    input: Dict[str, Any]
+    metadata: Dict[str, str]
