@@ -70,8 +70,11 @@ describe('gateway settings', () => {
     expect(() => read({ SIGNUP_MODE: 'closed' }, (e) => e.readAll(DASHBOARD_VARIABLES))).toThrow(/SIGNUP_MODE must be one of open, verified, invite \(got "closed"\)/);
   });
 
-  it('stops on SIGNUP_ENABLED, which SIGNUP_MODE replaced (ignoring it could open a closed sign-up)', () => {
-    expect(() => read({ ...REQUIRED, SIGNUP_ENABLED: 'false' }, readGatewayConfig)).toThrow(/SIGNUP_ENABLED is no longer read: use SIGNUP_MODE/);
+  it('stops on SIGNUP_ENABLED=false unless SIGNUP_MODE is invite (ignoring it would open a closed sign-up)', () => {
+    expect(() => read({ ...REQUIRED, SIGNUP_ENABLED: 'false' }, readGatewayConfig)).toThrow(/SIGNUP_ENABLED=false closed sign-up, but SIGNUP_MODE replaced it: set SIGNUP_MODE=invite/);
+    expect(() => read({ ...REQUIRED, SIGNUP_ENABLED: 'false', SIGNUP_MODE: 'open' }, readGatewayConfig)).toThrow(/SIGNUP_ENABLED=false/);
+    expect(read({ ...REQUIRED, SIGNUP_ENABLED: 'false', SIGNUP_MODE: 'invite' }, readGatewayConfig).dashboard.signUp.mode).toBe('invite');
+    expect(read({ ...REQUIRED, SIGNUP_ENABLED: 'true' }, readGatewayConfig).dashboard.signUp.mode).toBe('verified');
   });
 
   it('reads the sign-up grant, session lifetimes and lock thresholds', () => {

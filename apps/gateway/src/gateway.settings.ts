@@ -204,8 +204,11 @@ export function readGatewayParts(
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
   };
   const dashboard = env.readAll(DASHBOARD_VARIABLES);
-  // Silently ignoring it would open sign-up on a deployment that had closed it.
-  if (env.text('SIGNUP_ENABLED') !== undefined) env.problem('SIGNUP_ENABLED is no longer read: use SIGNUP_MODE (open, verified or invite; SIGNUP_ENABLED=false is SIGNUP_MODE=invite)');
+  // SIGNUP_MODE replaced SIGNUP_ENABLED; ignoring a `false` left from before would open a sign-up
+  // the deployment had closed, so it stops unless the mode says `invite` too (a `true` is harmless).
+  if (env.text('SIGNUP_ENABLED') === 'false' && dashboard.signUpMode !== 'invite') {
+    env.problem('SIGNUP_ENABLED=false closed sign-up, but SIGNUP_MODE replaced it: set SIGNUP_MODE=invite (and remove SIGNUP_ENABLED)');
+  }
   const secretKeys = readWebhookSecretKeys(env, shared.secretKeyFallback);
   // A bad URL was reported and replaced by its default: the origins below can always be made.
   return { settings, dashboard: dashboardSettings(dashboard, shared.urls, shared.mailDir ?? null), secretKeys };
