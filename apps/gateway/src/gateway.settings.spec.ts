@@ -24,6 +24,8 @@ describe('gateway settings', () => {
       streamHeartbeatMs: 15_000,
       auditRetentionDays: 365,
       catalogueMaxStaleMs: 5_000,
+      cdnBaseUrl: 'http://localhost:3000/cdn',
+      uploads: { maxBytes: 50 * 1024 * 1024, ttlSeconds: 86_400, fetchTimeoutMs: 30_000 },
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,
       outputsDir: '.data/outputs',

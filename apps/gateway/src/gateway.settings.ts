@@ -23,6 +23,7 @@ import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secr
 import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
 import { DashboardSettings, DEFAULT_THROTTLE } from './dashboard/dashboard.settings';
 import type { GatewaySettings } from './gateway.tokens';
+import { UPLOAD_VARIABLES } from './uploads/uploads.settings';
 
 /**
  * The gateway's own variables (README, "Configuration"; libs/config for the shared ones). Each
@@ -199,6 +200,8 @@ export function readGatewayParts(
     webhookPolicy: readWebhookDestinationPolicy(env),
     apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
+    uploads: env.readAll(UPLOAD_VARIABLES),
+    cdnBaseUrl: shared.urls.cdnBaseUrl,
   };
   const dashboard = env.readAll(DASHBOARD_VARIABLES);
   const secretKeys = readWebhookSecretKeys(env, shared.secretKeyFallback);

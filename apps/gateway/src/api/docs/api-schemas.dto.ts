@@ -221,7 +221,7 @@ export class ModelDto {
     description:
       'The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are ' +
       'strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, ' +
-      '`description`, and `format: "uri"` for media (an https URL). `properties` is empty ' +
+      '`description`, and `format: "uri"` for media (an upload or an https URL). `properties` is empty ' +
       'when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`).',
     example: {
       type: 'object',
