@@ -273,6 +273,8 @@ export class Generations {
     for (;;) {
       const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
       const response = await this.client.send('GET', `${generationPath(id)}/events`, { headers, idempotent: true, signal: options.signal }, 'text/event-stream');
+      // 204: Last-Event-ID named the final record, which this stream already gave.
+      if (response.status === 204) return;
       const parser = new SseParser();
       const decoder = new TextDecoder();
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -293,7 +295,7 @@ export class Generations {
             if (record.data === '') continue;
             reconnects = 0;
             const data = JSON.parse(record.data) as Generation;
-            // After a reconnect the server starts with the current record: skip it if nothing changed.
+            // The server does not resend the Last-Event-ID record; an older server did, so skip a repeat.
             if (record.data !== last) {
               last = record.data;
               yield { event: record.event as GenerationStatus, id: record.id, data };
