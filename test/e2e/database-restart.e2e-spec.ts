@@ -1,9 +1,12 @@
-import { http } from '@gen/testing';
+import { Client } from 'pg';
+import { eventually, http } from '@gen/testing';
 import { testModel } from '../support/factories';
 import { debianPostgresBin, PgCluster } from '../support/pg-cluster';
 import { startStandaloneHarness, StandaloneHarness } from '../support/standalone-harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The gateway's CATALOGUE_MAX_STALE_MS here (default 5 s): the stale-copy cases wait past it. */
+const MAX_STALE_MS = 2_000;
 
 /**
  * A PostgreSQL restart under load (docs/operations.md, "PostgreSQL outage"): the server restarts
@@ -24,7 +27,7 @@ describe('a PostgreSQL restart under load (standalone on its own cluster)', () =
     // The harness makes its database on the suite's server: this one's, for this file.
     process.env.TEST_PG_ADMIN_URL = cluster.url;
     // An engine that costs no CPU: the load is requests and their database work, not image encoding.
-    h = await startStandaloneHarness({ JOB_POLL_INTERVAL_MS: '50' }, { models: [testModel({ id: 'quick-image-1', engine: 'instant', synchronous: true, credits: 2, type: 'TEXT_TO_IMAGE' })] });
+    h = await startStandaloneHarness({ JOB_POLL_INTERVAL_MS: '50', CATALOGUE_MAX_STALE_MS: String(MAX_STALE_MS) }, { models: [testModel({ id: 'quick-image-1', engine: 'instant', synchronous: true, credits: 2, type: 'TEXT_TO_IMAGE' })] });
   }, 120_000);
   afterAll(async () => {
     await h?.close().catch(() => undefined);
@@ -72,4 +75,107 @@ describe('a PostgreSQL restart under load (standalone on its own cluster)', () =
     expect(after.status).toBe(200);
     process.stdout.write(`PostgreSQL restarts under load, responses by status: ${JSON.stringify(summary)}\n`);
   }, 90_000);
+  /** A session on the test's database (SQL as an operator, or as the test's own tool). */
+  const session = async () => {
+    const client = new Client({ connectionString: h.database.url });
+    await client.connect();
+    return client;
+  };
+
+  it('runs a read again when the server ends its session mid-query (57P01, as a fast shutdown does): 200, not 503', async () => {
+    const { key } = await h.account('pro', 100);
+    const submitted = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'quick-image-1', prompt: 'a read', type: 'TEXT_TO_IMAGE' } });
+    expect(submitted.status).toBe(200);
+    const fresh = await h.account('pro', 100); // a key no gateway cache holds yet: its lookup reads auth.api_keys
+    // Each read, and the table it reads through TypeORM or plain SQL (not a prepared statement).
+    // Each read, the table it reads through TypeORM or plain SQL (not a prepared statement), and a
+    // piece of its SQL (background work on the same table may wait on the lock too: it is left alone).
+    const reads = [
+      { path: '/api/v1/generations?limit=5', table: 'generation.jobs', sql: '"job"', key },
+      { path: `/api/v1/generations/${submitted.body.id}/deliveries`, table: 'webhooks.deliveries', sql: '"DeliveryEntity"', key },
+      { path: '/api/v1/credits/ledger?limit=5', table: 'billing.ledger', sql: 'WITH page AS', key },
+      { path: '/api/v1/credits', table: 'auth.api_keys', sql: 'WHERE lookup_id', key: fresh.key },
+    ];
+    const admin = await session();
+    try {
+      for (const read of reads) {
+        // The table locked: the read waits on it, in flight, until its session is ended under it.
+        const locker = await session();
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE ${read.table} IN ACCESS EXCLUSIVE MODE`);
+        const lockerPid = (await locker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+        const pending = http(h.url, 'GET', read.path, { key: read.key });
+        const waiting = await eventually(
+          async () =>
+            (
+              await admin.query<{ pid: number }>(
+                `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> $1 AND strpos(query, $2) > 0`,
+                [lockerPid, read.sql],
+              )
+            ).rows,
+          (rows) => rows.length > 0,
+          10_000,
+        );
+        for (const { pid } of waiting) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        await locker.query('ROLLBACK');
+        await locker.end();
+        const res = await pending;
+        expect({ path: read.path, status: res.status, code: res.body?.error?.code }).toEqual({ path: read.path, status: 200, code: undefined });
+      }
+    } finally {
+      await admin.end();
+    }
+  });
+
+  it('never serves a catalogue copy older than CATALOGUE_MAX_STALE_MS when no notice comes', async () => {
+    const { key } = await h.account('pro', 100);
+    const submit = () => http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'quick-image-1', prompt: 'a price', type: 'TEXT_TO_IMAGE' } });
+    const sql = await session();
+    try {
+      // A change of nothing still announces itself (a statement trigger): the gateway reads afresh now.
+      await sql.query(`UPDATE generation.models SET credits = credits WHERE false`);
+      await sleep(100);
+      const readAt = Date.now();
+      const before = await submit();
+      expect({ status: before.status, charged: before.body.credits_charged }).toEqual({ status: 200, charged: 2 });
+      // The price changed with no notice at all (triggers off in this session: no NOTIFY, no broadcast).
+      await sql.query(`SET session_replication_role = replica`);
+      await sql.query(`UPDATE generation.models SET credits = 3, minimum_credits = 3 WHERE id = 'quick-image-1'`);
+      await sql.query(`RESET session_replication_role`);
+      // Within the bound the copy serves (so no notice reached the gateway)...
+      const within = await submit();
+      expect(Date.now() - readAt).toBeLessThan(MAX_STALE_MS / 2);
+      expect(within.body.credits_charged).toBe(2);
+      // ...and past it, after an idle moment, the first request waits for a fresh read instead of being served the old copy.
+      await sleep(readAt + MAX_STALE_MS + 200 - Date.now());
+      const after = await submit();
+      expect({ status: after.status, charged: after.body.credits_charged }).toEqual({ status: 200, charged: 3 });
+    } finally {
+      await sql.query(`UPDATE generation.models SET credits = 2, minimum_credits = 2 WHERE id = 'quick-image-1'`);
+      await sql.end();
+    }
+  });
+
+  it('a copy too old while the database cannot answer: 503 with Retry-After within a bounded time, then served again', async () => {
+    const { key } = await h.account('pro', 100);
+    expect((await http(h.url, 'GET', '/api/v1/models', { key })).status).toBe(200);
+    cluster.stop();
+    try {
+      await sleep(MAX_STALE_MS + 200);
+      const began = Date.now();
+      const res = await http(h.url, 'GET', '/api/v1/models', { key });
+      const tookMs = Date.now() - began;
+      expect({ status: res.status, code: res.body?.error?.code, retryAfter: res.headers.get('retry-after') }).toEqual({
+        status: 503,
+        code: 'service_unavailable',
+        retryAfter: expect.stringMatching(/^\d+$/),
+      });
+      // Bounded: the fresh read's retries, then the answer (not a hang until the client gives up).
+      expect(tookMs).toBeLessThan(15_000);
+    } finally {
+      cluster.start();
+    }
+    const back = await eventually(() => http(h.url, 'GET', '/api/v1/models', { key }), (r) => r.status === 200, 20_000, 250);
+    expect(back.status).toBe(200);
+  }, 60_000);
 });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { http } from '@gen/testing';
+import { eventually, http } from '@gen/testing';
 import { startStandaloneHarness, StandaloneHarness } from '../support/standalone-harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -68,6 +68,67 @@ describe('operations (standalone)', () => {
       await sleep(CLI_EXIT_MS);
       expect((await submit(key, 'ops-new-model')).status).toBe(200);
       expect((await models(key)).find((m) => m.id === 'ops-new-model')).toMatchObject({ credits: 9, available: true });
+    });
+  });
+
+  describe('one catalogue version per submit', () => {
+    it('a price change that lands between the hold and the admission: the hold, the job and the charge keep the price the gateway checked', async () => {
+      const { key, accountId } = await h.account('pro', 1000);
+      await sql.query(
+        `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description)
+         VALUES ('ops-version-1', 'Ops version', 'TEXT_TO_IMAGE', 4, 4, true, 'free', 'active', '{"engine": "image", "width": 64, "height": 64}', 'demo', '')`,
+      );
+      await sleep(50);
+      const submit = () => http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'ops-version-1', prompt: 'a price', type: 'TEXT_TO_IMAGE' } });
+      expect((await submit()).body.credits_charged).toBe(4); // every copy holds price 4 now
+      // The change lands inside the hold's own transaction: committed (and announced) with the hold,
+      // before the generation replica admits the job.
+      await sql.query(`CREATE FUNCTION billing.ops_price_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN UPDATE generation.models SET credits = 6, minimum_credits = 6 WHERE id = 'ops-version-1'; RETURN NULL; END $$`);
+      await sql.query(`CREATE TRIGGER ops_price_change AFTER INSERT ON billing.holds FOR EACH ROW EXECUTE FUNCTION billing.ops_price_change()`);
+      let res: Awaited<ReturnType<typeof submit>>;
+      try {
+        res = await submit();
+      } finally {
+        await sql.query(`DROP TRIGGER ops_price_change ON billing.holds`);
+        await sql.query(`DROP FUNCTION billing.ops_price_change()`);
+      }
+      expect({ status: res.status, charged: res.body.credits_charged }).toEqual({ status: 200, charged: 4 });
+      const [model] = (await sql.query<{ credits: number }>(`SELECT credits FROM generation.models WHERE id = 'ops-version-1'`)).rows;
+      expect(model.credits).toBe(6); // the change did land
+      const [job] = (await sql.query<{ credits: number }>('SELECT credits FROM generation.jobs WHERE id = $1', [res.body.id])).rows;
+      const settled = await eventually(
+        async () => (await sql.query<{ amount: number; status: string }>('SELECT amount, status FROM billing.holds WHERE job_id = $1', [res.body.id])).rows,
+        (rows) => rows[0]?.status === 'captured',
+        10_000,
+      );
+      const [capture] = (await sql.query<{ held_delta: string }>(`SELECT held_delta FROM billing.ledger WHERE job_id = $1 AND kind = 'capture'`, [res.body.id])).rows;
+      expect({ job: job.credits, hold: settled[0].amount, capture: -Number(capture.held_delta) }).toEqual({ job: 4, hold: 4, capture: 4 });
+      const [balance] = (await sql.query<{ available: string; held: string }>('SELECT available, held FROM billing.accounts WHERE account_id = $1', [accountId])).rows;
+      expect({ available: Number(balance.available), held: Number(balance.held) }).toEqual({ available: 1000 - 8, held: 0 });
+      // The next submit is checked, held and charged at the new price.
+      expect((await submit()).body.credits_charged).toBe(6);
+    });
+  });
+
+  describe('a plan change made beside the running server (the CLI writes the database)', () => {
+    it('is seen by the very next request (the gateway keeps a plan 5 s otherwise)', async () => {
+      const { key, accountId } = await h.account('free', 1000);
+      const proOnly = async () => {
+        const models = (await http(h.url, 'GET', '/api/v1/models', { key })).body.data as Array<{ id: string; min_plan: string; available: boolean; unavailable_reason: string | null }>;
+        return models.filter((m) => m.min_plan === 'pro');
+      };
+      const before = await proOnly(); // the gateway holds the account's plan now
+      expect(before.length).toBeGreaterThan(0);
+      expect(before.every((m) => !m.available)).toBe(true);
+      await sql.query(`UPDATE billing.accounts SET plan = 'pro' WHERE account_id = $1`, [accountId]);
+      await sleep(50);
+      const after = await proOnly();
+      expect(after.filter((m) => m.unavailable_reason?.includes('plan'))).toEqual([]);
+      const back = await sql.query(`UPDATE billing.accounts SET plan = 'free' WHERE account_id = $1`, [accountId]);
+      expect(back.rowCount).toBe(1);
+      await sleep(50);
+      expect((await proOnly()).every((m) => !m.available)).toBe(true);
     });
   });
 

@@ -48,6 +48,11 @@ export class PgCluster {
     this.ctl('restart', ['-m', mode]);
   }
 
+  /** `pg_ctl start` (after stop). */
+  start(): void {
+    this.ctl('start');
+  }
+
   stop(): void {
     try {
       this.ctl('stop', ['-m', 'immediate']);

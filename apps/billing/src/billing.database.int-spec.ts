@@ -1,3 +1,4 @@
+import { Client, Notification } from 'pg';
 import { createTestDatabase, schemaDrift } from '@gen/testing';
 import { openBillingDatabase } from './billing.database';
 
@@ -22,18 +23,46 @@ describe('billing schema', () => {
       );
     const withKeys = ['reserve_batch(uuid[], uuid[], integer[], bigint[], text[], uuid[])', 'settle_batch(uuid[], text[], text[])'];
     try {
+      expect(await functions()).toEqual(['announce_account_change()', ...withKeys]);
+      // 1764930000000 (the plan-change notice) undone, then 1764870000000 (key caps) back to the functions of 1764720000000, then those undone too.
+      await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(withKeys);
       expect(await tables()).toEqual(['key_caps', 'key_spend']);
-      // 1764870000000 (key caps) back to the functions of 1764720000000, then those undone too.
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(['reserve_batch(uuid[], uuid[], integer[], bigint[], text[])', 'settle_batch(uuid[], text[], text[])']);
       expect(await tables()).toEqual([]);
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual([]);
       await db.runMigrations({ transaction: 'each' });
-      expect(await functions()).toEqual(withKeys);
+      expect(await functions()).toEqual(['announce_account_change()', ...withKeys]);
       expect(await tables()).toEqual(['key_caps', 'key_spend']);
     } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+  it('announces a change of plan or limits at its commit (gen_account_changed), not a balance change', async () => {
+    const database = await createTestDatabase('billingnotify');
+    const db = await openBillingDatabase(database.url, 2);
+    const listener = new Client({ connectionString: database.url });
+    const notices: Notification[] = [];
+    try {
+      await listener.connect();
+      listener.on('notification', (n) => notices.push(n));
+      await listener.query('LISTEN gen_account_changed');
+      const id = '00000000-0000-4000-8000-000000000001';
+      await db.query(`INSERT INTO billing.accounts (account_id, plan, requests_per_minute, parallel_tasks) VALUES ($1, 'free', 10, 1)`, [id]);
+      await db.query('UPDATE billing.accounts SET available = available + 5, held = held + 1 WHERE account_id = $1', [id]);
+      await db.query(`UPDATE billing.accounts SET plan = 'free' WHERE account_id = $1`, [id]); // the same plan: no change
+      await db.query(`UPDATE billing.accounts SET plan = 'pro', requests_per_minute = 60 WHERE account_id = $1`, [id]);
+      await db.query('UPDATE billing.accounts SET parallel_tasks = 3 WHERE account_id = $1', [id]);
+      await listener.query('SELECT 1'); // notices sent before this answer have arrived
+      expect(notices.map((n) => ({ channel: n.channel, payload: JSON.parse(n.payload ?? 'null') }))).toEqual([
+        { channel: 'gen_account_changed', payload: { accountId: id } },
+        { channel: 'gen_account_changed', payload: { accountId: id } },
+      ]);
+    } finally {
+      await listener.end();
       await db.destroy();
       await database.drop();
     }

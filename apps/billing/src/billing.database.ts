@@ -7,6 +7,7 @@ import { BillingInit1763700000000 } from './migrations/1763700000000-billing-ini
 import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-billing-ledger-models';
 import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-billing-batch-functions';
 import { BillingKeyCaps1764870000000 } from './migrations/1764870000000-billing-key-caps';
+import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000000-billing-account-change-notify';
 import { KeyCapEntity } from './caps/key-cap.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
@@ -22,6 +23,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingLedgerModels1764500000000,
       BillingBatchFunctions1764720000000,
       BillingKeyCaps1764870000000,
+      BillingAccountChangeNotify1764930000000,
     ],
     poolSize,
   };

@@ -4,6 +4,7 @@ import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
 import { SessionEntity } from './dashboard/sessions/session.entity';
 import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
+import { AccountMemberEntity } from './members/account-member.entity';
 import { UserEntity } from './users/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';
@@ -14,6 +15,7 @@ import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-aut
 import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth-webhook-schemes';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
+import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -21,7 +23,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
   return {
     url,
     schema: AUTH_SCHEMA,
-    entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity],
+    entities: [AccountEntity, ApiKeyEntity, UserEntity, SessionEntity, SignInThrottleEntity, AccountMemberEntity],
     migrations: [
       AuthInit1763700000000,
       AuthRateLimits1764000000000,
@@ -32,6 +34,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthWebhookSchemes1764850000000,
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
+      AuthAccountMembers1764960000000,
     ],
     poolSize,
   };

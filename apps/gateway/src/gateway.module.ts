@@ -28,6 +28,8 @@ import { dashboardParts } from './dashboard/dashboard.parts';
 import type { DashboardSettings } from './dashboard/dashboard.settings';
 import { UsersRepository } from './dashboard/sessions/users.repository';
 import { UserAccountsRepository } from './users/user-accounts.repository';
+import { MembersRepository } from './members/members.repository';
+import { MembersService } from './members/members.service';
 import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
@@ -101,8 +103,10 @@ export class GatewayModule {
         },
         AuditRepository,
         AuditService,
+        MembersRepository,
+        MembersService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService],
     };
   }
 }

@@ -57,9 +57,10 @@ export class GenerationController {
 
   @MessagePattern(Subjects.modelsList)
   async models(): Promise<ListModelsReply> {
-    // Read now: a gateway asks after a change was announced, and must not get the copy from before it.
+    // Read now: a gateway asks after a change was announced, or once its copy is too old, and must not
+    // get the copy from before it; a database that cannot answer is `503` (the gateway's bound holds).
     await this.catalogue.ready();
-    await this.catalogue.refreshNow();
+    await this.catalogue.readFresh();
     return { data: this.catalogue.list(), version: this.catalogue.version };
   }
 

@@ -54,6 +54,8 @@ export const DatabaseChannels = {
   apiKeyChanged: 'gen_api_key_changed',
   /** No payload; `generation.models` (generation migration 1764840000001). */
   catalogueChanged: 'gen_catalogue_changed',
+  /** Payload `{"accountId"}` (AccountChangedBroadcast): plan or limits; `billing.accounts` (billing migration 1764930000000). */
+  accountChanged: 'gen_account_changed',
 } as const;
 
 /** Durable events (JetStream in distributed mode; the outbox in both modes). */

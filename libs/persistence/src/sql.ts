@@ -1,3 +1,6 @@
+import type { DataSource } from 'typeorm';
+import { retryTransient } from './pg-retry';
+
 /** Anything with TypeORM's `query` (DataSource, EntityManager, QueryRunner). */
 export interface Queryable {
   query(sql: string, parameters?: unknown[]): Promise<unknown>;
@@ -13,4 +16,15 @@ export async function sqlRows<T>(db: Queryable, sql: string, parameters: unknown
     return result[0] as T[];
   }
   return result as T[];
+}
+
+/**
+ * `sqlRows` for a read (or any statement safe to run twice) on a DataSource, outside any transaction:
+ * run again after a transient failure (a connection lost or refused, the server shutting down or
+ * starting, a deadlock or serialization victim) within the transient budget (retryTransient), as the
+ * group-committed writes are. Inside a transaction use `sqlRows`: a failure there is the whole
+ * transaction's to handle.
+ */
+export function readRows<T>(db: DataSource, sql: string, parameters: unknown[] = []): Promise<T[]> {
+  return retryTransient(() => sqlRows<T>(db, sql, parameters));
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue, PreparedStatement, retryTransient, sqlRows } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, PreparedStatement, readRows, retryTransient, sqlRows } from '@gen/persistence';
 import type { PlanName } from '@gen/contracts';
 import { DataSource, EntityManager } from 'typeorm';
 import { BILLING_BATCH_SETTINGS, BILLING_DB } from '../billing.tokens';
@@ -261,7 +261,7 @@ export class BillingRepository implements OnModuleDestroy {
   }
 
   findHold(jobId: string): Promise<HoldEntity | null> {
-    return this.db.getRepository(HoldEntity).findOneBy({ jobId });
+    return retryTransient(() => this.db.getRepository(HoldEntity).findOneBy({ jobId }));
   }
 
   /**
@@ -276,7 +276,7 @@ export class BillingRepository implements OnModuleDestroy {
    * costs its own rows) and the page's rows before r.
    */
   async ledgerPage(accountId: string, limit: number, beforeId: string | null): Promise<LedgerRow[]> {
-    const rows = await sqlRows<{
+    const rows = await readRows<{
       id: string;
       kind: LedgerKind;
       available_delta: number;
@@ -323,7 +323,7 @@ export class BillingRepository implements OnModuleDestroy {
    * day its credits were captured (UTC).
    */
   async usage(accountId: string, days: number): Promise<{ from: string; to: string; rows: UsageRow[] }> {
-    const rows = await sqlRows<{
+    const rows = await readRows<{
       day: string | null;
       model: string | null;
       credits: string;
@@ -371,7 +371,7 @@ export class BillingRepository implements OnModuleDestroy {
 
   /** Sums of the ledger, to check against the balance columns. */
   async ledgerTotals(accountId: string): Promise<{ available: number; held: number }> {
-    const rows = await sqlRows<{ available: string | null; held: string | null }>(this.db, 
+    const rows = await readRows<{ available: string | null; held: string | null }>(this.db, 
       `SELECT sum(available_delta) AS available, sum(held_delta) AS held FROM ledger WHERE account_id = $1`,
       [accountId],
     );

@@ -1,12 +1,15 @@
-import { Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { AccountChangedBroadcast, BalanceReply, BalanceRequest, Broadcasts, Subjects } from '@gen/contracts';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit, Optional } from '@nestjs/common';
+import { AccountChangedBroadcast, BalanceReply, BalanceRequest, Broadcasts, DatabaseChannels, Subjects } from '@gen/contracts';
+import { PgNotifications } from '@gen/persistence';
 import { Broadcaster, RpcClient } from '@gen/transport';
 
 /**
  * The caller's plan and limits, from billing, cached briefly per account: every request needs
  * them (rate limits, parallel slots, plan gating) and they change rarely. So a request asks billing
- * at most once per account every 5 s per gateway, never per request; an `auth.account-changed`
- * broadcast (the operator CLI's `plans set`) drops the account's copy on every gateway at once.
+ * at most once per account every 5 s per gateway, never per request. A plan change drops the
+ * account's copy on every gateway at once: the `auth.account-changed` broadcast (the operator CLI's
+ * `plans set`, relayed over NATS) and the database's own notice at the commit (`gen_account_changed`,
+ * whoever the writer: the CLI against a running standalone, a gateway cut off from NATS).
  */
 @Injectable()
 export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
@@ -16,23 +19,32 @@ export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
   private readonly lastKnown = new Map<string, { limits: BalanceReply['limits']; at: number }>();
   private readonly staleLimitsMs = 10 * 60_000;
 
-  private unsubscribe?: () => void;
+  private readonly unsubscribes: Array<() => void> = [];
 
   constructor(
     private readonly rpc: RpcClient,
     private readonly broadcaster: Broadcaster,
+    @Optional() @Inject(PgNotifications) private readonly notifications: PgNotifications | null = null,
   ) {}
 
   onModuleInit(): void {
-    this.unsubscribe = this.broadcaster.subscribe(Broadcasts.accountChanged, (payload) => {
-      const accountId = (payload as Partial<AccountChangedBroadcast> | null)?.accountId;
-      if (typeof accountId === 'string') this.cache.delete(accountId);
-      else this.cache.clear();
-    });
+    this.unsubscribes.push(this.broadcaster.subscribe(Broadcasts.accountChanged, (payload) => this.drop(payload)));
+    if (this.notifications) {
+      this.unsubscribes.push(this.notifications.listen(DatabaseChannels.accountChanged, (payload) => this.drop(parseJson(payload))));
+      // Notices may have been missed while the listening connection was down: every copy goes.
+      this.unsubscribes.push(this.notifications.onResync(() => this.cache.clear()));
+    }
   }
 
   onModuleDestroy(): void {
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+  }
+
+  /** Drops the named account's copy (every copy when the payload names none). */
+  private drop(payload: unknown): void {
+    const accountId = (payload as Partial<AccountChangedBroadcast> | null)?.accountId;
+    if (typeof accountId === 'string') this.cache.delete(accountId);
+    else this.cache.clear();
   }
 
   get(accountId: string): Promise<BalanceReply> {
@@ -68,5 +80,13 @@ export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
   fresh(accountId: string): Promise<BalanceReply> {
     this.cache.delete(accountId);
     return this.get(accountId);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }

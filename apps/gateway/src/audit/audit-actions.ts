@@ -20,6 +20,12 @@ export const AUDIT_ACTIONS = [
   'key.caps_set',
   'key.webhook_scheme_set',
   'key.secret_rotated',
+  'member.invited',
+  'member.invitation_revoked',
+  'member.joined',
+  'member.removed',
+  'member.role_changed',
+  'account.ownership_transferred',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

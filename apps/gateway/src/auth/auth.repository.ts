@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, retryTransient, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 import { AccountEntity } from './account.entity';
@@ -59,7 +59,7 @@ export class AuthRepository {
   }
 
   findAccount(accountId: string): Promise<AccountEntity | null> {
-    return this.db.getRepository(AccountEntity).findOneBy({ id: accountId });
+    return retryTransient(() => this.db.getRepository(AccountEntity).findOneBy({ id: accountId }));
   }
 
   listAccounts(limit: number): Promise<AccountEntity[]> {
@@ -77,27 +77,27 @@ export class AuthRepository {
 
   /** By public lookup id, for authentication (the caller then compares the hash in constant time). */
   async findKeyForAuthByLookupId(lookupId: string): Promise<KeyForAuth | null> {
-    const rows = await sqlRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE lookup_id = $1`, [lookupId]);
+    const rows = await readRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE lookup_id = $1`, [lookupId]);
     return keyForAuth(rows[0]);
   }
 
   /** By key id, for an authenticated caller's own key (submit's webhook destination). */
   async findKeyForAuthById(keyId: string): Promise<KeyForAuth | null> {
-    const rows = await sqlRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
+    const rows = await readRows<KeyForAuthRow>(this.db, `SELECT ${KEY_FOR_AUTH_COLUMNS} FROM api_keys WHERE id = $1`, [keyId]);
     return keyForAuth(rows[0]);
   }
 
   findKey(accountId: string, keyId: string): Promise<ApiKeyEntity | null> {
-    return this.db.getRepository(ApiKeyEntity).findOneBy({ id: keyId, accountId });
+    return retryTransient(() => this.db.getRepository(ApiKeyEntity).findOneBy({ id: keyId, accountId }));
   }
 
   /** Internal lookup by key id (webhook secret for the dispatcher); not reachable from customer input. */
   findKeyById(keyId: string): Promise<ApiKeyEntity | null> {
-    return this.db.getRepository(ApiKeyEntity).findOneBy({ id: keyId });
+    return retryTransient(() => this.db.getRepository(ApiKeyEntity).findOneBy({ id: keyId }));
   }
 
   listKeys(accountId: string): Promise<ApiKeyEntity[]> {
-    return this.db.getRepository(ApiKeyEntity).find({ where: { accountId }, order: { createdAt: 'DESC' } });
+    return retryTransient(() => this.db.getRepository(ApiKeyEntity).find({ where: { accountId }, order: { createdAt: 'DESC' } }));
   }
 
   /** Revokes an active key; returns its lookup id (what gateways cache it by), or null when no active key matched. */
@@ -186,7 +186,7 @@ export class AuthRepository {
    * the previous secret only while the overlap lasts, on the database's clock.
    */
   async findKeySigning(keyId: string): Promise<{ id: string; secret: string | null; scheme: WebhookScheme; previousSecret: string | null } | null> {
-    const rows = await sqlRows<{ id: string; webhook_secret: string | null; webhook_scheme: WebhookScheme; previous: string | null }>(
+    const rows = await readRows<{ id: string; webhook_secret: string | null; webhook_scheme: WebhookScheme; previous: string | null }>(
       this.db,
       `SELECT id, webhook_secret, webhook_scheme,
               CASE WHEN webhook_previous_secret_until > now() THEN webhook_previous_secret END AS previous

@@ -7,6 +7,10 @@ import { PasswordResetService } from './password-reset/password-reset.service';
 import { PasswordResetsRepository } from './password-reset/password-resets.repository';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
+import { DashboardInvitationsController } from './members/dashboard-invitations.controller';
+import { DashboardMembersController } from './members/dashboard-members.controller';
+import { InvitationsService } from './members/invitations.service';
+import { InvitationsRepository } from '../members/invitations.repository';
 import { DashboardGenerationsService } from './generations/dashboard-generations.service';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
 import { DashboardKeysService } from './keys/dashboard-keys.service';
@@ -38,6 +42,8 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardUsageController,
       DashboardAccountController,
       DashboardAuditController,
+      DashboardMembersController,
+      DashboardInvitationsController,
       PasswordResetController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
@@ -55,6 +61,8 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       PasswordResetService,
       DashboardGenerationsService,
       PlaygroundKeyGuard,
+      InvitationsRepository,
+      InvitationsService,
     ],
   };
 }

@@ -30,6 +30,8 @@ export interface DashboardSettings {
   mail: MailSettings;
   /** How long a password reset link works, and the least time between two reset mails to one address. */
   passwordReset: { ttlSeconds: number; mailWindowSeconds: number };
+  /** How long an invitation to join an account works (INVITATION_TTL_HOURS, 72). */
+  invitations: { ttlSeconds: number };
 }
 
 export interface MailSettings {

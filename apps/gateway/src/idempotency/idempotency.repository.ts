@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 
@@ -51,7 +51,7 @@ export class IdempotencyRepository {
   }
 
   async find(accountId: string, key: string): Promise<IdempotencyRow | null> {
-    const rows = await sqlRows<{
+    const rows = await readRows<{
       request_hash: Buffer;
       job_id: string;
       state: 'in_progress' | 'completed';

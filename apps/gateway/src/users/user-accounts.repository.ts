@@ -3,9 +3,10 @@ import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AccountEntity } from '../auth/account.entity';
 import { AUTH_DB } from '../gateway.tokens';
+import { AccountMemberEntity } from '../members/account-member.entity';
 import { UserEntity } from './user.entity';
 
-export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey' | 'passwordHash'>;
+export type NewUser = Pick<UserEntity, 'id' | 'email' | 'emailKey' | 'passwordHash'> & { accountId: string };
 
 /**
  * Accounts written together with their first dashboard user (sign-up, `accounts create --email`,
@@ -15,12 +16,13 @@ export type NewUser = Pick<UserEntity, 'id' | 'accountId' | 'email' | 'emailKey'
 export class UserAccountsRepository {
   constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
 
-  /** The account and its first user in one transaction; false (nothing written) when the email is taken. */
+  /** The account and its first user, its owner, in one transaction; false (nothing written) when the email is taken. */
   async insertAccountWithUser(account: Pick<AccountEntity, 'id' | 'name'>, user: NewUser): Promise<boolean> {
     try {
       await this.db.transaction(async (tx) => {
         await tx.getRepository(AccountEntity).insert(account);
         await tx.getRepository(UserEntity).insert(user);
+        await tx.getRepository(AccountMemberEntity).insert({ accountId: account.id, userId: user.id, role: 'owner' });
       });
       return true;
     } catch (error) {

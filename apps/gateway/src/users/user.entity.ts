@@ -2,8 +2,10 @@ import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, 
 import { AccountEntity } from '../auth/account.entity';
 
 /**
- * A person who signs in to the dashboard. Owns one account (the account's first and only user for now).
- * Mirrors migration 1764100000000 (dashboard-users-sessions), constraint and index names included.
+ * A person who signs in to the dashboard. Which accounts they belong to, and with which role, is in
+ * `account_members` (AccountMemberEntity); `accountId` is only the account sign-in opens (the one
+ * last used; null when they belong to none), kept from when a user had exactly one account.
+ * Mirrors migration 1764100000000 (dashboard-users-sessions) and 1764960000000 (account-members), constraint and index names included.
  */
 @Entity({ name: 'users' })
 @Unique('users_email_key_key', ['emailKey'])
@@ -13,10 +15,10 @@ export class UserEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'users_pkey' })
   id!: string;
 
-  @Column('uuid', { name: 'account_id' })
-  accountId!: string;
+  @Column('uuid', { name: 'account_id', nullable: true })
+  accountId!: string | null;
 
-  @ManyToOne(() => AccountEntity, { onDelete: 'CASCADE', onUpdate: 'NO ACTION' })
+  @ManyToOne(() => AccountEntity, { onDelete: 'SET NULL', onUpdate: 'NO ACTION' })
   @JoinColumn({ name: 'account_id', referencedColumnName: 'id', foreignKeyConstraintName: 'users_account_id_fkey' })
   account?: AccountEntity;
 

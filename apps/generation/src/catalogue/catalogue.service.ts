@@ -33,6 +33,8 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
   private refreshing?: Promise<void>;
   private loaded?: Promise<void>;
   private currentVersion = '';
+  /** Why the last read of the table failed; undefined once one succeeds. */
+  private lastReadFailure: unknown;
   private readonly unsubscribes: Array<() => void> = [];
 
   constructor(
@@ -109,6 +111,15 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
     return running ? running.catch(() => undefined).then(() => this.refresh()) : this.refresh();
   }
 
+  /**
+   * Resolves after a read of the table that started after this call and succeeded; throws that
+   * read's failure otherwise (a gateway's fresh read must not get this replica's older copy back).
+   */
+  async readFresh(): Promise<void> {
+    await this.refreshNow();
+    if (this.lastReadFailure !== undefined) throw this.lastReadFailure;
+  }
+
   /** Every model, disabled ones included, as the API shows them (`available` before the caller's plan). */
   list(): ModelInfo[] {
     return [...this.byId.values()].map((m) => this.info(m));
@@ -157,6 +168,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
   private async load(): Promise<void> {
     try {
       const models = await this.models.all();
+      this.lastReadFailure = undefined;
       const changed = models.length !== this.byId.size || models.some((m) => !this.byId.has(m.id) || !sameDefinition(m, this.byId.get(m.id)!));
       if (!changed) return;
       this.byId = new Map(models.map((m) => [m.id, m]));
@@ -164,6 +176,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       this.engines.retain(models);
       this.logger.log({ models: models.length }, 'Catalogue loaded');
     } catch (error) {
+      this.lastReadFailure = error;
       if (this.byId.size === 0) throw error; // nothing to serve yet: start-up fails with the cause
       this.logger.warn({ err: error }, 'Re-reading the catalogue failed; serving the last copy');
     }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 import type { InputsSchema } from '@gen/model-inputs';
@@ -44,12 +44,12 @@ export class ModelsRepository {
   constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
 
   async all(): Promise<StoredModel[]> {
-    const rows = await sqlRows<ModelRow>(this.db, `SELECT ${COLUMNS} FROM models ORDER BY id`);
+    const rows = await readRows<ModelRow>(this.db, `SELECT ${COLUMNS} FROM models ORDER BY id`);
     return rows.map(fromRow);
   }
 
   async find(id: string): Promise<StoredModel | null> {
-    const rows = await sqlRows<ModelRow>(this.db, `SELECT ${COLUMNS} FROM models WHERE id = $1`, [id]);
+    const rows = await readRows<ModelRow>(this.db, `SELECT ${COLUMNS} FROM models WHERE id = $1`, [id]);
     return rows.length ? fromRow(rows[0]) : null;
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue, PreparedStatement, retryTransient, sqlRows } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, PreparedStatement, readRows, retryTransient, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
@@ -178,7 +178,7 @@ export class JobsRepository implements OnModuleDestroy {
    * mean run time of its last 20 finished jobs less the age of its oldest running one; 1 to 60.
    */
   private async nextSlotEstimate(accountId: string): Promise<number> {
-    const rows = await sqlRows<{ mean_run: string | null; oldest_running: string | null }>(
+    const rows = await readRows<{ mean_run: string | null; oldest_running: string | null }>(
       this.db,
       `SELECT
          (SELECT avg(extract(epoch FROM recent.completed_at - recent.started_at)) FROM (
@@ -219,7 +219,8 @@ export class JobsRepository implements OnModuleDestroy {
     if (options.beforeSeq !== undefined) query.andWhere('job.seq < :before', { before: options.beforeSeq });
     if (options.status) query.andWhere('job.status = :status', { status: options.status });
     if (options.type) query.andWhere('job.type = :type', { type: options.type });
-    return query.getMany();
+    // A read: run again after a transient failure (GET /generations during a database restart).
+    return retryTransient(() => query.getMany());
   }
 
   /**
@@ -395,7 +396,7 @@ export class JobsRepository implements OnModuleDestroy {
    */
   async queuePositions(accountId: string, seqs: number[]): Promise<Map<number, number>> {
     if (seqs.length === 0) return new Map();
-    const rows = await sqlRows<{ seq: string; ahead: number }>(this.db,
+    const rows = await readRows<{ seq: string; ahead: number }>(this.db,
       `SELECT s.seq, (SELECT count(*)::int FROM jobs WHERE account_id = $1 AND status = 'queued' AND seq < s.seq) AS ahead
        FROM unnest($2::bigint[]) AS s(seq)`,
       [accountId, seqs],

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { sqlRows } from '@gen/persistence';
+import { retryTransient, sqlRows } from '@gen/persistence';
 import type { EventName, WebhookAttemptErrorClass } from '@gen/contracts';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_DB } from '../webhooks.tokens';
@@ -325,33 +325,35 @@ export class DeliveriesRepository {
     return rows.map((r) => ({ id: r.id, jobId: r.job_id, accountId: r.account_id, event: r.event, url: r.url }));
   }
 
-  /** The deliveries of one job of one account, oldest first. */
+  /** The deliveries of one job of one account, oldest first. Customer reads run again after a transient failure. */
   listForJob(accountId: string, jobId: string): Promise<DeliveryEntity[]> {
-    return this.db.getRepository(DeliveryEntity).find({ where: { accountId, jobId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return retryTransient(() => this.db.getRepository(DeliveryEntity).find({ where: { accountId, jobId }, order: { createdAt: 'ASC', id: 'ASC' } }));
   }
 
   /** The attempts of the given deliveries of one account. */
   async attemptsOf(accountId: string, deliveryIds: string[]): Promise<AttemptEntity[]> {
     if (deliveryIds.length === 0) return [];
-    return this.db
-      .getRepository(AttemptEntity)
-      .createQueryBuilder('a')
-      .innerJoin(DeliveryEntity, 'd', 'd.id = a.delivery_id')
-      .where('d.account_id = :accountId AND a.delivery_id IN (:...deliveryIds)', { accountId, deliveryIds })
-      .orderBy('a.delivery_id')
-      .addOrderBy('a.number')
-      .getMany();
+    return retryTransient(() =>
+      this.db
+        .getRepository(AttemptEntity)
+        .createQueryBuilder('a')
+        .innerJoin(DeliveryEntity, 'd', 'd.id = a.delivery_id')
+        .where('d.account_id = :accountId AND a.delivery_id IN (:...deliveryIds)', { accountId, deliveryIds })
+        .orderBy('a.delivery_id')
+        .addOrderBy('a.number')
+        .getMany(),
+    );
   }
 
   /** The latest test events of one key of one account, newest first. */
   listTestsForKey(accountId: string, apiKeyId: string, limit: number): Promise<DeliveryEntity[]> {
-    return this.db
-      .getRepository(DeliveryEntity)
-      .find({ where: { accountId, apiKeyId, test: true }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit });
+    return retryTransient(() =>
+      this.db.getRepository(DeliveryEntity).find({ where: { accountId, apiKeyId, test: true }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit }),
+    );
   }
 
   findForAccount(accountId: string, deliveryId: string): Promise<DeliveryEntity | null> {
-    return this.db.getRepository(DeliveryEntity).findOneBy({ accountId, id: deliveryId });
+    return retryTransient(() => this.db.getRepository(DeliveryEntity).findOneBy({ accountId, id: deliveryId }));
   }
 }
 

@@ -3,6 +3,7 @@ import { NotFoundError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { client } from '../sessions/session.controller';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import { SessionsService } from '../sessions/sessions.service';
 import type { LiveSession, SessionInfo } from '../sessions/users.repository';
@@ -42,17 +43,20 @@ export class DashboardAccountController {
   constructor(private readonly sessions: SessionsService) {}
 
   @Get('sessions')
+  @RequiresRole('viewer')
   async list(@CurrentSession() session: LiveSession): Promise<{ data: SessionView[] }> {
     return { data: (await this.sessions.listSessions(session)).map((s) => toSessionView(s, session.id)) };
   }
 
   /** Ends every session but this one. */
   @Delete('sessions')
+  @RequiresRole('viewer')
   async endOthers(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor): Promise<{ ended_sessions: number }> {
     return { ended_sessions: await this.sessions.endOtherSessions(session, actor) };
   }
 
   @Delete('sessions/:id')
+  @RequiresRole('viewer')
   @HttpCode(204)
   end(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', sessionId()) id: string): Promise<void> {
     return this.sessions.endSession(session, id, actor);
@@ -60,6 +64,7 @@ export class DashboardAccountController {
 
   /** The current password is required; every other session ends. */
   @Post('password')
+  @RequiresRole('viewer')
   @HttpCode(200)
   async changePassword(
     @CurrentSession() session: LiveSession,

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { AUDIT_ACTIONS, AuditAction } from '../../audit/audit-actions';
 import { AuditPage, AuditService } from '../../audit/audit.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { AuditFilterDto, AuditQueryDto } from './audit-query.dto';
@@ -21,6 +22,7 @@ export class DashboardAuditController {
   constructor(private readonly audit: AuditService) {}
 
   @Get()
+  @RequiresRole('admin')
   async page(@CurrentSession() session: LiveSession, @Query() query: AuditQueryDto): Promise<AuditPageReply> {
     const [page, actors] = await Promise.all([this.audit.page(session.accountId, query), this.audit.actors(session.accountId)]);
     return { ...page, actions: AUDIT_ACTIONS, actors };
@@ -28,6 +30,7 @@ export class DashboardAuditController {
 
   /** Every entry matching the filters as a CSV download, streamed. */
   @Get('entries.csv')
+  @RequiresRole('admin')
   async csv(@CurrentSession() session: LiveSession, @Query() query: AuditFilterDto, @Res() reply: FastifyReply): Promise<void> {
     const stream = await this.audit.csv(session.accountId, query);
     const day = new Date().toISOString().slice(0, 10);

@@ -3,6 +3,7 @@ import type { GenerationRecord, ListGenerationsReply, RedeliverWebhookReply } fr
 import { NotFoundError } from '@gen/errors';
 import { ListGenerationsQueryDto } from '../../api/list-generations-query.dto';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { DashboardGenerationsService, GenerationDetailReply, OverviewReply } from './dashboard-generations.service';
@@ -17,27 +18,32 @@ export class DashboardGenerationsController {
   constructor(private readonly generations: DashboardGenerationsService) {}
 
   @Get('overview')
+  @RequiresRole('viewer')
   overview(@CurrentSession() session: LiveSession): Promise<OverviewReply> {
     return this.generations.overview(session);
   }
 
   @Get('generations')
+  @RequiresRole('viewer')
   list(@CurrentSession() session: LiveSession, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
     return this.generations.list(session.accountId, query);
   }
 
   @Get('generations/:id')
+  @RequiresRole('viewer')
   detail(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationDetailReply> {
     return this.generations.detail(session.accountId, id);
   }
 
   @Post('generations/:id/cancel')
+  @RequiresRole('developer')
   @HttpCode(200)
   cancel(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<GenerationRecord> {
     return this.generations.cancel(session.accountId, id);
   }
 
   @Post('generations/:id/redeliver')
+  @RequiresRole('developer')
   @HttpCode(202)
   redeliver(@CurrentSession() session: LiveSession, @Param('id', generationId()) id: string): Promise<RedeliverWebhookReply> {
     return this.generations.redeliver(session.accountId, id);

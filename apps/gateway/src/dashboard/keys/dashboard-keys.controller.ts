@@ -4,6 +4,7 @@ import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
@@ -19,17 +20,20 @@ export class DashboardKeysController {
   constructor(private readonly keys: DashboardKeysService) {}
 
   @Get()
+  @RequiresRole('viewer')
   async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyWithCapsView[] }> {
     return { data: await this.keys.list(session.accountId) };
   }
 
   @Post()
+  @RequiresRole('developer')
   @HttpCode(201)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
     return this.keys.create(session.accountId, body, actor);
   }
 
   @Patch(':id')
+  @RequiresRole('admin')
   update(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -40,6 +44,7 @@ export class DashboardKeysController {
   }
 
   @Post(':id/webhook-secret')
+  @RequiresRole('admin')
   @HttpCode(200)
   renewSecret(
     @CurrentSession() session: LiveSession,
@@ -53,6 +58,7 @@ export class DashboardKeysController {
 
   /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
   @Put(':id/webhook-scheme')
+  @RequiresRole('admin')
   setScheme(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -64,6 +70,7 @@ export class DashboardKeysController {
 
   /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */
   @Put(':id/caps')
+  @RequiresRole('admin')
   setCaps(
     @CurrentSession() session: LiveSession,
     @CurrentActor() actor: AuditActor,
@@ -74,6 +81,7 @@ export class DashboardKeysController {
   }
 
   @Delete(':id')
+  @RequiresRole('developer')
   @HttpCode(204)
   revoke(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<void> {
     return this.keys.revoke(session.accountId, id, actor);

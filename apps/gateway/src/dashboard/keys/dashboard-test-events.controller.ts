@@ -5,6 +5,7 @@ import { SendTestWebhookDto } from '../../api/webhook-tests/webhook-test.dto';
 import { WebhookTestsService } from '../../api/webhook-tests/webhook-tests.service';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 
@@ -23,6 +24,7 @@ export class DashboardTestEventsController {
   ) {}
 
   @Post(':id/test-events')
+  @RequiresRole('developer')
   @HttpCode(202)
   async send(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string, @Body() body: SendTestWebhookDto): Promise<SendTestWebhookReply> {
     await this.activeKey(session.accountId, id);
@@ -30,6 +32,7 @@ export class DashboardTestEventsController {
   }
 
   @Get(':id/test-events')
+  @RequiresRole('viewer')
   async list(@CurrentSession() session: LiveSession, @Param('id', keyId()) id: string): Promise<ListTestWebhooksReply> {
     await this.keys.get(session.accountId, id); // 404 unless it is one of the account's keys
     return this.tests.list(session.accountId, id, SHOWN);

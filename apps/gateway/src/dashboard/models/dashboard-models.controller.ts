@@ -3,6 +3,7 @@ import type { ModelInfo, PlanName } from '@gen/contracts';
 import { AccountPlanService } from '../../api/account-plan.service';
 import { GenerationsService } from '../../api/generations.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 
@@ -24,6 +25,7 @@ export class DashboardModelsController {
   ) {}
 
   @Get('models')
+  @RequiresRole('viewer')
   async models(@CurrentSession() session: LiveSession): Promise<ModelsReply> {
     const [balance, models] = await Promise.all([
       this.plans.fresh(session.accountId),

@@ -56,7 +56,8 @@ export class PasswordResetService {
     if (newPassword.length > MAX_PASSWORD_LENGTH) throw new ValidationError(`new_password: Use at most ${MAX_PASSWORD_LENGTH} characters.`);
     const used = await this.resets.use(hashSessionToken(token), await this.hasher.hash(newPassword));
     if (!used) throw new ValidationError('token: This reset link is not valid: it was used already, has expired, or was replaced by a newer one. Ask for a new one.');
-    await this.audit.record({
+    // Recorded on the account the user's sign-in opens (a user who belongs to none has no log to write to).
+    if (used.accountId) await this.audit.record({
       accountId: used.accountId,
       actor: { kind: 'user', userId: used.userId, email: used.email, ip: client.ip },
       action: 'user.password_reset',

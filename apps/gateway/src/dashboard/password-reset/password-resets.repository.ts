@@ -31,7 +31,7 @@ export class PasswordResetsRepository {
    * the token is open and unexpired. Single use: the reset row is deleted by the same statement that
    * finds it, so two concurrent uses cannot both succeed. Returns the user and how many sessions ended.
    */
-  async use(tokenHash: Buffer, newPasswordHash: string): Promise<{ userId: string; accountId: string; email: string; endedSessions: number } | null> {
+  async use(tokenHash: Buffer, newPasswordHash: string): Promise<{ userId: string; accountId: string | null; email: string; endedSessions: number } | null> {
     return this.db.transaction(async (tx) => {
       const [reset] = await sqlRows<{ user_id: string }>(
         tx,
@@ -39,7 +39,7 @@ export class PasswordResetsRepository {
         [tokenHash],
       );
       if (!reset) return null;
-      const [user] = await sqlRows<{ id: string; account_id: string; email: string }>(
+      const [user] = await sqlRows<{ id: string; account_id: string | null; email: string }>(
         tx,
         `UPDATE users SET password_hash = $2 WHERE id = $1 RETURNING id, account_id, email`,
         [reset.user_id, newPasswordHash],

@@ -6,6 +6,7 @@ import { CurrentPrincipal } from '../../auth/principal.decorator';
 import { GenerateRequestDto } from '../../api/generate-request.dto';
 import { GenerationsService } from '../../api/generations.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { DashboardSessionGuard } from '../sessions/session.guard';
 import { PlaygroundKeyGuard } from './playground-key.guard';
 
@@ -21,6 +22,7 @@ export class DashboardPlaygroundController {
   constructor(private readonly generations: GenerationsService) {}
 
   @Post('keys/:id/generate')
+  @RequiresRole('developer')
   @HttpCode(200)
   @UseGuards(PlaygroundKeyGuard)
   async generate(

@@ -1,28 +1,44 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { MemberRole } from '../../members/member-role';
+import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from './requires-role.decorator';
 import { CredentialsDto } from './credentials.dto';
 import { SessionCookies } from './session-cookies';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from './session.guard';
 import { newToken, SessionsService, StartedSession } from './sessions.service';
 import type { LiveSession } from './users.repository';
 
+export interface AccountChoice {
+  id: string;
+  name: string;
+  /** The user's role there (docs/dashboard.md, "Members and roles"). */
+  role: MemberRole;
+}
+
 export interface SessionReply {
   signed_in: boolean;
   /** Send it back as X-CSRF-Token on every POST, PATCH and DELETE. */
   csrf_token: string;
   user?: { id: string; email: string };
-  account?: { id: string; name: string };
+  /** The account the session works on, and the user's role there. */
+  account?: AccountChoice;
+  /** Every account the user belongs to (the account picker); PUT /session/account switches. */
+  accounts?: AccountChoice[];
   /** For the sign-up page, when signed out: whether it is open and the credits a new account starts with. */
   sign_up?: { enabled: boolean; credits: number };
 }
 
-function toReply(session: LiveSession): SessionReply {
+/** The reply for a signed-in session, with the accounts its user may switch to. */
+export async function sessionReply(session: LiveSession, members: MembersService): Promise<SessionReply> {
+  const accounts = await members.accountsOf(session.userId);
   return {
     signed_in: true,
     csrf_token: session.csrfToken,
     user: { id: session.userId, email: session.email },
-    account: { id: session.accountId, name: session.accountName },
+    account: { id: session.accountId, name: session.accountName, role: session.role },
+    accounts: accounts.map((a) => ({ id: a.accountId, name: a.name, role: a.role })),
   };
 }
 
@@ -39,13 +55,14 @@ export class SessionController {
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
+    private readonly members: MembersService,
   ) {}
 
   /** Always 200: the signed-in user, or an anonymous CSRF token for the sign-in and sign-up forms. */
   @Get('session')
   async session(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
     const session = await this.sessions.resolve(this.cookies.sessionToken(request));
-    if (session) return toReply(session);
+    if (session) return sessionReply(session, this.members);
     let token = this.cookies.anonymousCsrfToken(request);
     if (!token) {
       token = newToken();
@@ -71,13 +88,14 @@ export class SessionController {
   @Post('sign-out')
   @HttpCode(204)
   @UseGuards(DashboardSessionGuard)
+  @RequiresRole('viewer')
   async signOut(@CurrentSession() _session: LiveSession, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.sessions.signOut(this.cookies.sessionToken(request));
     this.cookies.clearSession(reply);
   }
 
-  private started(reply: FastifyReply, started: StartedSession): SessionReply {
+  private started(reply: FastifyReply, started: StartedSession): Promise<SessionReply> {
     this.cookies.setSession(reply, started.token, started.maxAgeSeconds);
-    return toReply(started.session);
+    return sessionReply(started.session, this.members);
   }
 }

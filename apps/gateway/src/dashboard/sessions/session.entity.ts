@@ -1,10 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { AccountMemberEntity } from '../../members/account-member.entity';
 import { UserEntity } from '../../users/user.entity';
 
 /**
  * A signed-in dashboard session. The cookie carries a random token; only its SHA-256 is stored, so
  * a copy of this table cannot be used to sign in. The CSRF token is bound to the session.
- * Mirrors migration 1764100000000 (dashboard-users-sessions), constraint and index names included.
+ * Mirrors migrations 1764100000000 (dashboard-users-sessions) and 1764960000000 (account-members), constraint and index names included.
  */
 @Entity({ name: 'sessions' })
 @Unique('sessions_token_hash_key', ['tokenHash'])
@@ -24,9 +25,19 @@ export class SessionEntity {
   @JoinColumn({ name: 'user_id', referencedColumnName: 'id', foreignKeyConstraintName: 'sessions_user_id_fkey' })
   user?: UserEntity;
 
-  /** The user's account. No foreign key of its own: deleting the account deletes the user, whose deletion deletes this. */
+  /**
+   * The account the session works on (the user may belong to several and switch). Its key with
+   * `user_id` is a membership: removing the member ends the session at once.
+   */
   @Column('uuid', { name: 'account_id' })
   accountId!: string;
+
+  @ManyToOne(() => AccountMemberEntity, { onDelete: 'CASCADE', onUpdate: 'NO ACTION' })
+  @JoinColumn([
+    { name: 'account_id', referencedColumnName: 'accountId', foreignKeyConstraintName: 'sessions_membership_fkey' },
+    { name: 'user_id', referencedColumnName: 'userId', foreignKeyConstraintName: 'sessions_membership_fkey' },
+  ])
+  membership?: AccountMemberEntity;
 
   @Column('text', { name: 'csrf_token' })
   csrfToken!: string;

@@ -1,7 +1,10 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { ForbiddenError, UnauthorizedError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import type { MemberRole } from '../../members/member-role';
+import { assertRole, REQUIRED_ROLE } from './requires-role.decorator';
 import { SessionCookies } from './session-cookies';
 import { csrfTokensMatch, SessionsService } from './sessions.service';
 import type { LiveSession } from './users.repository';
@@ -32,23 +35,31 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Dashboard API routes: a live session cookie, and for every state-changing call the session's CSRF token. */
+/**
+ * Dashboard API routes: a live session cookie, for every state-changing call the session's CSRF
+ * token, and the role the route declares (@RequiresRole) on the session's account.
+ */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
   constructor(
     private readonly sessions: SessionsService,
     private readonly cookies: SessionCookies,
+    private readonly reflector: Reflector,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<DashboardRequest>();
+    const needed = this.reflector.getAllAndOverride<MemberRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]);
+    // Fails closed: a route that forgot to say which role it needs is open to nobody.
+    if (!needed) throw new Error(`dashboard route ${request.method} ${request.url} declares no @RequiresRole`);
     const session = await this.sessions.resolve(this.cookies.sessionToken(request));
     if (!session) throw new UnauthorizedError('You are not signed in, or your session has ended. Sign in to continue.');
     if (!SAFE_METHODS.has(request.method)) {
       assertSameOrigin(request, this.settings.publicOrigin);
       if (!csrfTokensMatch(presentedToken(request), session.csrfToken)) throw csrfRefused();
     }
+    assertRole(session.role, needed);
     request.dashboardSession = session;
     return true;
   }

@@ -7,11 +7,12 @@ import { ProvisioningService } from '../../provisioning/provisioning.service';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../users/email-address';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../../users/password-hasher';
+import { MIN_NEW_PASSWORD_LENGTH } from '../../users/password-rules';
 import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
 import { LiveSession, SessionInfo, UsersRepository } from './users.repository';
 
-export const MIN_PASSWORD_LENGTH = 10;
+export const MIN_PASSWORD_LENGTH = MIN_NEW_PASSWORD_LENGTH;
 const TOUCH_INTERVAL_MS = 60_000;
 const MAINTENANCE_INTERVAL_MS = 10 * 60_000;
 
@@ -112,7 +113,16 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return this.start({ userId: created.userId, accountId: created.accountId }, client);
   }
 
-  async signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined): Promise<StartedSession> {
+  /**
+   * `join`, when given, runs once the password is right and names the account to open (accepting an
+   * invitation by signing in adds the membership there); otherwise sign-in opens accountToOpen's.
+   */
+  async signIn(
+    credentials: Credentials,
+    client: ClientInfo,
+    previousToken: string | undefined,
+    join?: (user: { id: string; emailKey: string }) => Promise<string>,
+  ): Promise<StartedSession> {
     const emailKey = credentials.email.trim().toLowerCase();
     const keys = throttleKeys(emailKey, client.ip);
     const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
@@ -124,14 +134,17 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     await this.settle(policies, ok, keys.address);
     // Failures for an address with no user belong to no account: the throttle counts them, the audit log cannot.
     const actor: AuditActor | null = user && { kind: 'user', userId: user.id, email: user.email, ip: client.ip };
-    if (user && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
+    if (user?.accountId && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
     if (!user || !ok) throw new UnauthorizedError('Email or password is incorrect.');
+    // The account the user last worked on, or another they belong to (docs/dashboard.md, "Switching accounts").
+    const accountId = join ? await join({ id: user.id, emailKey: user.emailKey }) : await this.users.accountToOpen(user.id);
+    if (!accountId) throw new ForbiddenError('You are not a member of any account any more. Ask an owner or admin of your team to invite you again.');
 
     await this.users.recordSignIn(user.id, this.hasher.needsRehash(user.passwordHash) ? await this.hasher.hash(password) : null);
     // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
-    if (actor) await this.audit.record({ accountId: user.accountId, actor, action: 'user.signed_in', target: user.email });
-    return this.start({ userId: user.id, accountId: user.accountId }, client);
+    if (actor) await this.audit.record({ accountId, actor, action: 'user.signed_in', target: user.email });
+    return this.start({ userId: user.id, accountId }, client);
   }
 
   /**
@@ -233,7 +246,8 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  private async start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
+  /** A new session of the user on one of their accounts (sign-in, sign-up, accepting an invitation). */
+  async start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
     const token = newToken();
     const ttl = this.settings.sessionTtlSeconds;
     await this.users.insertSession({

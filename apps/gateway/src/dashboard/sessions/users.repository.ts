@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../../gateway.tokens';
+import type { MemberRole } from '../../members/member-role';
 import { SessionEntity } from './session.entity';
 import { UserEntity } from '../../users/user.entity';
 
@@ -21,6 +22,8 @@ export interface LiveSession {
   id: string;
   userId: string;
   accountId: string;
+  /** The user's role on the session's account (docs/dashboard.md, "Members and roles"). */
+  role: MemberRole;
   email: string;
   accountName: string;
   csrfToken: string;
@@ -35,6 +38,20 @@ export class UsersRepository {
 
   findUserByEmailKey(emailKey: string): Promise<UserEntity | null> {
     return this.db.getRepository(UserEntity).findOneBy({ emailKey });
+  }
+
+  /**
+   * The account a sign-in opens: the one the user last worked on if they still belong to it, else
+   * the one they joined first; null when they belong to none.
+   */
+  async accountToOpen(userId: string): Promise<string | null> {
+    const rows = await sqlRows<{ account_id: string }>(
+      this.db,
+      `SELECT m.account_id FROM account_members m JOIN users u ON u.id = m.user_id
+        WHERE m.user_id = $1 ORDER BY (m.account_id = u.account_id) IS TRUE DESC, m.created_at, m.account_id LIMIT 1`,
+      [userId],
+    );
+    return rows[0]?.account_id ?? null;
   }
 
   async recordSignIn(userId: string, newPasswordHash: string | null): Promise<void> {
@@ -56,13 +73,15 @@ export class UsersRepository {
       account_id: string;
       email: string;
       account_name: string;
+      role: MemberRole;
       csrf_token: string;
       last_seen_at: Date;
       expires_at: Date;
     }>(
       this.db,
-      `SELECT s.id, s.user_id, s.account_id, u.email, a.name AS account_name, s.csrf_token, s.last_seen_at, s.expires_at
+      `SELECT s.id, s.user_id, s.account_id, u.email, a.name AS account_name, m.role, s.csrf_token, s.last_seen_at, s.expires_at
          FROM sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id
+         JOIN account_members m ON m.account_id = s.account_id AND m.user_id = s.user_id
         WHERE s.token_hash = $1 AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(secs => $2)`,
       [tokenHash, idleSeconds],
     );
@@ -74,6 +93,7 @@ export class UsersRepository {
       accountId: row.account_id,
       email: row.email,
       accountName: row.account_name,
+      role: row.role,
       csrfToken: row.csrf_token,
       lastSeenAt: row.last_seen_at,
       expiresAt: row.expires_at,

@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { CreditsLedgerService } from '../../api/ledger/credits-ledger.service';
 import { LedgerQueryDto } from '../../api/ledger/ledger.dto';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { UsageQueryDto } from './usage.dto';
@@ -16,17 +17,20 @@ export class DashboardUsageController {
   constructor(private readonly ledger: CreditsLedgerService) {}
 
   @Get('ledger')
+  @RequiresRole('viewer')
   page(@CurrentSession() session: LiveSession, @Query() query: LedgerQueryDto): Promise<LedgerReply> {
     return this.ledger.page(session.accountId, query);
   }
 
   @Get('summary')
+  @RequiresRole('viewer')
   summary(@CurrentSession() session: LiveSession, @Query() query: UsageQueryDto): Promise<UsageReply> {
     return this.ledger.usage(session.accountId, query.days ?? 30);
   }
 
   /** The whole ledger as a CSV download, streamed. */
   @Get('ledger.csv')
+  @RequiresRole('viewer')
   async csv(@CurrentSession() session: LiveSession, @Res() reply: FastifyReply): Promise<void> {
     const stream = await this.ledger.csv(session.accountId);
     const day = new Date().toISOString().slice(0, 10);
