@@ -2,13 +2,12 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse } from 'yaml';
 import { CATALOGUE, engineKinds, parseCatalogueFile } from '@gen/generation';
 
 const ROOT = join(__dirname, '..', '..');
 
 function run(script: string, ...args: string[]) {
-  const result = spawnSync(process.execPath, [join(ROOT, 'tools', 'ops', script), ...args], { encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(ROOT, 'tools', 'ops', script), ...args], { encoding: 'utf8', timeout: 170_000 });
   return { code: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -20,50 +19,87 @@ describe('ops checks', () => {
   });
   afterEach(() => rmSync(work, { recursive: true, force: true }));
 
-  it('check-k8s passes the repository manifests', () => {
+  it('check-k8s renders every overlay, alone and with every component, and passes them', () => {
     const result = run('check-k8s.mjs');
     expect(result).toMatchObject({ code: 0 });
     expect(result.output).toContain('validated against the Kubernetes schemas');
-  });
+    for (const render of ['dev;', 'production;', 'production + components (external-secrets, keda, monitoring)']) expect(result.output).toContain(render);
+    expect(result.output).toContain('4 installs side by side');
+  }, 180_000);
 
-  it('check-k8s rejects schema errors, unknown fields, missing probes and limits, a public non-gateway service, replicas under an HPA and webhook ports the egress policy does not open', () => {
+  it('check-k8s fails each rule on a manifest that breaks it', () => {
     const dir = join(work, 'k8s');
     cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
-    const edit = (file: string, from: string | RegExp, to: string) =>
-      writeFileSync(join(dir, file), readFileSync(join(dir, file), 'utf8').replace(from, to));
-    edit('gateway.yaml', 'revisionHistoryLimit: 5', 'revisionHistoryLimit: five');
-    edit('billing.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
-    edit('config.yaml', 'WEBHOOK_ALLOWED_PORTS: "443"', 'WEBHOOK_ALLOWED_PORTS: "443,8443"');
-    edit('billing.yaml', 'maxUnavailable: 1', 'maxUnavailble: 1');
-    edit('generation.yaml', /limits: \{ cpu: "2", memory: 1Gi \}/, 'limits: { cpu: "2" }');
-    edit('webhooks.yaml', 'path: /readyz', 'path: /ready');
-    edit('webhooks.yaml', 'type: ClusterIP', 'type: LoadBalancer');
+    const edit = (file: string, from: string | RegExp, to: string) => {
+      const before = readFileSync(join(dir, file), 'utf8');
+      const after = before.replace(from, to);
+      expect(after).not.toEqual(before);
+      writeFileSync(join(dir, file), after);
+    };
+    // Schemas: a wrong type, an unknown field, a missing limit, a misnamed probe, a public non-gateway Service.
+    edit('base/gateway.yaml', 'revisionHistoryLimit: 5', 'revisionHistoryLimit: five');
+    edit('base/billing.yaml', 'maxUnavailable: 1', 'maxUnavailble: 1');
+    edit('base/generation.yaml', /limits: \{ cpu: "2", memory: 1Gi \}/, 'limits: { cpu: "2" }');
+    edit('base/webhooks.yaml', 'path: /readyz', 'path: /ready');
+    edit('base/webhooks.yaml', 'type: ClusterIP', 'type: LoadBalancer');
+    // Replicas under an HPA, and under KEDA's ScaledObject (the components render).
+    edit('base/billing.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
+    edit('base/generation.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
+    // A label missing from an object.
+    edit('base/service-account.yaml', ', app.kubernetes.io/component: workload-identity', '');
+    // The migration no longer first: the patch that adds the migrate init container dropped.
+    edit('base/kustomization.yaml', /  - path: migrate-init.yaml\n    target: [^\n]+\n/, '');
+    // Webhook ports the egress policy does not open.
+    edit('base/config.env', 'WEBHOOK_ALLOWED_PORTS=443', 'WEBHOOK_ALLOWED_PORTS=443,8443');
+    // A ReadWriteMany volume in production, and a tag instead of a digest.
+    writeFileSync(
+      join(dir, 'overlays/production/shared.yaml'),
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\n  labels: { app.kubernetes.io/name: generation-service, app.kubernetes.io/component: outputs }\nspec:\n  accessModes: ["ReadWriteMany"]\n  resources:\n    requests: { storage: 1Gi }\n',
+    );
+    edit('overlays/production/kustomization.yaml', '  - egress-object-storage.yaml\n', '  - egress-object-storage.yaml\n  - shared.yaml\n');
+    edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 0.1.0');
+    // Two installs named alike: dev takes production's prefix and instance.
+    edit('overlays/dev/kustomization.yaml', 'namePrefix: gen-dev-', 'namePrefix: gen-');
+    edit('overlays/dev/kustomization.yaml', 'app.kubernetes.io/instance: gen-dev', 'app.kubernetes.io/instance: gen');
+    // The operators' kinds: an unknown field on the ScaledObject, a ServiceMonitor endpoint without a port.
+    edit('components/keda/scaled-object.yaml', '  minReplicaCount: 2', '  minReplicaCount: 2\n  maxReplicas: 3');
+    edit('components/monitoring/service-monitor.yaml', '    - port: http\n', '    - targetPort: 8080\n');
     const result = run('check-k8s.mjs', dir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain('data/spec/revisionHistoryLimit must be integer');
-    expect(result.output).toContain('gen-billing: no replicas field on a Deployment its HorizontalPodAutoscaler scales');
-    expect(result.output).toContain('WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports gen-egress-internet opens to the internet (443)');
-    expect(result.output).toContain("'\"maxUnavailble\"' does not exist in type 'PodDisruptionBudgetSpec'");
-    expect(result.output).toContain('gen-generation/generation: resources.limits.memory is required');
-    expect(result.output).toContain('gen-webhooks: readinessProbe must GET /readyz on the http port');
-    expect(result.output).toContain('gen-webhooks: only the gateway may be exposed outside the cluster');
-  });
+    for (const expected of [
+      'data/spec/revisionHistoryLimit must be integer',
+      "'\"maxUnavailble\"' does not exist in type 'PodDisruptionBudgetSpec'",
+      'Deployment gen-generation/generation: resources.limits.memory is required',
+      'Deployment gen-webhooks: readinessProbe must GET /readyz on the http port',
+      'Service gen-webhooks: only the gateway may be exposed outside the cluster',
+      'Deployment gen-billing: no replicas field on a Deployment its HorizontalPodAutoscaler scales',
+      'Deployment gen-generation: no replicas field on a Deployment its ScaledObject scales',
+      'ServiceAccount gen-workload: labels missing: app.kubernetes.io/component',
+      'Deployment gen-gateway: the first init container must run the CLI `migrate`',
+      'WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports the egress policies open to the internet for webhooks (443)',
+      'PersistentVolumeClaim gen-shared: no ReadWriteMany volume in production',
+      'production pins the image by digest',
+      'two installs in one namespace collide on',
+      'ScaledObject gen-generation: /spec must NOT have additional properties (maxReplicas)',
+      "ServiceMonitor gen-services: /spec/endpoints/0 must have required property 'port'",
+    ]) {
+      expect(result.output).toContain(expected);
+    }
+  }, 180_000);
 
-  it('check-k8s requires the migration Job to migrate first, then sync the catalogue from gen-catalogue', () => {
+  it('check-k8s requires the catalogue sync after the migration, from a ConfigMap of the install', () => {
     const dir = join(work, 'k8s');
     cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
-    const job = join(dir, 'migrate-job.yaml');
-    writeFileSync(job, readFileSync(job, 'utf8').replace('"models", "sync"', '"models", "list"').replace('configMap: { name: gen-catalogue }', 'configMap: { name: gen-config }'));
+    const file = join(dir, 'base/catalogue-sync-init.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"models", "sync"', '"models", "list"'));
     const result = run('check-k8s.mjs', dir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain('gen-migrate must apply the catalogue (CLI models sync) after the migrations');
-    expect(result.output).toContain('gen-migrate must mount the ConfigMap gen-catalogue');
-  });
+    expect(result.output).toContain('the second init container must apply the catalogue (CLI `models sync --file`), after `migrate`');
+  }, 180_000);
 
-  it('the catalogue the migration Job applies is valid and is the seed catalogue', () => {
-    const configMap = parse(readFileSync(join(ROOT, 'k8s', 'catalogue.yaml'), 'utf8')) as { data: { 'catalogue.json': string } };
+  it('the catalogue the generation pods sync is valid and is the seed catalogue', () => {
     const problems: string[] = [];
-    const models = parseCatalogueFile(JSON.parse(configMap.data['catalogue.json']), engineKinds(), problems);
+    const models = parseCatalogueFile(JSON.parse(readFileSync(join(ROOT, 'k8s', 'base', 'catalogue.json'), 'utf8')), engineKinds(), problems);
     expect(problems).toEqual([]);
     expect(models).toEqual(CATALOGUE);
   });
