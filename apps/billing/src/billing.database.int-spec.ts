@@ -8,7 +8,7 @@ describe('billing schema', () => {
     expect(await schemaDrift((url) => openBillingDatabase(url, 2))).toEqual([]);
   });
 
-  it('the batch functions and key caps migrations revert and apply again', async () => {
+  it('the batch functions, key caps and low-balance migrations revert and apply again', async () => {
     const database = await createTestDatabase('billingdown');
     const db = await openBillingDatabase(database.url, 2);
     const functions = async () =>
@@ -22,11 +22,19 @@ describe('billing schema', () => {
         (r: { tablename: string }) => r.tablename,
       );
     const withKeys = ['reserve_batch(uuid[], uuid[], integer[], bigint[], text[], uuid[])', 'settle_batch(uuid[], text[], text[])'];
+    const outbox = async () => (await db.query(`SELECT to_regclass('billing.outbox') IS NOT NULL AS present`))[0].present as boolean;
     try {
+      expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
+      expect(await outbox()).toBe(true);
+      // 1764980000000 (low balance: the trigger, its function, the outbox and the columns) undone, then
+      // 1764930000000 (the plan-change notice), then 1764870000000 (key caps) back to the functions of
+      // 1764720000000, then those undone too.
+      await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(['announce_account_change()', ...withKeys]);
-      // 1764930000000 (the plan-change notice) undone, then 1764870000000 (key caps) back to the functions of 1764720000000, then those undone too.
+      expect(await outbox()).toBe(false);
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(withKeys);
+      expect(await outbox()).toBe(false);
       expect(await tables()).toEqual(['key_caps', 'key_spend']);
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(['reserve_batch(uuid[], uuid[], integer[], bigint[], text[])', 'settle_batch(uuid[], text[], text[])']);
@@ -34,7 +42,8 @@ describe('billing schema', () => {
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual([]);
       await db.runMigrations({ transaction: 'each' });
-      expect(await functions()).toEqual(['announce_account_change()', ...withKeys]);
+      expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
+      expect(await outbox()).toBe(true);
       expect(await tables()).toEqual(['key_caps', 'key_spend']);
     } finally {
       await db.destroy();

@@ -8,6 +8,8 @@ import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-bil
 import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-billing-batch-functions';
 import { BillingKeyCaps1764870000000 } from './migrations/1764870000000-billing-key-caps';
 import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000000-billing-account-change-notify';
+import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billing-low-balance';
+import { BillingOutboxEntity } from './low-balance/billing-outbox.entity';
 import { KeyCapEntity } from './caps/key-cap.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
@@ -17,13 +19,14 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, BillingOutboxEntity],
     migrations: [
       BillingInit1763700000000,
       BillingLedgerModels1764500000000,
       BillingBatchFunctions1764720000000,
       BillingKeyCaps1764870000000,
       BillingAccountChangeNotify1764930000000,
+      BillingLowBalance1764980000000,
     ],
     poolSize,
   };

@@ -1,7 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
-import { BILLING_BATCH_SETTINGS, BILLING_DB } from './billing.tokens';
+import { BILLING_BATCH_SETTINGS, BILLING_DB, BILLING_OUTBOX_SETTINGS } from './billing.tokens';
+import { LowBalanceController } from './low-balance/low-balance.controller';
+import { LowBalanceRepository } from './low-balance/low-balance.repository';
+import { LowBalanceService } from './low-balance/low-balance.service';
+import { DEFAULT_BILLING_OUTBOX_SETTINGS, LowBalanceRelay } from './low-balance/low-balance-relay.service';
 import { KeyCapsController } from './caps/key-caps.controller';
 import { KeyCapsRepository } from './caps/key-caps.repository';
 import { KeyCapsService } from './caps/key-caps.service';
@@ -18,15 +22,29 @@ import { LedgerService } from './ledger/ledger.service';
 export class BillingModule {
   /**
    * `dataSource` is the service's own, already migrated (see billingDatabase()); `batches` overrides
-   * the group commit's defaults (DEFAULT_BILLING_BATCH_SETTINGS).
+   * the group commit's defaults (DEFAULT_BILLING_BATCH_SETTINGS) and the outbox relay's. `outboxRelay`
+   * false (the operator CLI, which has no consumers on its bus) leaves the outbox to the services'
+   * relays: an event the CLI's adjustment causes waits in the table for them.
    */
-  static register(dataSource: DataSource, batches: Partial<BillingBatchSettings> = {}): DynamicModule {
+  static register(
+    dataSource: DataSource,
+    batches: Partial<BillingBatchSettings> & { outboxPollMs?: number; outboxLeaseMs?: number } = {},
+    options: { outboxRelay?: boolean } = {},
+  ): DynamicModule {
+    const outbox = {
+      pollMs: batches.outboxPollMs ?? DEFAULT_BILLING_OUTBOX_SETTINGS.pollMs,
+      leaseMs: batches.outboxLeaseMs ?? DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs,
+    };
     return {
       module: BillingModule,
-      controllers: [BillingController, LedgerController, KeyCapsController],
+      controllers: [BillingController, LedgerController, KeyCapsController, LowBalanceController],
       providers: [
         { provide: BILLING_DB, useValue: dataSource },
         { provide: BILLING_BATCH_SETTINGS, useValue: batches },
+        { provide: BILLING_OUTBOX_SETTINGS, useValue: outbox },
+        LowBalanceRepository,
+        LowBalanceService,
+        ...(options.outboxRelay === false ? [] : [LowBalanceRelay]),
         BillingRepository,
         BillingService,
         LedgerService,
@@ -41,7 +59,7 @@ export class BillingModule {
             new CreditMetrics(registry ?? new MetricsRegistry('billing', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [BillingService, KeyCapsService],
+      exports: [BillingService, KeyCapsService, LowBalanceService],
     };
   }
 }

@@ -1,6 +1,7 @@
 import { ConfigError, EnvReader } from '@gen/config';
 import { readBillingSettings } from './billing.settings';
 import { DEFAULT_BILLING_BATCH_SETTINGS } from './holds/billing-batch.settings';
+import { DEFAULT_BILLING_OUTBOX_SETTINGS } from './low-balance/low-balance-relay.service';
 
 function read(env: Record<string, string>) {
   const reader = new EnvReader(env, 'billing');
@@ -11,14 +12,20 @@ function read(env: Record<string, string>) {
 
 describe('billing settings', () => {
   it('defaults to the group commit tuning of billing-batch.settings.ts', () => {
-    expect(read({})).toEqual(DEFAULT_BILLING_BATCH_SETTINGS);
+    expect(read({})).toEqual({
+      ...DEFAULT_BILLING_BATCH_SETTINGS,
+      outboxPollMs: DEFAULT_BILLING_OUTBOX_SETTINGS.pollMs,
+      outboxLeaseMs: DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs,
+    });
   });
 
   it('reads each variable into the field BillingModule.register takes', () => {
-    expect(read({ BILLING_RESERVE_BATCH_MAX: '7', BILLING_SETTLE_BATCH_MAX: '9', BILLING_CONFLICT_ATTEMPTS: '5' })).toEqual({
+    expect(read({ BILLING_RESERVE_BATCH_MAX: '7', BILLING_SETTLE_BATCH_MAX: '9', BILLING_CONFLICT_ATTEMPTS: '5', BILLING_OUTBOX_POLL_MS: '250', BILLING_OUTBOX_LEASE_MS: '5000' })).toEqual({
       reserveBatchMax: 7,
       settleBatchMax: 9,
       conflictAttempts: 5,
+      outboxPollMs: 250,
+      outboxLeaseMs: 5000,
     });
   });
 

@@ -44,6 +44,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     mayCreateData: true,
   },
   'accounts list': { summary: 'List accounts with plan and balance.', options: {} },
+  'accounts set-low-balance': {
+    summary: "Set an account's low-balance alert threshold: when its available credits fall below it, its owners get a mail and its keys' webhook URLs an account.low_balance event (once per crossing).",
+    options: {
+      account: { description: 'account id', required: true },
+      credits: { description: "the threshold in credits, a whole number from 0; 0 or 'none' turns alerts off", required: true },
+    },
+  },
   'keys create': {
     summary: 'Create an API key for an account (printed once).',
     options: {

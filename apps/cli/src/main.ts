@@ -15,6 +15,7 @@ import {
   GatewayModule,
   GatewaySettings,
   KeyWebhooksService,
+  LowBalanceAlertsService,
   openAuthDatabase,
   operatorActor,
   ProvisioningService,
@@ -43,6 +44,8 @@ import { readFileSync } from 'node:fs';
 import { checkIds, COMMANDS, EXIT, parseBoolean, parseCap, parseDuration, parseInteger, parseJsonObject, parsePlan, parseSince, usage } from './commands';
 
 type Options = Record<string, string | boolean | undefined>;
+import { setLowBalance } from './low-balance-command';
+
 type Out = (human: string, data: unknown) => void;
 
 function commandOf(positionals: string[]): string | undefined {
@@ -177,7 +180,7 @@ async function jobs(command: string, o: Options, url: string, out: Out): Promise
     await generation.destroy();
     throw error;
   });
-  @Module({ imports: [JobAdminModule.register(generation, { cdnBaseUrl }), BillingModule.register(billingDs)] })
+  @Module({ imports: [JobAdminModule.register(generation, { cdnBaseUrl }), BillingModule.register(billingDs, {}, { outboxRelay: false })] })
   class JobsCliModule {}
   const app = await NestFactory.createApplicationContext(JobsCliModule, { logger: false, abortOnError: false });
   try {
@@ -372,7 +375,7 @@ async function services(command: string, options: Options, database: CliDatabase
         settings: webhooks ? { ...GATEWAY_CLI_SETTINGS, webhookPolicy: webhooks.webhookPolicy } : GATEWAY_CLI_SETTINGS,
         secretKeys: webhooks?.secretKeys,
       }),
-      BillingModule.register(billing),
+      BillingModule.register(billing, {}, { outboxRelay: false }),
     ],
   })
   class CliModule {}
@@ -392,6 +395,7 @@ async function services(command: string, options: Options, database: CliDatabase
         app.get(KeyCapsService),
         app.get(AuditService),
         app.get(Broadcaster),
+        app.get(LowBalanceAlertsService),
         out,
       );
     } finally {
@@ -419,6 +423,7 @@ async function run(
   caps: KeyCapsService,
   audit: AuditService,
   broadcaster: Broadcaster,
+  lowBalance: LowBalanceAlertsService,
   out: Out,
 ): Promise<void> {
   const str = (name: string) => (typeof o[name] === 'string' ? (o[name] as string) : undefined);
@@ -539,6 +544,8 @@ async function run(
       out('Revoked.', { revoked: true });
       return;
     }
+    case 'accounts set-low-balance':
+      return setLowBalance(o, lowBalance, out);
     case 'keys set-cap': {
       const [perDay, perMonth] = [parseCap('per-day', str('per-day')), parseCap('per-month', str('per-month'))];
       if (perDay === undefined && perMonth === undefined) throw new ValidationError('Nothing to change: give --per-day, --per-month or both (none removes a cap)');

@@ -16,6 +16,7 @@ import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
+import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -35,6 +36,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
       AuthAccountMembers1764960000000,
+      AuthLowBalanceMails1764980000002,
     ],
     poolSize,
   };

@@ -41,6 +41,8 @@ import { ProviderCallbacksController } from './provider-callbacks/provider-callb
 import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
+import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
+import { LowBalanceRepository } from './low-balance/low-balance.repository';
 
 @Module({})
 export class GatewayModule {
@@ -69,6 +71,8 @@ export class GatewayModule {
         { provide: WebhookSecretCipher, useValue: new WebhookSecretCipher(options.secretKeys ?? null) },
         UsersRepository,
         UserAccountsRepository,
+        LowBalanceRepository,
+        LowBalanceAlertsService,
         ...dashboard.providers,
         { provide: AUTH_DB, useValue: options.dataSource },
         // Changes the database announces (keys, the catalogue): seen by this gateway's caches at once.
@@ -106,7 +110,7 @@ export class GatewayModule {
         MembersRepository,
         MembersService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService, LowBalanceAlertsService],
     };
   }
 }

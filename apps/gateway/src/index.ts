@@ -12,3 +12,4 @@ export type { GatewaySettings } from './gateway.tokens';
 export { toKeyView } from './dashboard/keys/dashboard-keys.service';
 export { AuditService, type AuditEntryView, type AuditPage } from './audit/audit.service';
 export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit/audit-actions';
+export { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';

@@ -6,6 +6,7 @@ import { WebhooksInit1763700000000 } from './migrations/1763700000000-webhooks-i
 import { WebhooksDeliveries1763800000000 } from './migrations/1763800000000-webhooks-deliveries';
 import { WebhooksTestEvents1764500000000 } from './migrations/1764500000000-webhooks-test-events';
 import { WebhooksDestinationAtSubmit1764600000000 } from './migrations/1764600000000-webhooks-destination-at-submit';
+import { WebhooksAccountEvents1764980000001 } from './migrations/1764980000001-webhooks-account-events';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
@@ -19,6 +20,7 @@ export function webhooksDatabaseOptions(url: string, poolSize?: number): Service
       WebhooksDeliveries1763800000000,
       WebhooksTestEvents1764500000000,
       WebhooksDestinationAtSubmit1764600000000,
+      WebhooksAccountEvents1764980000001,
     ],
     poolSize,
   };

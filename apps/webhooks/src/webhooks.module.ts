@@ -2,6 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
+import { AccountEventsController } from './account-events/account-events.controller';
+import { AccountEventsRepository } from './account-events/account-events.repository';
+import { AccountEventsService } from './account-events/account-events.service';
 import { DeliveriesController } from './deliveries/deliveries.controller';
 import { DeliveriesRepository } from './deliveries/deliveries.repository';
 import { DeliveriesService } from './deliveries/deliveries.service';
@@ -27,7 +30,7 @@ export class WebhooksModule {
     parseAllowList(settings.allowList);
     return {
       module: WebhooksModule,
-      controllers: [DeliveriesController, TestEventsController],
+      controllers: [DeliveriesController, TestEventsController, AccountEventsController],
       providers: [
         { provide: WEBHOOKS_DB, useValue: options.dataSource },
         { provide: WEBHOOKS_SETTINGS, useValue: settings },
@@ -41,6 +44,8 @@ export class WebhooksModule {
         DeliveryDispatcher,
         DeliveriesService,
         TestEventsService,
+        AccountEventsRepository,
+        AccountEventsService,
         DeliveryStatsRepository,
         {
           provide: DeliveryMetrics,

@@ -13,6 +13,8 @@ export const Subjects = {
   billingUsage: 'billing.usage',
   billingKeyCapsList: 'billing.key-caps.list',
   billingKeyCapsSet: 'billing.key-caps.set',
+  billingLowBalanceGet: 'billing.low-balance.get',
+  billingLowBalanceSet: 'billing.low-balance.set',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',
@@ -23,10 +25,14 @@ export const Subjects = {
   modelsList: 'models.list',
   modelsGet: 'models.get',
   authWebhookSecretGet: 'auth.webhook-secret.get',
+  /** Where an account's events go (AccountWebhooksRequest/Reply): its keys' default webhook URLs. */
+  authAccountWebhooksGet: 'auth.account-webhooks.get',
   webhooksDeliveriesList: 'webhooks.deliveries.list',
   webhooksRedeliver: 'webhooks.redeliver',
   webhooksTestSend: 'webhooks.test.send',
   webhooksTestList: 'webhooks.test.list',
+  /** An account's latest account-event deliveries (AccountEventsListRequest; ListWebhookDeliveriesReply). */
+  webhooksAccountEventsList: 'webhooks.account-events.list',
 } as const;
 
 /**
@@ -62,6 +68,8 @@ export const DatabaseChannels = {
 export const Events = {
   generationCompleted: 'generation.completed',
   generationFailed: 'generation.failed',
+  /** An account's available credits fell below its low-balance threshold (AccountLowBalanceEvent; billing's outbox). */
+  accountLowBalance: 'account.low_balance',
 } as const;
 export type EventName = (typeof Events)[keyof typeof Events];
 
@@ -126,6 +134,39 @@ export interface SetKeyCapsRequest {
   keyId: string;
   perDay?: number | null;
   perMonth?: number | null;
+}
+
+/**
+ * An account's low-balance alert setting (docs/limits.md, "Low-balance alerts"): a whole number of
+ * credits; null when alerts are off. `below` is true while the current crossing has been alerted.
+ */
+export interface LowBalanceView {
+  threshold: number | null;
+  available: number;
+  below: boolean;
+}
+export interface GetLowBalanceRequest {
+  accountId: string;
+}
+/** `threshold`: a whole number of credits from 0 to MAX_LOW_BALANCE_THRESHOLD; 0 or null turns alerts off. */
+export interface SetLowBalanceRequest {
+  accountId: string;
+  threshold: number | null;
+}
+/** The largest threshold accepted (credits): PostgreSQL's integer. */
+export const MAX_LOW_BALANCE_THRESHOLD = 2_147_483_647;
+/**
+ * Published once per crossing (billing's outbox, written in the transaction that moved the balance
+ * below the threshold; the event id is the outbox row's id, so a copy sent again is a no-op).
+ */
+export interface AccountLowBalanceEvent {
+  eventId: string;
+  event: 'account.low_balance';
+  accountId: string;
+  threshold: number;
+  available: number;
+  /** ISO 8601: the commit that crossed the threshold. */
+  crossedAt: string;
 }
 
 /** Kinds of ledger rows, as billing stores them. */
@@ -295,6 +336,21 @@ export interface WebhookSecretReply {
    * signatures); null or absent otherwise.
    */
   previousSecret?: string | null;
+}
+
+export interface AccountEventsListRequest {
+  accountId: string;
+  limit: number;
+}
+export interface AccountWebhooksRequest {
+  accountId: string;
+}
+/**
+ * Where an account's events go: each distinct default webhook URL of its live keys that can sign,
+ * with the key whose secret signs it (the oldest key with that URL).
+ */
+export interface AccountWebhooksReply {
+  data: Array<{ apiKeyId: string; url: string }>;
 }
 
 // ---- broadcasts ----

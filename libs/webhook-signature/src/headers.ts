@@ -34,4 +34,4 @@ export const SIGNATURE_PREFIX = 'sha256=';
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 /** Event names carried in `X-Service-Event` and in the body's `event` field. */
-export type WebhookEventName = 'generation.completed' | 'generation.failed';
+export type WebhookEventName = 'generation.completed' | 'generation.failed' | 'account.low_balance';

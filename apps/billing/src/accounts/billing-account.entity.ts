@@ -5,7 +5,8 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 
 /**
  * An account's plan, limits and balance. `available + held` is what the ledger sums to.
- * Mirrors migration 1763700000000 (billing-init), constraint names included.
+ * Mirrors migrations 1763700000000 (billing-init) and 1764980000000 (low-balance), constraint names
+ * included. The trigger `accounts_low_balance` (1764980000000) keeps `lowBalanceAlerted`.
  */
 @Entity({ name: 'accounts' })
 @Check('accounts_plan_check', `"plan" IN ('free','lite','pro','enterprise')`)
@@ -13,6 +14,7 @@ const bigintAsNumber = { to: (v: number) => v, from: (v: string) => Number(v) };
 @Check('accounts_parallel_tasks_check', `"parallel_tasks" > 0`)
 @Check('accounts_available_check', `"available" >= 0`)
 @Check('accounts_held_check', `"held" >= 0`)
+@Check('accounts_low_balance_threshold_check', `"low_balance_threshold" > 0`)
 export class BillingAccountEntity {
   @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'accounts_pkey' })
   accountId!: string;
@@ -33,6 +35,14 @@ export class BillingAccountEntity {
   /** Credits reserved by running jobs. */
   @Column('bigint', { default: 0, transformer: bigintAsNumber })
   held!: number;
+
+  /** Alert when `available` falls below this many credits; null: no alerts. */
+  @Column('integer', { name: 'low_balance_threshold', nullable: true })
+  lowBalanceThreshold!: number | null;
+
+  /** The current crossing below the threshold has been alerted; cleared when `available` is back at or above it. */
+  @Column('boolean', { name: 'low_balance_alerted', default: false })
+  lowBalanceAlerted!: boolean;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -6,6 +6,7 @@ export const AUDIT_ACTIONS = [
   'account.created',
   'account.plan_changed',
   'account.credits_changed',
+  'account.low_balance_threshold_set',
   'user.signed_up',
   'user.signed_in',
   'user.sign_in_failed',

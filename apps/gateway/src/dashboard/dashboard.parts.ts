@@ -25,6 +25,9 @@ import { SessionsService } from './sessions/sessions.service';
 import { SignInThrottleRepository } from './sessions/sign-in-throttle.repository';
 import { DashboardStaticController } from './static/dashboard-static.controller';
 import { DashboardUsageController } from './usage/dashboard-usage.controller';
+import { DashboardLowBalanceController } from '../low-balance/dashboard-low-balance.controller';
+import { LowBalanceEventsController } from '../low-balance/low-balance-events.controller';
+import { LowBalanceMailer } from '../low-balance/low-balance-mailer.service';
 
 /**
  * The dashboard's controllers and providers, added to the gateway module when it serves the
@@ -44,6 +47,8 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardAuditController,
       DashboardMembersController,
       DashboardInvitationsController,
+      DashboardLowBalanceController,
+      LowBalanceEventsController,
       PasswordResetController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
@@ -57,6 +62,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       AnonymousCsrfGuard,
       DashboardKeysService,
       Mailer,
+      LowBalanceMailer,
       PasswordResetsRepository,
       PasswordResetService,
       DashboardGenerationsService,

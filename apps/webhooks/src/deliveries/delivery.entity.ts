@@ -10,14 +10,15 @@ export type DeliveryStatus = WebhookDeliveryStatus;
  *   migration 1764600000000.
  * - `request`: a test event's URL (given, or the key's default when it was sent); before that
  *   migration, also a generation's `webhook_url`.
- * - `key`: before that migration only: the key's default URL, read when the event arrived.
+ * - `key`: the key's default URL, read when the event arrived: an account event's (migration
+ *   1764980000001); before 1764600000000, also a generation's.
  * A redelivery keeps its original's. Nothing decides on it: it tells the story of a row.
  */
 export type DestinationSource = 'job' | 'request' | 'key';
 
 /**
  * One webhook delivery: a body built once, sent up to three times under one delivery id.
- * Mirrors migrations 1763800000000, 1764500000000 and 1764600000000 (names of constraints and indexes included).
+ * Mirrors migrations 1763800000000, 1764500000000, 1764600000000 and 1764980000001 (names of constraints and indexes included).
  */
 @Entity({ name: 'deliveries' })
 @Unique('deliveries_event_id_unique', ['eventId'])
@@ -27,13 +28,14 @@ export type DestinationSource = 'job' | 'request' | 'key';
 @Index('deliveries_tests_by_key', ['accountId', 'apiKeyId', 'createdAt'], { where: `"test"` })
 @Index('deliveries_one_pending_test', ['apiKeyId'], { unique: true, where: `"status" = 'pending' AND "test"` })
 @Check('deliveries_id_format', `"id" ~ '^wh_[0-9A-Za-z]{20,}$'`)
-@Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed')`)
+@Index('deliveries_account_events', ['accountId', 'createdAt'], { where: `"job_id" IS NULL AND NOT "test"` })
+@Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed', 'account.low_balance')`)
 @Check('deliveries_url_source', `"url_source" IN ('job', 'request', 'key')`)
 @Check('deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Check('deliveries_attempts_made', `"attempts_made" BETWEEN 0 AND 3`)
 @Check('deliveries_pending_is_scheduled', `("status" = 'pending') = ("next_attempt_at" IS NOT NULL)`)
 @Check('deliveries_origin', `("event_id" IS NULL) <> ("redelivery_of" IS NULL)`)
-@Check('deliveries_test_has_no_job', `"test" = ("job_id" IS NULL)`)
+@Check('deliveries_test_has_no_job', `("job_id" IS NULL) = ("test" OR "event" = 'account.low_balance')`)
 export class DeliveryEntity {
   /** `X-Service-Delivery-Id`: `wh_` + 24 base62 characters, the same for every attempt. */
   @PrimaryColumn('text', { primaryKeyConstraintName: 'deliveries_pkey' })
@@ -54,7 +56,7 @@ export class DeliveryEntity {
   @JoinColumn({ name: 'redelivery_of', foreignKeyConstraintName: 'deliveries_redelivery_of_fk' })
   original?: DeliveryEntity | null;
 
-  /** The generation; null for a test event (which has none). */
+  /** The generation; null for a test event and an account event (which have none). */
   @Column('uuid', { name: 'job_id', nullable: true })
   jobId!: string | null;
 
