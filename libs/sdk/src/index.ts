@@ -18,6 +18,7 @@ export { SseParser } from './sse.js';
 export type { SseRecord } from './sse.js';
 export { verifyWebhook } from './webhooks.js';
 export type {
+  AccountLowBalanceEvent,
   GenerationCompletedEvent,
   GenerationFailedEvent,
   VerifiedWebhook,

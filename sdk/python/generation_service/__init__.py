@@ -6,12 +6,13 @@ from ._client import CreditsApi, GenerationClient, Models
 from ._errors import GenerationApiError, WebhookVerificationError
 from ._generations import Generations
 from ._http import parse_retry_after, retry_delay_s
-from ._types import Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, WebhookEvent
+from ._types import AccountLowBalanceEvent, Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, WebhookEvent
 from ._webhooks import VerifiedWebhook, verify_webhook
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccountLowBalanceEvent",
     "Credits",
     "CreditsApi",
     "Generation",

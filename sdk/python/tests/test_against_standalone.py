@@ -185,6 +185,14 @@ class RealWebhooks(unittest.TestCase):
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(body, headers, "whsec_" + "A" * 32)
 
+        # An account event, signed the same way: the available credits fall below the threshold set.
+        available = client.credits.get()["available"]
+        cli("accounts", "set-low-balance", "--account", account["account_id"], "--credits", str(available - 1))
+        client.generations.create(**IMAGE)
+        body, headers = receiver.wait_for(lambda b, _: json.loads(b)["event"] == "account.low_balance")
+        event = verify_webhook(body, headers, rotated).event
+        self.assertEqual((event["event"], event["account_id"], event["threshold"], event["available"]), ("account.low_balance", account["account_id"], available - 1, available - 4))
+
 
 if __name__ == "__main__":
     unittest.main()
