@@ -61,6 +61,11 @@ describe('ops checks', () => {
     // Two installs named alike: dev takes production's prefix and instance.
     edit('overlays/dev/kustomization.yaml', 'namePrefix: gen-dev-', 'namePrefix: gen-');
     edit('overlays/dev/kustomization.yaml', 'app.kubernetes.io/instance: gen-dev', 'app.kubernetes.io/instance: gen');
+    // Selectors without the instance label (dev), KEDA queries the overlay no longer scopes (production).
+    edit('overlays/dev/kustomization.yaml', /(instance: gen \}\n    includeSelectors: )true/, '$1false');
+    edit('overlays/production/kustomization.yaml', /replacements:[\s\S]*$/, '');
+    // The local driver with the outputs volume mounted elsewhere than STORAGE_DIR (dev).
+    edit('overlays/dev/config.env', 'STORAGE_DIR=/var/lib/gen/outputs', 'STORAGE_DIR=/srv/outputs');
     // The operators' kinds: an unknown field on the ScaledObject, a ServiceMonitor endpoint without a port.
     edit('components/keda/scaled-object.yaml', '  minReplicaCount: 2', '  minReplicaCount: 2\n  maxReplicas: 3');
     edit('components/monitoring/service-monitor.yaml', '    - port: http\n', '    - targetPort: 8080\n');
@@ -82,6 +87,9 @@ describe('ops checks', () => {
       'two installs in one namespace collide on',
       'ScaledObject gen-generation: /spec must NOT have additional properties (maxReplicas)',
       "ServiceMonitor gen-services: /spec/endpoints/0 must have required property 'port'",
+      'Deployment gen-gateway: its selector must include app.kubernetes.io/instance',
+      'ScaledObject gen-generation: trigger queued-jobs: the instance was not written into the query',
+      'dev: with the local driver, generation and the gateway must mount one PersistentVolumeClaim at STORAGE_DIR',
     ]) {
       expect(result.output).toContain(expected);
     }
