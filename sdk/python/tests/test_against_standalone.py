@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 import typing
 import unittest
@@ -127,6 +128,30 @@ class AgainstStandalone(unittest.TestCase):
             client.credits.get()
         self.assertEqual((raised.exception.status, raised.exception.request_id, raised.exception.retry_after_s), (429, "req_proxy", 0.0))
         self.assertEqual(len([s for s in proxy.seen if s[2] == "/api/v1/credits"]), 3)  # the call and max_retries more
+
+    def test_a_dropped_stream_resumes_with_last_event_id(self) -> None:
+        proxy = LossyProxy(self.base_url)
+        self.addCleanup(proxy.close)
+        client = GenerationClient(api_key=self.account["api_key"]["key"], base_url=proxy.url)
+        job = self.client.generations.create(**VIDEO)
+        proxy.drop_streams = 1
+        streams = lambda: [s for s in proxy.seen if s[2].endswith("/events")]  # noqa: E731
+
+        def cancel_once_reconnected() -> None:
+            deadline = time.monotonic() + 30
+            while len(streams()) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.client.generations.cancel(job["id"])
+
+        canceler = threading.Thread(target=cancel_once_reconnected)
+        canceler.start()
+        events = list(client.generations.stream(job["id"]))
+        canceler.join()
+        self.assertEqual(len(streams()), 2)
+        reconnect = proxy.last_event_ids[[i for i, s in enumerate(proxy.seen) if s[2].endswith("/events")][1]]
+        self.assertEqual(reconnect, events[0].id)  # the id of the event the dropped stream gave
+        self.assertEqual(events[-1].event, "failed")
+        self.assertEqual(len({json.dumps(e.data, sort_keys=True) for e in events}), len(events))  # nothing twice
 
     def test_no_answer_is_a_connection_error_after_the_retries(self) -> None:
         with socket.socket() as probe:
