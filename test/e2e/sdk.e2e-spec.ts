@@ -199,6 +199,28 @@ describe('TypeScript SDK against standalone', () => {
     hold.release(slow.id);
   });
 
+  it('uploads a file for a media input (sent as it is, with its type); a refused one is the envelope; never retried', async () => {
+    // A PNG as far as the service's sniffing goes: the signature, then bytes.
+    const png = new Uint8Array(512).fill(7);
+    png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const upload = await client.uploads.create(png, { contentType: 'image/png' });
+    expect(upload).toMatchObject({ id: expect.stringMatching(/^upl_[0-9a-f]{24}$/), content_type: 'image/png', bytes: 512, url: expect.stringContaining('/cdn/') });
+    expect(new Uint8Array(await (await fetch(upload.url)).arrayBuffer())).toEqual(png);
+    await expect(client.uploads.create(png, { contentType: 'image/jpeg' })).rejects.toMatchObject({ code: 'validation_error', status: 422 });
+
+    let calls = 0;
+    const busy = new GenerationClient({
+      apiKey: account.key,
+      baseUrl: h.url,
+      fetch: async () => {
+        calls++;
+        return new Response(JSON.stringify({ error: { code: 'service_unavailable', status: 503, message: 'busy' } }), { status: 503, headers: { 'retry-after': '0' } });
+      },
+    });
+    await expect(busy.uploads.create(png, { contentType: 'image/png' })).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(1); // a repeat would store the file twice
+  });
+
   it('cancels a running generation: failed, refunded; 409 once finished', async () => {
     const job = await client.generations.create(held('to cancel'), { cancelAfter: '1h' });
     await hold.startedJob(job.id);

@@ -12,6 +12,8 @@ export type {
   RequestOptions,
   WaitOptions,
 } from './client.js';
+export { Uploads } from './uploads.js';
+export type { CreateUploadOptions } from './uploads.js';
 export { GenerationApiError, WebhookVerificationError } from './errors.js';
 export type { WebhookVerificationReason } from './errors.js';
 export { SseParser } from './sse.js';

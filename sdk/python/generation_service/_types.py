@@ -131,3 +131,16 @@ class AccountLowBalanceEvent(TypedDict):
     #: The available credits right after the crossing.
     available: int
     created_at: str
+
+
+class Upload(TypedDict):
+    """A file for a model's media input: give its ``id`` or ``url`` in ``input``."""
+
+    id: str
+    #: On the content host, readable without a key until it expires (what the provider reads).
+    url: str
+    #: After this it cannot be used (422), and it is deleted.
+    expires_at: str
+    #: Its media type, as its bytes show it.
+    content_type: str
+    bytes: int

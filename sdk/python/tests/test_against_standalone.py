@@ -19,6 +19,7 @@ from generation_service import (
     LedgerEntry,
     Model,
     PlanLimits,
+    Upload,
     WebhookEvent,
     WebhookVerificationError,
     verify_webhook,
@@ -45,7 +46,8 @@ class AgainstStandalone(unittest.TestCase):
             # The document names its schemas after the server's classes: GenerationDto for Generation.
             schemas = {name[:-3] if name.endswith("Dto") else name: schema for name, schema in json.load(response)["components"]["schemas"].items()}
         for name, typed in [("Generation", Generation), ("GenerationOutput", GenerationOutput), ("Model", Model), ("Credits", Credits),
-                            ("PlanLimits", PlanLimits), ("LedgerEntry", LedgerEntry), ("WebhookEvent", WebhookEvent)]:
+                            ("PlanLimits", PlanLimits), ("LedgerEntry", LedgerEntry), ("WebhookEvent", WebhookEvent),
+                            ("Upload", Upload)]:
             with self.subTest(schema=name):
                 self.assertEqual(sorted(typing.get_type_hints(typed)), sorted(schemas[name]["properties"]))
 
@@ -152,6 +154,25 @@ class AgainstStandalone(unittest.TestCase):
         self.assertEqual(reconnect, events[0].id)  # the id of the event the dropped stream gave
         self.assertEqual(events[-1].event, "failed")
         self.assertEqual(len({json.dumps(e.data, sort_keys=True) for e in events}), len(events))  # nothing twice
+
+    def test_uploads_a_file_never_retried(self) -> None:
+        png = b"\x89PNG\r\n\x1a\n" + b"\x07" * 504  # a PNG as far as the service's sniffing goes
+        upload = self.client.uploads.create(png, content_type="image/png")
+        self.assertRegex(upload["id"], r"^upl_[0-9a-f]{24}$")
+        self.assertEqual((upload["content_type"], upload["bytes"]), ("image/png", 512))
+        with urllib.request.urlopen(upload["url"], timeout=30) as response:
+            self.assertEqual(response.read(), png)
+        with self.assertRaises(GenerationApiError) as raised:
+            self.client.uploads.create(png, content_type="image/jpeg")
+        self.assertEqual((raised.exception.code, raised.exception.status), ("validation_error", 422))
+
+        proxy = LossyProxy(self.base_url)
+        self.addCleanup(proxy.close)
+        proxy.fail(1, 503, retry_after="0")
+        with self.assertRaises(GenerationApiError) as raised:
+            GenerationClient(api_key=self.account["api_key"]["key"], base_url=proxy.url).uploads.create(png, content_type="image/png")
+        self.assertEqual(raised.exception.status, 503)
+        self.assertEqual(len([s for s in proxy.seen if s[2] == "/api/v1/uploads"]), 1)  # a repeat would store the file twice
 
     def test_no_answer_is_a_connection_error_after_the_retries(self) -> None:
         with socket.socket() as probe:
