@@ -141,7 +141,7 @@ describe('spending caps and the audit log in a browser', () => {
     await reset.getByLabel('Email').fill(email);
     await reset.getByRole('button', { name: 'Send me a link' }).click();
     await reset.getByText('If an account uses this address, a link to choose a new password is on its way.').waitFor();
-    const [mail] = await smtp.mailsTo(email);
+    const [mail] = await smtp.mailsTo(email, 1, 10_000, 'Choose a new password');
     await reset.goto(mail.links[0]);
     await reset.getByRole('heading', { name: 'Choose a new password' }).waitFor();
     await reset.getByLabel('New password').fill('short');

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError, dashboardApi, onUnauthorized, Session, setCsrfToken } from './api';
+import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfToken } from './api';
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
@@ -18,7 +18,7 @@ import { Link, navigate, useLocation } from './router';
 
 const NAV = [
   { to: '/', label: 'Overview', match: (path: string) => path === '/' },
-  { to: '/playground', label: 'Playground', match: (path: string) => path === '/playground' },
+  { to: '/playground', label: 'Playground', match: (path: string) => path === '/playground', needs: 'developer' as const },
   { to: '/models', label: 'Models', match: (path: string) => path === '/models' },
   { to: '/usage', label: 'Usage', match: (path: string) => path === '/usage' },
   { to: '/generations', label: 'Generations', match: (path: string) => path.startsWith('/generations') },
@@ -106,7 +106,7 @@ function Shell({ session, onSignOut, onSession, onSessionChanged, path }: { sess
             Generation Service
           </Link>
           <nav aria-label="Main" className="mainnav">
-            {NAV.map((item) => (
+            {NAV.filter((item) => roleAtLeast(session.account?.role ?? 'viewer', item.needs ?? 'viewer')).map((item) => (
               <Link key={item.to} to={item.to} aria-current={item.match(path) ? 'page' : undefined}>
                 {item.label}
               </Link>

@@ -17,6 +17,7 @@ import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
 import { AuthUploads1764920000000 } from './migrations/1764920000000-auth-uploads';
 import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
+import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 
 export const AUTH_SCHEMA = 'auth';
@@ -38,6 +39,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthPasswordResets1764870000002,
       AuthUploads1764920000000,
       AuthAccountMembers1764960000000,
+      AuthEmailVerificationTwoFactor1764970000000,
       AuthLowBalanceMails1764980000002,
     ],
     poolSize,

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus, PLANS, PlanName } from '@gen/contracts';
-import { ERROR_STATUS, ErrorCode } from '@gen/errors';
+import { DASHBOARD_ONLY_CODES, ERROR_STATUS, ErrorCode } from '@gen/errors';
 
 /*
  * The response bodies of the public API, as classes for @nestjs/swagger (the controllers return the
@@ -13,7 +13,7 @@ import { ERROR_STATUS, ErrorCode } from '@gen/errors';
  * shows under another.
  */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS).filter((code) => !DASHBOARD_ONLY_CODES.includes(code as ErrorCode)), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
   code!: ErrorCode;
 
   @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.' })
@@ -104,7 +104,7 @@ export class GenerationDto {
     type: 'integer',
     nullable: true,
     minimum: 0,
-    description: "While queued: how many of the account's generations are ahead of it (0: it starts next). Null otherwise.",
+    description: "While queued: how many of the account's generations are ahead of it (0: it starts next). While processing: its place in the model provider's queue, where the provider reports one (0: it runs next there). Null otherwise.",
     example: null,
   })
   queue_position!: number | null;
