@@ -68,7 +68,7 @@ async function send<T>(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', path
       Number.isFinite(retry) && retry > 0 ? retry : null,
     );
     const isSessionCall =
-      path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
+      path === '/sign-in' || path === '/sign-in/two-factor' || path === '/email-verification/verify' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
     if (response.status === 401 && !isSessionCall) onSignedOut();
     throw failure;
   }

@@ -22,10 +22,10 @@ export interface AccountChoice {
 export interface Session {
   signed_in: boolean;
   csrf_token: string;
-  user?: { id: string; email: string };
+  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
   account?: AccountChoice;
   accounts?: AccountChoice[];
-  sign_up?: { enabled: boolean; credits: number };
+  sign_up?: { enabled: boolean; mode: 'open' | 'verified' | 'invite'; credits: number; verification_required: boolean };
 }
 
 export interface Member {

@@ -1,6 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { ApiError, dashboardApi, Session, SessionView } from '../api';
 import { SettingsNav } from '../components/settings-nav';
+import { TwoFactorSettings } from '../components/two-factor-settings';
 import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
@@ -230,8 +231,8 @@ function Sessions() {
   );
 }
 
-/** Settings, Account: password and sessions. */
-export function AccountPage({ session }: { session: Session }) {
+/** Settings, Account: password, two-factor sign-in and sessions. */
+export function AccountPage({ session, onSessionChanged }: { session: Session; onSessionChanged: () => void }) {
   return (
     <main id="main">
       <PageHeading title="Account">Settings</PageHeading>
@@ -240,6 +241,7 @@ export function AccountPage({ session }: { session: Session }) {
         Signed in as <strong>{session.user?.email}</strong>.
       </p>
       {session.user ? <PasswordForm email={session.user.email} /> : <Notice title="No user">Sign in again.</Notice>}
+      <TwoFactorSettings session={session} onChanged={onSessionChanged} />
       <Sessions />
     </main>
   );
