@@ -130,6 +130,28 @@ describe('spending caps and the audit log in a browser', () => {
     await page.getByLabel('Who').selectOption('');
   });
 
+  it("renames a key and takes a permission away: the card shows both, the key loses it at once, and the audit page records each with the value before", async () => {
+    await page.goto(`${h.url}/dashboard/settings/keys`);
+    await page.getByRole('button', { name: 'Rename or change the permissions of nightly batch' }).click();
+    const form = page.getByRole('form', { name: 'Name and permissions of nightly batch' });
+    await form.getByLabel('Name').fill('');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await form.getByText('Enter a name for the key.').waitFor();
+    await form.getByLabel('Name').fill('nightly renders');
+    await form.getByLabel('Read').uncheck();
+    await screenshots(page, '08-key-rename-form');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'nightly renders' }).waitFor();
+    await form.waitFor({ state: 'detached' });
+    await screenshots(page, '09-key-renamed');
+    expect((await http(h.url, 'GET', '/api/v1/generations', { key: apiKey })).status).toBe(403);
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.locator('tr[data-action="key.renamed"]').getByText(/nightly batch/).waitFor();
+    await page.locator('tr[data-action="key.scopes_changed"]').waitFor();
+    await screenshots(page, '10-audit-key-renamed');
+  });
+
   it('a forgotten password: the mailed link opens the reset page, the new password works and every session ended', async () => {
     const NEW_PASSWORD = 'a brand new passphrase';
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });

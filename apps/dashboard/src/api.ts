@@ -182,6 +182,7 @@ export const dashboardApi = {
   rotateSecret: (id: string, overlapSeconds: number) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`, { overlap_seconds: overlapSeconds }),
   setWebhookScheme: (id: string, scheme: WebhookScheme) => api<ApiKey>('PUT', `/keys/${id}/webhook-scheme`, { scheme }),
   revokeKey: (id: string) => api<void>('DELETE', `/keys/${id}`),
+  relabelKey: (id: string, change: { name?: string; scopes?: Scope[] }) => api<ApiKey>('PUT', `/keys/${id}/label`, change),
   setKeyCaps: (id: string, caps: { per_day: number | null; per_month: number | null }) => api<KeyCapView>('PUT', `/keys/${id}/caps`, caps),
   models: () => api<ModelsPage>('GET', '/models'),
   /** The playground: POST /api/v1/generate with one of the account's keys; `attempt` makes a retry safe (Idempotency-Key). */

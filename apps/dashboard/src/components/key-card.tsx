@@ -3,6 +3,7 @@ import { ApiError, ApiKey, dashboardApi } from '../api';
 import { ConfirmDialog, Notice, SecretReveal } from './ui';
 import { formatDate } from '../format';
 import { useCan } from '../role';
+import { KeyLabelEditor } from './key-label';
 import { KeySettingsSummary } from './key-settings-summary';
 import { SpendingCaps } from './key-caps';
 import { TestEvents } from './key-test-events';
@@ -15,6 +16,7 @@ export function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onCh
   const [dialog, setDialog] = useState<'renew' | 'revoke' | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [editingLabel, setEditingLabel] = useState(false);
   const can = useCan();
   // Webhooks, secrets and caps are admins'; developers test and revoke; viewers read (the server refuses the rest anyway).
   const admin = can('admin');
@@ -69,6 +71,16 @@ export function KeyCard({ apiKey, onChanged, onRevoked }: { apiKey: ApiKey; onCh
           <dd>{apiKey.last_used_at ? formatDate(apiKey.last_used_at) : 'Never'}</dd>
         </div>
       </dl>
+      {admin &&
+        (editingLabel ? (
+          <KeyLabelEditor apiKey={apiKey} onChanged={onChanged} onClose={() => setEditingLabel(false)} />
+        ) : (
+          <div className="actions">
+            <button type="button" className="button button-link" onClick={() => setEditingLabel(true)} aria-label={`Rename or change the permissions of ${apiKey.name}`}>
+              Rename or change permissions
+            </button>
+          </div>
+        ))}
       {admin ? (
         <>
           <WebhookEditor

@@ -1,4 +1,5 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
+import { SCOPES } from '../components/key-label';
 import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api';
 import { KeyCard } from '../components/key-card';
 import { WEBHOOK_HINT } from '../components/key-webhook';
@@ -8,10 +9,6 @@ import { formatDate } from '../format';
 import { useCan } from '../role';
 import { useAsync } from '../use-async';
 
-const SCOPES: Array<{ scope: Scope; label: string; hint: string }> = [
-  { scope: 'generate', label: 'Generate', hint: 'Submit generations (POST /api/v1/generate).' },
-  { scope: 'read', label: 'Read', hint: 'Read generations, models and credits.' },
-];
 
 function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void }) {
   const [name, setName] = useState('');
