@@ -4,6 +4,7 @@ import { SettingsNav } from '../components/settings-nav';
 import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
+import { LowBalanceSection } from './low-balance-section';
 
 const MIN_PASSWORD = 10;
 
@@ -239,6 +240,7 @@ export function AccountPage({ session }: { session: Session }) {
       <p className="lead">
         Signed in as <strong>{session.user?.email}</strong>.
       </p>
+      <LowBalanceSection />
       {session.user ? <PasswordForm email={session.user.email} /> : <Notice title="No user">Sign in again.</Notice>}
       <Sessions />
     </main>
