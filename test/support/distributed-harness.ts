@@ -38,6 +38,8 @@ export interface DistributedHarness {
   database: TestDatabase;
   subjectPrefix: string;
   streamName: string;
+  /** The gateways' WEBHOOK_SECRET_ENCRYPTION_KEY (for the operator CLI, which must read and write the same secrets). */
+  secretEncryptionKey: string;
   storageDir: string;
   /** Creates an account (auth rows + billing account over NATS) and returns a live key for it. */
   account(plan?: PlanName, credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
@@ -319,7 +321,8 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   /** Waits until billing's durable consumers exist (they are created just after it starts). */
   const billingConsuming = async (deadline: number) => {
     const jsm = await (await rpc.connection()).jetstreamManager();
-    for (const event of Object.values(Events)) {
+    // Billing consumes the generations' events (account events are billing's own, consumed elsewhere).
+    for (const event of [Events.generationCompleted, Events.generationFailed]) {
       const durable = `billing-${event.replace(/[^A-Za-z0-9_-]/g, '_')}`;
       await until(`billing's consumer ${durable}`, deadline, async () => ((await jsm.consumers.info(streamName, durable)) ? true : undefined), [app('billing')]);
     }
@@ -360,6 +363,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     database,
     subjectPrefix,
     streamName,
+    secretEncryptionKey,
     storageDir,
     account: (plan = 'pro', credits = 1000) => provision(plan, credits),
     async query<T>(sql: string, params: unknown[] = []) {
