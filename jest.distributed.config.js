@@ -15,6 +15,9 @@ module.exports = {
   globalTeardown: undefined,
   // Records failures so the harness prints the services' logs when a test failed.
   testEnvironment: '<rootDir>/test/distributed/environment.js',
-  maxWorkers: 1,
+  // Two files at a time: a distributed spec spends most of its time waiting on processes (starts,
+  // kills, retries), and every file has its own database, stream, ports and folders. DIST_WORKERS=1
+  // runs them one by one (e.g. to read one spec's timing alone).
+  maxWorkers: Number(process.env.DIST_WORKERS || 2),
   testTimeout: 120_000,
 };

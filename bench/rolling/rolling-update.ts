@@ -20,6 +20,8 @@ export interface RollingOptions {
   clients: number;
   /** Load before the rollout starts and after it ends (ms). */
   settleMs: number;
+  /** New processes a Deployment starts at once before old ones stop (Kubernetes' maxSurge; maxUnavailable is 0): 1 (default, as k8s/ sets) or 2. */
+  maxSurge?: 1 | 2;
   /** Called with each step of the rollout (progress). */
   log?: (line: string) => void;
 }
@@ -55,14 +57,15 @@ interface Slot {
 /**
  * A Kubernetes rolling update of every Deployment in turn, simulated with processes: two replicas
  * of each service run on one database and NATS; for each replica, a new process is started, once
- * its /readyz is green the old one is taken out of the ingress (the gateway) and sent SIGTERM, and
- * the next replica follows when the old one has exited. Meanwhile clients submit synchronous
+ * its /readyz is green the old one is taken out of the ingress (the gateway) and sent SIGTERM
+ * (maxUnavailable 0; maxSurge 1 as the manifests in k8s/ set it, or 2: both new processes at once). Meanwhile clients submit synchronous
  * generations (an instant engine: the service is measured, not rendering) and read them, through an
  * ingress that sends each request to a gateway in service. Returns what the clients saw and what
  * became of every accepted job and credit.
  */
 export async function runRollingUpdate(options: RollingOptions): Promise<RollingResult> {
   const log = options.log ?? (() => undefined);
+  const maxSurge = options.maxSurge ?? 1;
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_rolling_${token}`;
   const streamName = `GEN_ROLL_${token.toUpperCase()}`;
@@ -121,9 +124,9 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       await child.waitReady(`http://127.0.0.1:${own}/readyz`, 60_000);
       return { app, process: child, port: own };
     };
-    for (const app of ['billing', 'generation', 'webhooks', 'gateway'] as const) {
-      slots.push(...(await Promise.all([0, 1].map((index) => start(app, index, 1)))));
-    }
+    // Every process of the first release at once, as a fresh deployment's pods start.
+    const first = (['billing', 'generation', 'webhooks', 'gateway'] as const).flatMap((app) => [0, 1].map((index) => start(app, index, 1)));
+    slots.push(...(await Promise.all(first)));
     const [key] = await provisionEnterpriseAccounts(dbUrl, 1, 256);
     await bindModelToInstant(dbUrl, INSTANT_IMAGE);
     const pool = new Pool({ connectionString: dbUrl, max: 2 });
@@ -181,19 +184,28 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     await sleep(options.settleMs);
 
     let replaced = 0;
+    // One replica: its new process starts; once ready, the old one leaves the endpoints and gets SIGTERM.
+    const roll = async (app: AppName, index: number): Promise<{ drained: Promise<void> }> => {
+      const old = slots.filter((s) => s.app === app)[index];
+      log(`${app} replica ${index + 1}: starting its new process`);
+      const fresh = await start(app, index, 2);
+      slots.splice(slots.indexOf(old), 1, fresh);
+      removed.add(old);
+      await sleep(200);
+      log(`${app} replica ${index + 1}: SIGTERM to the old process`);
+      replaced++;
+      return { drained: old.process.stop().then(() => log(`${app} replica ${index + 1}: the old process exited`)) };
+    };
     for (const app of ROLLOUT_ORDER) {
-      for (const index of [0, 1]) {
-        const old = slots.filter((s) => s.app === app)[index];
-        log(`${app} replica ${index + 1}: starting its new process`);
-        const fresh = await start(app, index, 2);
-        slots.splice(slots.indexOf(old), 1, fresh);
-        // Readiness of the new pod is green: the old one leaves the endpoints, then gets SIGTERM.
-        removed.add(old);
-        await sleep(200);
-        log(`${app} replica ${index + 1}: SIGTERM to the old process`);
-        await old.process.stop();
-        replaced++;
-      }
+      // maxUnavailable 0: an old process gets SIGTERM only once a new one is ready, so another replica
+      // of the service always serves. maxSurge 2 starts both new processes at once; maxSurge 1 starts
+      // the second while the first old one drains. The next Deployment rolls once this one's old
+      // processes are gone.
+      const drains =
+        maxSurge === 2
+          ? await Promise.all([roll(app, 0), roll(app, 1)])
+          : [await roll(app, 0), await roll(app, 1)];
+      await Promise.all(drains.map((d) => d.drained));
     }
     await sleep(options.settleMs);
     running = false;

@@ -12,6 +12,8 @@ import { APP_NAMES, DistributedHarness, startDistributed } from '../support/dist
 const NATS_SERVER = '/usr/sbin/nats-server';
 /** How long the NATS server stays down. */
 const OUTAGE_MS = 25_000;
+/** The gateway's SYNC_WAIT_MS here: longer than the outage, so a sync submit can be answered by a read of its job after NATS is back. */
+const SYNC_WAIT_MS = 40_000;
 const APP_PIDS = (h: DistributedHarness) => APP_NAMES.map((app) => h.pids(app));
 
 /**
@@ -98,7 +100,7 @@ async function startReceiver(): Promise<{ url: string; bodies: string[]; close()
  * with their outbox rows; the relay retries, and once the server is back (same store) billing and
  * webhooks receive every event from their durable consumers, and every hold is captured once.
  */
-describe('distributed: events survive the NATS server being down when jobs finish', () => {
+describe('distributed: events and sync waits survive the NATS server being down when jobs finish', () => {
   let nats: PrivateNats;
   let storeDir: string;
   let h: DistributedHarness;
@@ -110,7 +112,13 @@ describe('distributed: events survive the NATS server being down when jobs finis
     await nats.start();
     receiver = await startReceiver();
     // tone-weaver-1 has 1000 ms of simulated latency: x2 leaves time to stop NATS mid-job.
-    h = await startDistributed({ natsUrl: nats.url, appEnv: { generation: { ENGINE_LATENCY_SCALE: '2' } } });
+    h = await startDistributed({ natsUrl: nats.url, appEnv: { generation: { ENGINE_LATENCY_SCALE: '2' }, gateway: { SYNC_WAIT_MS: String(SYNC_WAIT_MS) } } });
+    // Synchronous models for the waits across the outage: one done while NATS is away, one still running at SYNC_WAIT_MS.
+    await h.query(
+      `INSERT INTO generation.models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description) VALUES
+         ('outage-sync-short', 'Sync, done in the outage', 'TEXT_TO_IMAGE', 2, 2, true, 'free', 'active', '{"engine": "image", "width": 64, "height": 64, "latencyMs": 3000}', 'demo', ''),
+         ('outage-sync-long', 'Sync, still running at the deadline', 'TEXT_TO_IMAGE', 2, 2, true, 'free', 'active', '{"engine": "image", "width": 64, "height": 64, "latencyMs": 60000}', 'demo', '')`,
+    );
   });
   afterAll(async () => {
     // The harness removes the stream over NATS: let it find the server up.
@@ -136,7 +144,7 @@ describe('distributed: events survive the NATS server being down when jobs finis
       [ids],
     );
 
-  it('captures every hold exactly once and delivers every webhook after NATS comes back', async () => {
+  it('captures every hold exactly once, delivers every webhook after NATS comes back, and answers each waiting sync submit by its job', async () => {
     const { key, keyId, accountId } = await h.account('pro', 100);
     // A signing secret on the key (stored in clear, which the gateway accepts) allows webhook_url.
     await h.query('UPDATE auth.api_keys SET webhook_secret = $1 WHERE id = $2', [newWebhookSecret(), keyId]);
@@ -152,6 +160,24 @@ describe('distributed: events survive the NATS server being down when jobs finis
       jobIds.push(res.body.id);
     }
     jobIds.sort();
+
+    // Sync submits of another account, waiting when NATS goes away: their replies and final-state
+    // notices are lost with it. Each must still be answered by the job: 200 with the finished record
+    // once a read after NATS is back finds it done, else 202 at SYNC_WAIT_MS, never later.
+    const syncAccount = await h.account('pro', 100);
+    const syncSubmit = async (model: string) => {
+      const began = Date.now();
+      const res = await http(h.url, 'POST', '/api/v1/generate', { key: syncAccount.key, body: { model, prompt: 'across the outage', type: 'TEXT_TO_IMAGE' } });
+      return { status: res.status, body: res.body, tookMs: Date.now() - began };
+    };
+    const shortWait = syncSubmit('outage-sync-short');
+    const longWait = syncSubmit('outage-sync-long');
+    const syncJobs = await eventually(
+      () => h.query<{ id: string; model_id: string; status: string }>('SELECT id, model_id, status FROM generation.jobs WHERE account_id = $1', [syncAccount.accountId]),
+      (rows) => rows.length === 2 && rows.every((r) => r.status === 'processing'),
+      10_000,
+    );
+    expect(syncJobs.map((r) => r.status)).toEqual(['processing', 'processing']);
 
     const processing = await eventually(
       () => jobStatuses(jobIds),
@@ -170,6 +196,9 @@ describe('distributed: events survive the NATS server being down when jobs finis
       15_000,
     );
     expect(completed.map((r) => r.status)).toEqual(jobIds.map(() => 'completed'));
+    const shortJob = syncJobs.find((r) => r.model_id === 'outage-sync-short')!.id;
+    const doneInOutage = await eventually(() => jobStatuses([shortJob]), (rows) => rows[0]?.status === 'completed', 15_000);
+    expect({ status: doneInOutage[0].status, nats: nats.running }).toEqual({ status: 'completed', nats: false });
     // Written, not published: the relay has tried (and failed); it stops a pass at the first failure.
     const pending = await eventually(
       () => outbox(jobIds),
@@ -187,6 +216,16 @@ describe('distributed: events survive the NATS server being down when jobs finis
     await new Promise((r) => setTimeout(r, Math.max(0, downSince + OUTAGE_MS - Date.now())));
     // Same port, same store: the stream and the durable consumers are still there.
     await nats.start();
+
+    // The job done in the outage: 200 with its finished record, found by a read once NATS is back,
+    // before the wait was over (it used to wait for a reply that was lost, then answer 202 at 40 s).
+    const short = await shortWait;
+    expect({ status: short.status, id: short.body.id, record: short.body.status, early: short.tookMs < SYNC_WAIT_MS }).toEqual({
+      status: 200,
+      id: shortJob,
+      record: 'completed',
+      early: true,
+    });
 
     const published = await eventually(
       () => outbox(jobIds),
@@ -239,6 +278,14 @@ describe('distributed: events survive the NATS server being down when jobs finis
       15_000,
     );
     expect(after).toMatchObject({ available: 66, held: 0 });
+    // The job still running: 202 with its record at SYNC_WAIT_MS, not later (a bounded margin for a loaded machine).
+    const long = await longWait;
+    expect({ status: long.status, record: long.body.status, inTime: long.tookMs >= SYNC_WAIT_MS - 1_000 && long.tookMs < SYNC_WAIT_MS + 5_000 }).toEqual({
+      status: 202,
+      record: 'processing',
+      inTime: true,
+    });
+    expect((await http(h.url, 'POST', `/api/v1/generations/${long.body.id}/cancel`, { key: syncAccount.key })).status).toBe(200);
     expect(APP_PIDS(h)).toEqual(pidsBefore);
-  });
+  }, 180_000);
 });

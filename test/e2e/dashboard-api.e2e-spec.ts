@@ -53,7 +53,7 @@ describe('dashboard API (standalone)', () => {
       const c = client();
       const res = await c.session();
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ signed_in: false, csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), sign_up: { enabled: true, credits: 250 } });
+      expect(res.body).toEqual({ signed_in: false, csrf_token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), sign_up: { enabled: true, mode: 'open', credits: 250, verification_required: false } });
       expect(res.setCookies).toEqual([expect.stringMatching(/^gs_csrf=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/)]);
       expect(res.headers.get('cache-control')).toBe('no-store');
     });

@@ -17,7 +17,7 @@ describe('standalone: members, roles and invitations', () => {
 
   beforeAll(async () => {
     smtp = await startSmtpSink();
-    h = await startStandaloneHarness({ SMTP_URL: smtp.url, MAIL_FROM: 'Gen <no-reply@gen.example>', SIGNUP_ENABLED: 'false' });
+    h = await startStandaloneHarness({ SMTP_URL: smtp.url, MAIL_FROM: 'Gen <no-reply@gen.example>', SIGNUP_MODE: 'invite' });
   });
   afterAll(async () => {
     await h?.close();

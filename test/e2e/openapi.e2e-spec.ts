@@ -36,6 +36,13 @@ function refs(node: unknown, into = new Set<string>()): Set<string> {
 }
 
 /** The same message, values aside (a count of seconds, of credits, a limit, a delivery id): each is compared as one placeholder. */
+/** POST /api/v1/uploads with a raw body, answered as `http` answers. */
+async function upload(base: string, key: string, body: Buffer, contentType: string): Promise<{ status: number; body: any; headers: Headers; text: string }> {
+  const res = await fetch(`${base}/api/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
+}
+
 const normalize = (message: string) => message.replace(/wh_[A-Za-z0-9]+/g, 'wh_…').replace(/\d+/g, '#');
 
 /** The OpenAPI document at /api/v1/openapi.json, checked against itself and against what the service answers. */
@@ -48,7 +55,7 @@ describe('standalone: the OpenAPI document', () => {
 
   beforeAll(async () => {
     // One live status stream per account, so the stream limit's 429 is one request away.
-    h = await startStandaloneHarness({ SSE_STREAMS_PER_ACCOUNT: '1' }, { engines: { hold }, models: [heldModel] });
+    h = await startStandaloneHarness({ SSE_STREAMS_PER_ACCOUNT: '1', UPLOAD_MAX_MB: '1' }, { engines: { hold }, models: [heldModel] });
     account = await h.account('pro', 1000);
     const res = await http(h.url, 'GET', '/api/v1/openapi.json');
     expect(res.status).toBe(200);
@@ -310,6 +317,10 @@ describe('standalone: the OpenAPI document', () => {
         'post /api/v1/generations/{id}/cancel 409 finished': () => http(h.url, 'POST', `/api/v1/generations/${image.body.id}/cancel`, { key }),
         'post /api/v1/generations/{id}/redeliver 409 unfinished': () => http(h.url, 'POST', `/api/v1/generations/${held.body.id}/redeliver`, { key }),
         'post /api/v1/generations/{id}/redeliver 409 no_destination': () => http(h.url, 'POST', `/api/v1/generations/${image.body.id}/redeliver`, { key }),
+        '413 upload_too_large': () => upload(h.url, key, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(1024 * 1024)]), 'image/png'),
+        '415 media_type': () => upload(h.url, key, Buffer.from('<html></html>'), 'text/html'),
+        'post /api/v1/uploads 422 mismatch': () => upload(h.url, key, Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0, 0, 0]), 'image/png'),
+        'post /api/v1/uploads 422 empty': () => upload(h.url, key, Buffer.alloc(0), 'image/png'),
         'get /cdn/{shard}/{file} 404 unknown': () => http(h.url, 'GET', `/cdn/9b/${'9b1f0c6d'.repeat(4)}.png`),
         'get /cdn/{shard}/{file} 410 expired': async () => {
           const done = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'pixel-flux-1', prompt: 'soon gone', type: 'TEXT_TO_IMAGE' } });
@@ -395,6 +406,9 @@ describe('standalone: the OpenAPI document', () => {
     add('/api/v1/models', 'get', () => http(h.url, 'GET', '/api/v1/models', { key }));
     add('/api/v1/credits', 'get', () => http(h.url, 'GET', '/api/v1/credits', { key }));
     add('/cdn/{shard}/{file}', 'get', () => http(h.url, 'GET', `/cdn/00/${'0'.repeat(32)}.png`));
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100)]);
+    add('/api/v1/uploads', 'post', () => upload(h.url, key, png, 'image/png'));
+    add('/api/v1/uploads', 'post', () => upload(h.url, key, png, 'image/webp'));
 
     const seen = new Set<number>();
     for (const c of cases) {
@@ -417,7 +431,7 @@ describe('standalone: the OpenAPI document', () => {
         expect(res.headers.get('location')).toBe(`/api/v1/generations/${res.body.id}`);
       }
     }
-    expect([...seen].sort()).toEqual([200, 202, 400, 401, 402, 403, 404, 409, 422]);
+    expect([...seen].sort()).toEqual([200, 201, 202, 400, 401, 402, 403, 404, 409, 422]);
     // A completed generation's output_url is the documented content route, and answers 200.
     expect(new URL(image.body.output_url as string).pathname).toMatch(/^\/cdn\/[0-9a-f]{2}\/[0-9a-f]{32}\.png$/);
     expect((await fetch(image.body.output_url as string)).status).toBe(200);

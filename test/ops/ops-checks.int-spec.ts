@@ -58,9 +58,16 @@ describe('ops checks', () => {
     );
     edit('overlays/production/kustomization.yaml', '  - egress-object-storage.yaml\n', '  - egress-object-storage.yaml\n  - shared.yaml\n');
     edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 0.1.0');
+    // A secret written into the production kustomization.
+    edit('overlays/production/kustomization.yaml', 'envs: [provider-credentials.env]', 'literals: [REPLICATE_API_TOKEN=r8_committed]');
     // Two installs named alike: dev takes production's prefix and instance.
     edit('overlays/dev/kustomization.yaml', 'namePrefix: gen-dev-', 'namePrefix: gen-');
     edit('overlays/dev/kustomization.yaml', 'app.kubernetes.io/instance: gen-dev', 'app.kubernetes.io/instance: gen');
+    // Selectors without the instance label (dev), KEDA queries the overlay no longer scopes (production).
+    edit('overlays/dev/kustomization.yaml', /(instance: gen \}\n    includeSelectors: )true/, '$1false');
+    edit('overlays/production/kustomization.yaml', /replacements:[\s\S]*$/, '');
+    // The local driver with the outputs volume mounted elsewhere than STORAGE_DIR (dev).
+    edit('overlays/dev/config.env', 'STORAGE_DIR=/var/lib/gen/outputs', 'STORAGE_DIR=/srv/outputs');
     // The operators' kinds: an unknown field on the ScaledObject, a ServiceMonitor endpoint without a port.
     edit('components/keda/scaled-object.yaml', '  minReplicaCount: 2', '  minReplicaCount: 2\n  maxReplicas: 3');
     edit('components/monitoring/service-monitor.yaml', '    - port: http\n', '    - targetPort: 8080\n');
@@ -79,9 +86,13 @@ describe('ops checks', () => {
       'WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports the egress policies open to the internet for webhooks (443)',
       'PersistentVolumeClaim gen-shared: no ReadWriteMany volume in production',
       'production pins the image by digest',
+      'secretGenerator provider-credentials: no literal secrets in production',
       'two installs in one namespace collide on',
       'ScaledObject gen-generation: /spec must NOT have additional properties (maxReplicas)',
       "ServiceMonitor gen-services: /spec/endpoints/0 must have required property 'port'",
+      'Deployment gen-gateway: its selector must include app.kubernetes.io/instance',
+      'ScaledObject gen-generation: trigger queued-jobs: the instance was not written into the query',
+      'dev: with the local driver, generation and the gateway must mount one PersistentVolumeClaim at STORAGE_DIR',
     ]) {
       expect(result.output).toContain(expected);
     }
@@ -111,13 +122,15 @@ describe('ops checks', () => {
     mkdirSync(join(work, 'docker'));
     writeFileSync(
       join(work, 'docker', 'Dockerfile'),
-      ['FROM node:latest', 'ADD src /app', 'RUN npm install', 'COPY missing.txt /app/', 'COPY --from=ghost /a /b', 'CMD ["node"]'].join('\n'),
+      ['FROM node:20.19-bookworm-slim AS old', 'FROM node:23.1-slim AS odd', 'FROM node:latest', 'ADD src /app', 'RUN npm install', 'COPY missing.txt /app/', 'COPY --from=ghost /a /b', 'CMD ["node"]'].join('\n'),
     );
     writeFileSync(join(work, 'docker', 'compose.yml'), 'services:\n  gateway:\n    image: x:1\n    ports: ["3000:3000"]\n  billing:\n    image: x:1\n    ports: ["8080:8080"]\n    stop_grace_period: soon\n');
     const result = run('check-docker.mjs', work);
     expect(result.code).toBe(1);
     for (const expected of [
       'must not use :latest',
+      'base image "node:20.19-bookworm-slim": Node 20 reached its end of life on 2026-04-30',
+      'base image "node:23.1-slim": Node 23 is not an LTS line',
       'use COPY, not ADD',
       'use "npm ci"',
       'COPY source "missing.txt" does not exist',

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { startS3Server, TestS3Server } from '@gen/testing';
-import { isObjectKey, LocalDirectoryStorage, newObjectKey, OutputStorage, S3ObjectStorage, StoredObject } from '@gen/storage';
+import { isObjectKey, LocalDirectoryStorage, newObjectKey, ObjectTooLargeError, OutputStorage, putSniffed, S3ObjectStorage, StoredObject, UnacceptedFormatError } from '@gen/storage';
 
 async function bytesOf(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -173,6 +173,27 @@ describe.each(drivers)('OutputStorage: $name', (driver) => {
     await expect(storage.delete(key)).resolves.toBeUndefined();
     await expect(storage.delete('../../etc/passwd')).rejects.toThrow('not an object key');
     await expect(storage.write('../../etc/passwd', Buffer.from('x'))).rejects.toThrow('not an object key');
+  });
+
+  it('streams a sniffed write (uploads, fetched media and outputs): the bytes decide the format, and a source over the cap stops being read', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const stored = await putSniffed(storage, Readable.from([png.subarray(0, 3), png.subarray(3), Buffer.from('rest')]), { maxBytes: 100, accept: (f) => f?.extension === 'png' });
+    expect(stored).toMatchObject({ bytes: 12, format: { extension: 'png', contentType: 'image/png' } });
+    expect(stored.key).toMatch(/\.png$/);
+    expect((await bytesOf((await storage.find(stored.key))!.open())).subarray(0, 8)).toEqual(png);
+    // An HTML page sent as an image, and a format the caller does not take: refused before any write.
+    await expect(putSniffed(storage, Readable.from([Buffer.from('<!doctype html><html>')]), { maxBytes: 100, accept: () => true })).rejects.toBeInstanceOf(UnacceptedFormatError);
+    await expect(putSniffed(storage, Readable.from([png]), { maxBytes: 100, accept: (f) => f?.extension === 'mp4' })).rejects.toThrow('image/png, which is not accepted here');
+    // 12 MiB of video against a 6 MiB cap: cut off after the cap, the rest never read, nothing kept.
+    const mp4 = Buffer.from('\0\0\0\x18ftypisom', 'latin1');
+    const big = generated(12 * 1024 * 1024);
+    const source = (async function* () {
+      yield mp4;
+      yield* big;
+    })();
+    await expect(putSniffed(storage, source, { maxBytes: 6 * 1024 * 1024, accept: () => true })).rejects.toBeInstanceOf(ObjectTooLargeError);
+    expect(big.produced()).toBeLessThan(8 * 1024 * 1024);
+    expect(await driver.names()).toEqual([stored.key]);
   });
 
   it('deletes many at once (the retention sweep), missing keys included; a bad key deletes nothing', async () => {

@@ -64,6 +64,14 @@ export class DashboardClient {
   async signIn(email: string, password: string): Promise<DashboardResult> {
     if (!this.csrf) await this.session();
     const result = await this.request('POST', '/sign-in', { body: { email, password } });
+    // A user with two-factor sign-in gets a challenge, not a session (and no new CSRF token) yet.
+    if (result.status === 200 && result.body.csrf_token) this.csrf = result.body.csrf_token;
+    return result;
+  }
+
+  /** Sign-in's second step: the challenge from signIn() and a TOTP or recovery code. */
+  async signInWithCode(challenge: string, code: string): Promise<DashboardResult> {
+    const result = await this.request('POST', '/sign-in/two-factor', { body: { challenge, code } });
     if (result.status === 200) this.csrf = result.body.csrf_token;
     return result;
   }

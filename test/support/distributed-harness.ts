@@ -239,6 +239,10 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
           WEBHOOK_SECRET_ENCRYPTION_KEY: secretEncryptionKey,
           WEBHOOK_ALLOW_HTTP: 'true',
           WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+          // Specs sign up and use keys at once, as the local try-out does (distributed defaults to
+          // `verified` with no grant: gateway.settings.spec.ts; the mail flows: test/e2e/sign-up-verification).
+          SIGNUP_MODE: 'open',
+          SIGNUP_CREDITS: '100',
         };
       case 'billing':
         return { ...own(name, index) };

@@ -15,8 +15,8 @@ export interface ReceivedMail {
 export interface SmtpSink {
   url: string;
   mails: ReceivedMail[];
-  /** The mails to one address, waiting (up to `ms`) until there are at least `count`. */
-  mailsTo(address: string, count?: number, ms?: number): Promise<ReceivedMail[]>;
+  /** The mails to one address (with this subject, if given), waiting (up to `ms`) until there are at least `count`. */
+  mailsTo(address: string, count?: number, ms?: number, subject?: string): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
 
@@ -44,9 +44,9 @@ export async function startSmtpSink(): Promise<SmtpSink> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  const mailsTo = async (address: string, count = 1, ms = 10_000) => {
+  const mailsTo = async (address: string, count = 1, ms = 10_000, subject?: string) => {
     const deadline = Date.now() + ms;
-    const mine = () => mails.filter((m) => m.to.includes(address.toLowerCase()));
+    const mine = () => mails.filter((m) => m.to.includes(address.toLowerCase()) && (subject === undefined || m.subject === subject));
     while (mine().length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     return mine();
   };

@@ -4,6 +4,7 @@
 //   Docker extension), then held to hadolint-style rules this project cares about;
 // - every COPY source exists: build-context paths in the repository, `--from=<stage>` paths as
 //   that stage produces them (its WORKDIR mapped onto the repository, after `npm run build`);
+// - a node base image is an LTS line before its end of life, within package.json's engines;
 // - docker/compose.yml is validated against the Compose Specification JSON schema, and every
 //   service's build context, Dockerfile and command script exists.
 // Usage: node tools/ops/check-docker.mjs [repository root]   (exit 1 with one line per problem)
@@ -21,6 +22,23 @@ const addFormats = require('ajv-formats');
 const root = process.argv[2] ? resolve(process.argv[2]) : resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const problems = [];
 const problem = (file, message) => problems.push(`${relative(root, file)}: ${message}`);
+
+// Node.js release lines the image may use: LTS lines until their end of life (nodejs.org's release
+// schedule), and only those package.json's `engines` accepts. Add a line here when it becomes LTS.
+const NODE_END_OF_LIFE = { 18: '2025-04-30', 20: '2026-04-30', 22: '2027-04-30', 24: '2028-04-30' };
+const enginesRange = JSON.parse(readFileSync(join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), 'package.json'), 'utf8')).engines?.node ?? '';
+
+/** Why a `node:<version>` base image is not acceptable, or null (other images are not judged). */
+function nodeLine(image) {
+  const match = /^(?:docker\.io\/(?:library\/)?)?node:(\d+)/.exec(image);
+  if (!match) return null;
+  const major = Number(match[1]);
+  const endOfLife = NODE_END_OF_LIFE[major];
+  if (!endOfLife) return `Node ${major} is not an LTS line (use 22 or 24)`;
+  if (new Date(endOfLife) <= new Date()) return `Node ${major} reached its end of life on ${endOfLife} (use an LTS line still supported)`;
+  if (!new RegExp(`(^|\\|\\|)\\s*[\\^~>=]*${major}\\.`).test(enginesRange)) return `Node ${major} is outside package.json engines (${enginesRange})`;
+  return null;
+}
 
 /** Instructions of a Dockerfile with continuation lines joined: [{ line, keyword, args }]. */
 function instructions(text) {
@@ -75,6 +93,8 @@ function checkDockerfile(file) {
       if (!known) {
         if (!/^[^:@]+(:[^:@]+|@sha256:[0-9a-f]{64})$/.test(resolved)) problem(file, `line ${ins.line}: base image "${resolved}" must be pinned to a tag or digest`);
         if (/:latest$/.test(resolved)) problem(file, `line ${ins.line}: base image "${resolved}" must not use :latest`);
+        const node = nodeLine(resolved);
+        if (node) problem(file, `line ${ins.line}: base image "${resolved}": ${node}`);
       }
       stages.push({ name: name ?? `#${stages.length}`, workdir: '/', user: known?.user ?? 'root', instructions: [], from: known?.name ?? null });
       continue;

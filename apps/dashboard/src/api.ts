@@ -1,17 +1,56 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
-import type { GenerationOutput, GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
+import type { GenerationOutput, GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, MemberRole, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
 
 // Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
 export type { GenerationOutput, GenerationType, InputProperty, InputsSchema as InputSchema, JobStatus, LedgerKind, ModelInfo, PlanName, UsageDay, UsageReply } from '@gen/contracts';
 export type Scope = 'generate' | 'read';
 
+export { MEMBER_ROLES, roleAtLeast, canManageRole } from '@gen/contracts';
+export type { MemberRole } from '@gen/contracts';
+
+/** An account the user belongs to, with their role there. */
+export interface AccountChoice {
+  id: string;
+  name: string;
+  role: MemberRole;
+}
+
 export interface Session {
   signed_in: boolean;
   csrf_token: string;
   user?: { id: string; email: string };
-  account?: { id: string; name: string };
+  account?: AccountChoice;
+  accounts?: AccountChoice[];
   sign_up?: { enabled: boolean; credits: number };
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  role: MemberRole;
+  joined_at: string;
+  last_sign_in_at: string | null;
+  you: boolean;
+}
+
+export interface Invitation {
+  id: string;
+  email: string;
+  role: MemberRole;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  expired: boolean;
+}
+
+export interface InvitationPreview {
+  account: { id: string; name: string };
+  email: string;
+  role: MemberRole;
+  invited_by: string | null;
+  expires_at: string;
+  has_user: boolean;
 }
 
 /**
@@ -184,7 +223,8 @@ export async function api<T>(
       error?.message ?? `The request failed (HTTP ${response.status}).`,
       Number.isFinite(retry) && retry > 0 ? retry : null,
     );
-    const isSessionCall = path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset');
+    const isSessionCall =
+      path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
     if (response.status === 401 && !isSessionCall) onSignedOut();
     throw failure;
   }
@@ -236,6 +276,17 @@ export const dashboardApi = {
   endOtherSessions: () => api<{ ended_sessions: number }>('DELETE', '/account/sessions'),
   lowBalance: () => api<LowBalance>('GET', '/account/low-balance'),
   setLowBalance: (threshold: number | null) => api<Omit<LowBalance, 'deliveries'>>('PUT', '/account/low-balance', { threshold }),
+  switchAccount: (accountId: string) => api<Session>('PUT', '/session/account', { account_id: accountId }),
+  members: () => api<{ data: Member[]; invitations: Invitation[] }>('GET', '/members'),
+  invite: (email: string, role: MemberRole) => api<{ mailed: boolean }>('POST', '/members/invitations', { email, role }),
+  withdrawInvitation: (id: string) => api<void>('DELETE', `/members/invitations/${id}`),
+  changeRole: (userId: string, role: MemberRole) => api<void>('PUT', `/members/${userId}/role`, { role }),
+  removeMember: (userId: string) => api<{ ended_sessions: number }>('DELETE', `/members/${userId}`),
+  transferOwnership: (userId: string) => api<void>('POST', '/members/transfer-ownership', { user_id: userId }),
+  previewInvitation: (token: string) => api<InvitationPreview>('POST', '/invitations/preview', { token }),
+  acceptInvitation: (token: string) => api<Session>('POST', '/invitations/accept', { token }),
+  acceptInvitationSignIn: (token: string, email: string, password: string) => api<Session>('POST', '/invitations/accept-sign-in', { token, email, password }),
+  acceptInvitationSignUp: (token: string, password: string) => api<Session>('POST', '/invitations/accept-sign-up', { token, password }),
   changePassword: (currentPassword: string, newPassword: string) =>
     api<{ ended_sessions: number }>('POST', '/account/password', { current_password: currentPassword, new_password: newPassword }),
 };

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError, dashboardApi, onUnauthorized, Session, setCsrfToken } from './api';
+import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfToken } from './api';
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
@@ -7,15 +7,18 @@ import { ApiKeysPage } from './pages/api-keys-page';
 import { SignInPage, SignUpPage, ForgotPasswordPage, ResetPasswordPage } from './pages/auth-pages';
 import { GenerationPage } from './pages/generation-page';
 import { GenerationsPage } from './pages/generations-page';
+import { InvitationPage } from './pages/invitation-page';
+import { MembersPage } from './pages/members-page';
 import { ModelsPage } from './pages/models-page';
 import { OverviewPage } from './pages/overview-page';
 import { PlaygroundPage } from './pages/playground-page';
 import { UsagePage } from './pages/usage-page';
+import { RoleContext, useCan } from './role';
 import { Link, navigate, useLocation } from './router';
 
 const NAV = [
   { to: '/', label: 'Overview', match: (path: string) => path === '/' },
-  { to: '/playground', label: 'Playground', match: (path: string) => path === '/playground' },
+  { to: '/playground', label: 'Playground', match: (path: string) => path === '/playground', needs: 'developer' as const },
   { to: '/models', label: 'Models', match: (path: string) => path === '/models' },
   { to: '/usage', label: 'Usage', match: (path: string) => path === '/usage' },
   { to: '/generations', label: 'Generations', match: (path: string) => path.startsWith('/generations') },
@@ -38,14 +41,28 @@ function NotFound() {
 /** The API's reference (Swagger UI over the OpenAPI document), served by the gateway. */
 const API_REFERENCE = '/api/v1/docs';
 
-function Page({ path, session }: { path: string; session: Session }) {
+/** A page the member's role does not open (the server refuses its calls too). */
+function NotForRole({ title, needs }: { title: string; needs: string }) {
+  return (
+    <main id="main">
+      <PageHeading title={title}>{title}</PageHeading>
+      <EmptyState title={`This page is for ${needs} of this account.`}>
+        <p>Ask an owner or admin of the account if you need it.</p>
+      </EmptyState>
+    </main>
+  );
+}
+
+function Page({ path, session, onSessionChanged }: { path: string; session: Session; onSessionChanged: () => void }) {
+  const can = useCan();
   if (path === '/') return <OverviewPage />;
-  if (path === '/playground') return <PlaygroundPage />;
+  if (path === '/playground') return can('developer') ? <PlaygroundPage /> : <NotForRole title="Playground" needs="developers, admins and owners" />;
   if (path === '/models') return <ModelsPage />;
   if (path === '/usage') return <UsagePage />;
   if (path === '/settings') return <ApiKeysPage />;
   if (path === '/settings/account') return <AccountPage session={session} />;
-  if (path === '/settings/audit') return <AuditPage />;
+  if (path === '/settings/audit') return can('admin') ? <AuditPage /> : <NotForRole title="Audit log" needs="owners and admins" />;
+  if (path === '/settings/members') return <MembersPage onSessionChanged={onSessionChanged} />;
   if (path === '/generations') return <GenerationsPage />;
   const generation = /^\/generations\/([^/]+)$/.exec(path);
   if (generation) return <GenerationPage id={decodeURIComponent(generation[1])} />;
@@ -53,9 +70,33 @@ function Page({ path, session }: { path: string; session: Session }) {
   return <NotFound />;
 }
 
-function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () => void; path: string }) {
+/** The account picker: shown when the user belongs to more than one account; switching reloads the app on the other. */
+function AccountPicker({ session, onSwitched }: { session: Session; onSwitched: (next: Session) => void }) {
+  const accounts = session.accounts ?? [];
+  if (accounts.length < 2) return <span className="account-name">{session.account?.name}</span>;
   return (
-    <>
+    <label className="account-picker">
+      <span className="visually-hidden">Account</span>
+      <select
+        value={session.account?.id}
+        onChange={(e) => void dashboardApi.switchAccount(e.target.value).then((next) => {
+          onSwitched(next);
+          navigate('/');
+        })}
+      >
+        {accounts.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name} ({a.role})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Shell({ session, onSignOut, onSession, onSessionChanged, path }: { session: Session; onSignOut: () => void; onSession: (next: Session) => void; onSessionChanged: () => void; path: string }) {
+  return (
+    <RoleContext.Provider value={session.account?.role ?? 'viewer'}>
       <a className="skip-link" href="#main">
         Skip to content
       </a>
@@ -65,7 +106,7 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
             Generation Service
           </Link>
           <nav aria-label="Main" className="mainnav">
-            {NAV.map((item) => (
+            {NAV.filter((item) => roleAtLeast(session.account?.role ?? 'viewer', item.needs ?? 'viewer')).map((item) => (
               <Link key={item.to} to={item.to} aria-current={item.match(path) ? 'page' : undefined}>
                 {item.label}
               </Link>
@@ -76,6 +117,7 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
             </a>
           </nav>
           <div className="account">
+            <AccountPicker session={session} onSwitched={onSession} />
             <span className="account-email" title={session.user?.email}>
               {session.user?.email}
             </span>
@@ -86,9 +128,9 @@ function Shell({ session, onSignOut, path }: { session: Session; onSignOut: () =
         </div>
       </header>
       <div className="container">
-        <Page path={path} session={session} />
+        <Page path={path} session={session} onSessionChanged={onSessionChanged} />
       </div>
-    </>
+    </RoleContext.Provider>
   );
 }
 
@@ -123,15 +165,17 @@ export function App() {
   const authPage = path === '/sign-in' || path === '/sign-up';
   // Reachable signed in or not: a reset link opened in a browser that is still signed in works too.
   const passwordPage = path === '/forgot-password' || path === '/reset-password';
+  // An invitation link works signed in (accept as this user) or signed out (sign in, or choose a password).
+  const invitationPage = path === '/invitation';
   const search = query.toString();
   useEffect(() => {
     if (!session) return;
     if (signedIn && authPage) navigate(safeNext(new URLSearchParams(search).get('next')), { replace: true });
-    if (!signedIn && !authPage && !passwordPage) {
+    if (!signedIn && !authPage && !passwordPage && !invitationPage) {
       const here = path + (search ? `?${search}` : '');
       navigate(here === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(here)}`, { replace: true });
     }
-  }, [session, signedIn, authPage, passwordPage, path, search]);
+  }, [session, signedIn, authPage, passwordPage, invitationPage, path, search]);
 
   if (error) {
     return (
@@ -162,6 +206,19 @@ export function App() {
       </div>
     );
   }
+  if (invitationPage) {
+    const joined = (next: Session) => {
+      accept(next);
+      navigate('/', { replace: true });
+    };
+    const signOutHere = () => void dashboardApi.signOut().finally(() => void load());
+    return (
+      <div className="container narrow">
+        <p className="brand brand-auth">Generation Service</p>
+        <InvitationPage token={query.get('token') ?? ''} session={session} onSession={joined} onSignOut={signOutHere} />
+      </div>
+    );
+  }
   if (!signedIn) {
     return (
       <div className="container narrow">
@@ -174,5 +231,5 @@ export function App() {
   const signOut = () => {
     void dashboardApi.signOut().finally(() => void load());
   };
-  return <Shell session={session} onSignOut={signOut} path={path} />;
+  return <Shell session={session} onSignOut={signOut} onSession={accept} onSessionChanged={() => void load()} path={path} />;
 }

@@ -15,7 +15,9 @@ import { AuthKeyChangeNotify1764840000000 } from './migrations/1764840000000-aut
 import { AuthWebhookSchemes1764850000000 } from './migrations/1764850000000-auth-webhook-schemes';
 import { AuthAuditLog1764870000001 } from './migrations/1764870000001-auth-audit-log';
 import { AuthPasswordResets1764870000002 } from './migrations/1764870000002-auth-password-resets';
+import { AuthUploads1764920000000 } from './migrations/1764920000000-auth-uploads';
 import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
+import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 
 export const AUTH_SCHEMA = 'auth';
@@ -35,7 +37,9 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthWebhookSchemes1764850000000,
       AuthAuditLog1764870000001,
       AuthPasswordResets1764870000002,
+      AuthUploads1764920000000,
       AuthAccountMembers1764960000000,
+      AuthEmailVerificationTwoFactor1764970000000,
       AuthLowBalanceMails1764980000002,
     ],
     poolSize,

@@ -43,6 +43,9 @@ import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
 import { GenerationStreams } from './api/live/generation-streams.service';
 import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
 import { LowBalanceRepository } from './low-balance/low-balance.repository';
+import { UploadsController } from './uploads/uploads.controller';
+import { UploadsRepository } from './uploads/uploads.repository';
+import { UploadsService } from './uploads/uploads.service';
 
 @Module({})
 export class GatewayModule {
@@ -63,6 +66,7 @@ export class GatewayModule {
         CreditsLedgerController,
         WebhookTestsController,
         OutputsController,
+        UploadsController,
         AuthRpcController,
         ProviderCallbacksController,
         ...dashboard.controllers,
@@ -107,10 +111,12 @@ export class GatewayModule {
         },
         AuditRepository,
         AuditService,
+        UploadsRepository,
+        UploadsService,
         MembersRepository,
         MembersService,
       ],
-      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService, LowBalanceAlertsService],
+      exports: [ProvisioningService, ApiKeysService, KeyWebhooksService, AuditService, MembersRepository, MembersService, LowBalanceAlertsService, UploadsService],
     };
   }
 }

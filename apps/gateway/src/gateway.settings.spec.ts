@@ -24,6 +24,8 @@ describe('gateway settings', () => {
       streamHeartbeatMs: 15_000,
       auditRetentionDays: 365,
       catalogueMaxStaleMs: 5_000,
+      cdnBaseUrl: 'http://localhost:3000/cdn',
+      uploads: { maxBytes: 50 * 1024 * 1024, ttlSeconds: 86_400, fetchTimeoutMs: 30_000 },
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,
       outputsDir: '.data/outputs',
@@ -57,15 +59,32 @@ describe('gateway settings', () => {
     const https = dashboardSettings(defaults, { publicBaseUrl: 'https://api.example.com', cdnBaseUrl: 'https://cdn.example.com/o' });
     expect(https).toMatchObject({ secureCookies: true, publicOrigin: 'https://api.example.com', contentOrigins: ['https://cdn.example.com'] });
     const local = dashboardSettings(defaults, { publicBaseUrl: 'http://localhost:3000', cdnBaseUrl: 'http://localhost:3000/cdn' });
-    expect(local).toMatchObject({ secureCookies: false, contentOrigins: [], signUp: { enabled: true, plan: 'free', credits: 100 } });
+    expect(local).toMatchObject({ secureCookies: false, contentOrigins: [], signUp: { mode: 'verified', plan: 'free', credits: 0 } });
+    expect(local.emailVerification).toEqual({ ttlSeconds: 48 * 3600, mailWindowSeconds: 300 });
+  });
+
+  it('sign-up: open with a grant in standalone, verified and without credits when distributed', () => {
+    const standalone = read({}, (e) => e.readAll(DASHBOARD_VARIABLES), 'standalone');
+    expect([standalone.signUpMode, standalone.signUpCredits]).toEqual(['open', 100]);
+    const distributed = read({}, (e) => e.readAll(DASHBOARD_VARIABLES), 'gateway');
+    expect([distributed.signUpMode, distributed.signUpCredits]).toEqual(['verified', 0]);
+    expect(read({ SIGNUP_MODE: 'invite' }, (e) => e.readAll(DASHBOARD_VARIABLES)).signUpMode).toBe('invite');
+    expect(() => read({ SIGNUP_MODE: 'closed' }, (e) => e.readAll(DASHBOARD_VARIABLES))).toThrow(/SIGNUP_MODE must be one of open, verified, invite \(got "closed"\)/);
+  });
+
+  it('stops on SIGNUP_ENABLED=false unless SIGNUP_MODE is invite (ignoring it would open a closed sign-up)', () => {
+    expect(() => read({ ...REQUIRED, SIGNUP_ENABLED: 'false' }, readGatewayConfig)).toThrow(/SIGNUP_ENABLED=false closed sign-up, but SIGNUP_MODE replaced it: set SIGNUP_MODE=invite/);
+    expect(() => read({ ...REQUIRED, SIGNUP_ENABLED: 'false', SIGNUP_MODE: 'open' }, readGatewayConfig)).toThrow(/SIGNUP_ENABLED=false/);
+    expect(read({ ...REQUIRED, SIGNUP_ENABLED: 'false', SIGNUP_MODE: 'invite' }, readGatewayConfig).dashboard.signUp.mode).toBe('invite');
+    expect(read({ ...REQUIRED, SIGNUP_ENABLED: 'true' }, readGatewayConfig).dashboard.signUp.mode).toBe('verified');
   });
 
   it('reads the sign-up grant, session lifetimes and lock thresholds', () => {
     const s = read(
-      { SIGNUP_CREDITS: '5', SIGNUP_ENABLED: 'false', SESSION_TTL_HOURS: '2', SESSION_IDLE_MINUTES: '30', SIGN_IN_LOCK_AFTER: '2', SIGN_IN_LOCK_MINUTES: '1' },
+      { SIGNUP_CREDITS: '5', SIGNUP_MODE: 'invite', SESSION_TTL_HOURS: '2', SESSION_IDLE_MINUTES: '30', SIGN_IN_LOCK_AFTER: '2', SIGN_IN_LOCK_MINUTES: '1' },
       (e) => dashboardSettings(e.readAll(DASHBOARD_VARIABLES), { publicBaseUrl: 'http://x', cdnBaseUrl: 'http://x/cdn' }),
     );
-    expect(s.signUp).toEqual({ enabled: false, plan: 'free', credits: 5 });
+    expect(s.signUp).toEqual({ mode: 'invite', plan: 'free', credits: 5 });
     expect([s.sessionTtlSeconds, s.sessionIdleSeconds]).toEqual([7200, 1800]);
     expect(s.throttle.email).toMatchObject({ lockAfterFailures: 2, freeFailures: 1, lockSeconds: 60 });
     expect(s.throttle.address).toMatchObject({ lockAfterFailures: 50, freeFailures: 10, lockSeconds: 60 });

@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
 import {
+  byMode,
   choice,
   custom,
   EnvReader,
-  flag,
   HttpLimits,
   int,
   PUBLIC_URL_VARIABLES,
@@ -21,8 +21,9 @@ import { readWebhookDestinationPolicy } from '@gen/webhook-policy';
 import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
 import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
-import { DashboardSettings, DEFAULT_THROTTLE } from './dashboard/dashboard.settings';
+import { DashboardSettings, DEFAULT_THROTTLE, SIGN_UP_MODES, SignUpMode } from './dashboard/dashboard.settings';
 import type { GatewaySettings } from './gateway.tokens';
+import { UPLOAD_VARIABLES } from './uploads/uploads.settings';
 
 /**
  * The gateway's own variables (README, "Configuration"; libs/config for the shared ones). Each
@@ -63,12 +64,14 @@ export const DASHBOARD_VARIABLES = {
   sourceMaps: choice('DASHBOARD_SOURCE_MAPS', ['private', 'public'] as const, 'private', "`private`: the dashboard's source maps are built and kept beside the build (for error tracking) but not served; `public`: served too"),
   sessionTtlSeconds: int('SESSION_TTL_HOURS', 168, 'dashboard session lifetime', { min: 1, max: 24 * 90, scale: 3600 }),
   sessionIdleSeconds: int('SESSION_IDLE_MINUTES', 1440, 'dashboard session idle timeout', { min: 5, max: 60 * 24 * 90, scale: 60 }),
-  signUpEnabled: flag('SIGNUP_ENABLED', true, 'whether anyone may sign up in the dashboard'),
-  signUpCredits: int('SIGNUP_CREDITS', 100, 'credits a new (Free plan) account starts with', { min: 0, max: 1_000_000_000 }),
+  signUpMode: choice('SIGNUP_MODE', SIGN_UP_MODES, byMode<SignUpMode>({ standalone: 'open', distributed: 'verified' }), "who may sign up in the dashboard: `open` (anyone; the verification mail is sent but not needed to create keys), `verified` (anyone, and keys only after following the verification mail's link), `invite` (only through an invitation; the public sign-up answers `403 signup_closed`)"),
+  signUpCredits: int('SIGNUP_CREDITS', byMode({ standalone: 100, distributed: 0 }), 'credits a new (Free plan) account starts with', { min: 0, max: 1_000_000_000 }),
+  verificationTtlSeconds: int('EMAIL_VERIFICATION_TTL_HOURS', 48, 'how long the link of a sign-up verification mail works (single use)', { min: 1, max: 24 * 30, scale: 3600 }),
+  verificationMailWindowSeconds: int('EMAIL_VERIFICATION_MAIL_WINDOW_MINUTES', 5, 'at most one verification mail per user in this many minutes (resending sooner is refused with `429`)', { min: 1, max: 24 * 60, scale: 60 }),
   emailLockAfter: int('SIGN_IN_LOCK_AFTER', DEFAULT_THROTTLE.email.lockAfterFailures, 'sign-in failures that lock an email', { min: 2, max: 1000 }),
   addressLockAfter: int('SIGN_IN_ADDRESS_LOCK_AFTER', DEFAULT_THROTTLE.address.lockAfterFailures, 'sign-in failures that lock a client address', { min: 2, max: 100_000 }),
   lockSeconds: int('SIGN_IN_LOCK_MINUTES', DEFAULT_THROTTLE.email.lockSeconds / 60, 'how long such a lock lasts', { min: 1, max: 24 * 60, scale: 60 }),
-  smtpUrl: url('SMTP_URL', unset('none: standalone writes `.eml` files to `DATA_DIR/mail`; distributed logs that a mail was not sent'), 'SMTP server for the dashboard\'s mails (password resets), e.g. `smtp://user:pass@mail.example.com:587`', { protocols: ['smtp:', 'smtps:'] }),
+  smtpUrl: url('SMTP_URL', unset('none: standalone writes `.eml` files to `DATA_DIR/mail`; distributed logs that a mail was not sent'), 'SMTP server for the dashboard\'s mails (sign-up verification, password resets), e.g. `smtp://user:pass@mail.example.com:587`', { protocols: ['smtp:', 'smtps:'] }),
   mailFrom: text('MAIL_FROM', 'Generation Service <no-reply@localhost>', 'the From of every mail'),
   resetTtlSeconds: int('PASSWORD_RESET_TTL_MINUTES', 60, 'how long a password reset link works (single use)', { min: 5, max: 24 * 60, scale: 60 }),
   resetMailWindowSeconds: int('PASSWORD_RESET_MAIL_WINDOW_MINUTES', 15, 'at most one reset mail per address in this many minutes (more requests get the same answer, and no mail)', { min: 1, max: 24 * 60, scale: 60 }),
@@ -140,7 +143,7 @@ export function dashboardSettings(
     secureCookies: publicOrigin.startsWith('https:'),
     sessionTtlSeconds: values.sessionTtlSeconds,
     sessionIdleSeconds: values.sessionIdleSeconds,
-    signUp: { enabled: values.signUpEnabled, plan: 'free', credits: values.signUpCredits },
+    signUp: { mode: values.signUpMode, plan: 'free', credits: values.signUpCredits },
     // Delays start after 3 failures per email (10 per address), or fewer when the lock comes sooner.
     throttle: {
       email: {
@@ -161,6 +164,7 @@ export function dashboardSettings(
     mail: { smtpUrl: values.smtpUrl, from: values.mailFrom, dir: values.smtpUrl ? null : mailDir },
     passwordReset: { ttlSeconds: values.resetTtlSeconds, mailWindowSeconds: values.resetMailWindowSeconds },
     invitations: { ttlSeconds: values.invitationTtlSeconds },
+    emailVerification: { ttlSeconds: values.verificationTtlSeconds, mailWindowSeconds: values.verificationMailWindowSeconds },
   };
 }
 
@@ -199,8 +203,15 @@ export function readGatewayParts(
     webhookPolicy: readWebhookDestinationPolicy(env),
     apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
+    uploads: env.readAll(UPLOAD_VARIABLES),
+    cdnBaseUrl: shared.urls.cdnBaseUrl,
   };
   const dashboard = env.readAll(DASHBOARD_VARIABLES);
+  // SIGNUP_MODE replaced SIGNUP_ENABLED; ignoring a `false` left from before would open a sign-up
+  // the deployment had closed, so it stops unless the mode says `invite` too (a `true` is harmless).
+  if (env.text('SIGNUP_ENABLED') === 'false' && dashboard.signUpMode !== 'invite') {
+    env.problem('SIGNUP_ENABLED=false closed sign-up, but SIGNUP_MODE replaced it: set SIGNUP_MODE=invite (and remove SIGNUP_ENABLED)');
+  }
   const secretKeys = readWebhookSecretKeys(env, shared.secretKeyFallback);
   // A bad URL was reported and replaced by its default: the origins below can always be made.
   return { settings, dashboard: dashboardSettings(dashboard, shared.urls, shared.mailDir ?? null), secretKeys };

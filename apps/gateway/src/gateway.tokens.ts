@@ -4,6 +4,7 @@ import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
 import type { ApiKeyCacheSettings } from './auth/api-key-cache.settings';
 import type { GATEWAY_VARIABLES } from './gateway.settings';
 import type { RateLimitSettings } from './rate-limit/rate-limit.settings';
+import type { UploadSettings } from './uploads/uploads.settings';
 
 /** DI token of the gateway's DataSource (schema `auth`). */
 export const AUTH_DB = Symbol('AUTH_DB');
@@ -29,4 +30,8 @@ export interface GatewaySettings extends SettingsOf<typeof GATEWAY_VARIABLES> {
   apiKeyCache?: ApiKeyCacheSettings;
   /** Rate-limit slices (RATE_LIMIT_VARIABLES); unset: DEFAULT_RATE_LIMIT_SETTINGS. */
   rateLimit?: RateLimitSettings;
+  /** Uploads and fetched media URLs (UPLOAD_VARIABLES); unset: DEFAULT_UPLOAD_SETTINGS. */
+  uploads?: UploadSettings;
+  /** Base of `output_url` and of an upload's `url` (CDN_BASE_URL); unset: PUBLIC_BASE_URL/cdn. */
+  cdnBaseUrl?: string;
 }

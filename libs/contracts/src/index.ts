@@ -3,3 +3,4 @@ export * from './messages';
 export * from './model-rules';
 export * from './health';
 export * from './provider-callbacks';
+export * from './member-roles';

@@ -29,6 +29,13 @@ export class ForbiddenError extends DomainError {
   }
 }
 
+/** A 403 the dashboard acts on by its code: sign-up closed (invitations only), email not verified, two-factor enrolment required. */
+export class AccessPolicyError extends DomainError {
+  constructor(code: 'signup_closed' | 'email_not_verified' | 'two_factor_enrollment_required', message: string) {
+    super(code, message);
+  }
+}
+
 export class NotFoundError extends DomainError {
   constructor(message: string) {
     super('not_found', message);

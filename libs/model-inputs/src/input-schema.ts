@@ -184,7 +184,7 @@ export function expectation(property: InputProperty): string {
     case 'boolean':
       return 'must be true or false';
     case 'string': {
-      if (property.format === 'uri') return 'must be an https URL';
+      if (property.format === 'uri') return 'must be an https URL or an upload (its id or url: POST /api/v1/uploads)';
       const min = property.minLength ?? 0;
       const max = Math.min(property.maxLength ?? MAX_INPUT_STRING, MAX_INPUT_STRING);
       return min > 0 ? `must be a string of ${min} to ${max} characters` : `must be a string of at most ${max} characters`;

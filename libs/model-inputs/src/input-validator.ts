@@ -14,17 +14,37 @@ const MAX_COMPILED = 1_000;
  * in (`useDefaults`), nothing is coerced, and every error names its field with what it must be,
  * in the schema's words (`input.seed: must be an integer from 0 to 2147483647`).
  */
+export interface MediaReferences {
+  /**
+   * The content host's base (CDN_BASE_URL): a URL under it names a stored object (an upload), and
+   * is taken even over http (a local install). Absent: only https URLs.
+   */
+  contentBase?: string;
+  /** Whether an upload's id (`upl_…`, POST /api/v1/uploads) is taken too (where the gateway resolves it). */
+  uploadIds?: boolean;
+  /** Whether http URLs are taken as well as https (where the deployment's destination rules allow http: WEBHOOK_ALLOW_HTTP). */
+  allowHttp?: boolean;
+}
+
+/** What an upload's id looks like (`upl_` and 24 hex digits). */
+export const UPLOAD_ID = /^upl_[0-9a-f]{24}$/;
+
 export class InputValidator {
   private readonly ajv: Ajv;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor() {
+  constructor(media: MediaReferences = {}) {
     this.ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true });
-    // `uri` (a media input): an https URL (RFC 3986, ajv-formats' full check), without credentials.
+    // `uri` (a media input): an https URL (RFC 3986, ajv-formats' full check), without credentials;
+    // or, where configured, a URL of the content host or an upload's id.
     const uri = addFormats.get('uri', 'full') as (value: string) => boolean;
+    const base = media.contentBase === undefined ? null : `${media.contentBase.replace(/\/+$/, '')}/`;
     this.ajv.addFormat('uri', {
       type: 'string',
-      validate: (value: string) => /^https:\/\/[^/@]+(\/|$)/i.test(value) && uri(value),
+      validate: (value: string) =>
+        ((media.allowHttp === true ? /^https?:\/\/[^/@]+(\/|$)/i : /^https:\/\/[^/@]+(\/|$)/i).test(value) && uri(value)) ||
+        (base !== null && value.startsWith(base) && uri(value)) ||
+        (media.uploadIds === true && UPLOAD_ID.test(value)),
     });
   }
 

@@ -76,7 +76,7 @@ describe('InputValidator (customer side)', () => {
     ['1000 outputs', { num_outputs: 1000 }, 'input.num_outputs: must be an integer from 1 to 4'],
     ['a 5 MB string', { negative_prompt: 'x'.repeat(5 * 1024 * 1024) }, 'input.negative_prompt: must be a string of at most 200 characters'],
     ['a deep object', { seed: JSON.parse('['.repeat(500) + ']'.repeat(500)) }, 'input.seed: must be an integer from 0 to 2147483647'],
-    ['a media value that is no URL', { image: 'file:///etc/passwd' }, 'input.image: must be an https URL'],
+    ['a media value that is no URL', { image: 'file:///etc/passwd' }, 'input.image: must be an https URL or an upload (its id or url: POST /api/v1/uploads)'],
     ['a NUL character', { negative_prompt: 'a\u0000b' }, 'input.negative_prompt: must not contain NUL characters'],
     ['a list instead of an object', [1, 2], "input: must be an object of the model's inputs (see GET /api/v1/models/{id})"],
   ])('refuses %s', (_name, input, message) => {
@@ -92,10 +92,10 @@ describe('InputValidator (customer side)', () => {
 
   it('requires what the schema requires', () => {
     const required = schema({ type: 'object', properties: { image: { type: 'string', format: 'uri' } }, required: ['image'] });
-    expect(validator.check(required, {})).toEqual({ ok: false, errors: ['input.image: is required (must be an https URL)'] });
+    expect(validator.check(required, {})).toEqual({ ok: false, errors: ['input.image: is required (must be an https URL or an upload (its id or url: POST /api/v1/uploads))'] });
     expect(validator.check(required, { image: 'https://cdn.example.com/fox.png' })).toEqual({ ok: true, input: { image: 'https://cdn.example.com/fox.png' } });
     for (const image of ['http://cdn.example.com/fox.png', 'https://user:pw@cdn.example.com/fox.png', 'upl_' + 'a'.repeat(24), 'https://', 'javascript:alert(1)']) {
-      expect(validator.check(required, { image })).toEqual({ ok: false, errors: ['input.image: must be an https URL'] });
+      expect(validator.check(required, { image })).toEqual({ ok: false, errors: ['input.image: must be an https URL or an upload (its id or url: POST /api/v1/uploads)'] });
     }
   });
 });

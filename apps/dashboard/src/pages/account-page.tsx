@@ -4,6 +4,7 @@ import { SettingsNav } from '../components/settings-nav';
 import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
+import { useCan } from '../role';
 import { LowBalanceSection } from './low-balance-section';
 
 const MIN_PASSWORD = 10;
@@ -231,8 +232,9 @@ function Sessions() {
   );
 }
 
-/** Settings, Account: password and sessions. */
+/** Settings, Account: the low-balance alert (owners and admins), password and sessions. */
 export function AccountPage({ session }: { session: Session }) {
+  const can = useCan();
   return (
     <main id="main">
       <PageHeading title="Account">Settings</PageHeading>
@@ -240,7 +242,7 @@ export function AccountPage({ session }: { session: Session }) {
       <p className="lead">
         Signed in as <strong>{session.user?.email}</strong>.
       </p>
-      <LowBalanceSection />
+      {can('admin') && <LowBalanceSection />}
       {session.user ? <PasswordForm email={session.user.email} /> : <Notice title="No user">Sign in again.</Notice>}
       <Sessions />
     </main>

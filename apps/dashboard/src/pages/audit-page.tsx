@@ -27,6 +27,12 @@ const ACTION_LABELS: Record<string, string> = {
   'key.caps_set': 'Spending caps set',
   'key.webhook_scheme_set': 'Webhook signature scheme set',
   'key.secret_rotated': 'Signing secret rotated with overlap',
+  'member.invited': 'Member invited',
+  'member.invitation_revoked': 'Invitation withdrawn',
+  'member.joined': 'Member joined',
+  'member.removed': 'Member removed',
+  'member.role_changed': 'Role changed',
+  'account.ownership_transferred': 'Ownership transferred',
 };
 
 const label = (action: string) => ACTION_LABELS[action] ?? action;

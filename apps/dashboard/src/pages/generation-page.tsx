@@ -4,6 +4,7 @@ import { DeliveryItem } from '../components/delivery-item';
 import { Preview } from '../components/preview';
 import { ConfirmDialog, CopyButton, EmptyState, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
 import { between, formatDate, formatDuration, shortId, TYPE_LABELS } from '../format';
+import { useCan } from '../role';
 import { Link } from '../router';
 import { useAsync } from '../use-async';
 
@@ -46,6 +47,7 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null);
   const deliveries = detail.deliveries;
+  const can = useCan();
   if (!deliveries.available) {
     return <Notice title="Delivery log unavailable">{deliveries.message && <p>{deliveries.message}</p>}</Notice>;
   }
@@ -80,7 +82,7 @@ function Deliveries({ detail, onRedeliver }: { detail: GenerationDetail; onRedel
           ))}
         </ol>
       )}
-      {finished && deliveries.data.length > 0 && (
+      {finished && deliveries.data.length > 0 && can('developer') && (
         <div className="actions">
           <button type="button" className="button button-secondary" onClick={() => void redeliver()} disabled={busy || pending}>
             {busy ? 'Sending…' : 'Redeliver'}
@@ -150,6 +152,7 @@ function CancelGeneration({ id, onCanceled }: { id: string; onCanceled: () => vo
 
 export function GenerationPage({ id }: { id: string }) {
   const [state, reload] = useAsync(() => dashboardApi.generation(id), [id]);
+  const can = useCan();
   // Refresh by itself while the job or one of its deliveries is still under way.
   const pending =
     state.status === 'ready' &&
@@ -198,7 +201,7 @@ export function GenerationPage({ id }: { id: string }) {
         </PageHeading>
         <StatusBadge status={g.status} />
       </div>
-      {(g.status === 'queued' || g.status === 'processing') && <CancelGeneration id={g.id} onCanceled={reload} />}
+      {(g.status === 'queued' || g.status === 'processing') && can('developer') && <CancelGeneration id={g.id} onCanceled={reload} />}
       <div className="detail-grid">
         <section aria-labelledby="output-heading">
           <h2 id="output-heading">Output</h2>

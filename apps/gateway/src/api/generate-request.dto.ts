@@ -50,7 +50,8 @@ export class GenerateRequestDto {
     description:
       "The model's inputs (`inputs` of GET /api/v1/models/{id}): validated against its schema, defaults filled in; " +
       'each refused field is named in the 422 (`input.seed: must be an integer from 0 to 2147483647`). ' +
-      'A media input (`format: "uri"`) takes an https URL the provider can read.',
+      'A media input (`format: "uri"`) takes an upload\'s `id` or `url` (POST /api/v1/uploads) or an https URL, which is ' +
+      'fetched at submit (SSRF-safe, at most UPLOAD_MAX_MB, media only); the input as applied names the file by the URL the provider reads.',
     example: { num_outputs: 2, aspect_ratio: '16:9', seed: 7 },
   })
   // Checked against the model's schema by GenerationsService (libs/model-inputs): its rules depend on the model.

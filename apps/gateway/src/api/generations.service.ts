@@ -34,6 +34,9 @@ import { ModelCatalogue } from './model-catalogue';
 import { SubmitDelivery, withRpcRetries } from './submit-delivery';
 import { parseCancelAfter } from './cancel-after';
 import type { GenerateRequestDto } from './generate-request.dto';
+import { submitFingerprint } from './submit-fingerprint';
+import { resolveMediaInputs } from '../uploads/media-inputs';
+import { UploadsService } from '../uploads/uploads.service';
 import type { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 /** What POST /generate answers. */
@@ -48,29 +51,12 @@ export interface SubmitResult {
 
 const isFinal = (record: GenerationRecord) => record.status === 'completed' || record.status === 'failed';
 
-/**
- * What makes two submits with one Idempotency-Key "the same request": the spec's fields, the
- * deadline, and the input and metadata when given (keys sorted: `{"a":1,"b":2}` and `{"b":2,"a":1}`
- * are one request). A request without input or metadata keeps the fingerprint it always had.
- */
-function submitFingerprint(body: GenerateRequestDto, cancelAfterSeconds: number | null): string {
-  const sorted = (value: object) => Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return JSON.stringify([
-    body.model,
-    body.prompt,
-    body.type,
-    body.webhook_url ?? null,
-    ...(cancelAfterSeconds === null ? [] : [cancelAfterSeconds]),
-    ...(body.input === undefined && body.metadata === undefined ? [] : [{ input: sorted(body.input ?? {}), metadata: sorted(body.metadata ?? {}) }]),
-  ]);
-}
-
 /** The submit use case: validate against the catalogue, hold the credits, queue the job. */
 @Injectable()
 export class GenerationsService {
   private readonly logger = new Logger(GenerationsService.name);
-  /** Compiles each model's inputs schema once and keeps it. */
-  private readonly inputs = new InputValidator();
+  /** Compiles each model's inputs schema once and keeps it; media inputs may name uploads. */
+  private readonly inputs: InputValidator;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -79,8 +65,11 @@ export class GenerationsService {
     private readonly plans: AccountPlanService,
     private readonly keys: ApiKeysService,
     private readonly idempotency: IdempotencyService,
+    private readonly uploads: UploadsService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
-  ) {}
+  ) {
+    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: settings.webhookPolicy.allowHttp });
+  }
 
   /**
    * Submits a generation. With an Idempotency-Key, the same key and body from the same account
@@ -140,10 +129,11 @@ export class GenerationsService {
     const metadata = checkMetadata(body.metadata);
     const problems = [...(checked.ok ? [] : checked.errors), ...(metadata.ok ? [] : metadata.errors)];
     if (problems.length > 0 || !checked.ok || !metadata.ok) throw new ValidationError(problems.join('; '));
-    const input = checked.input;
+    const webhookUrl = this.webhookDestination(body.webhook_url, key);
+    // Uploads named and media URLs fetched (docs/uploads.md): the provider gets URLs it can read.
+    const { input, fetched } = await resolveMediaInputs(this.uploads, principal.accountId, model.inputs, checked.input);
     // The price follows the inputs it names (docs/catalogue.md, "Prices that follow inputs").
     const credits = priceFor(model.credits, model.price_multipliers, input);
-    const webhookUrl = this.webhookDestination(body.webhook_url, key);
     // Keyed by the job id: a run repeated on another billing replica holds nothing twice.
     await withRpcRetries(() => this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: principal.accountId,
@@ -152,7 +142,11 @@ export class GenerationsService {
       amount: credits,
       minimum: model.minimum_credits,
       apiKeyId: principal.apiKeyId,
-    }));
+    })).catch(async (error: unknown) => {
+      // Nothing held: the media fetched for this request are not kept either.
+      await this.uploads.discard(fetched);
+      throw error;
+    });
     const request: SubmitGenerationRequest = {
       jobId,
       accountId: principal.accountId,

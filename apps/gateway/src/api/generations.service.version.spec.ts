@@ -7,6 +7,7 @@ import type { AccountPlanService } from './account-plan.service';
 import { GenerationsService } from './generations.service';
 import type { CatalogueCopy, ModelCatalogue } from './model-catalogue';
 import type { SubmitDelivery } from './submit-delivery';
+import type { UploadsService } from '../uploads/uploads.service';
 
 const model = (credits: number): ModelInfo => ({
   id: 'm',
@@ -68,7 +69,8 @@ describe('GenerationsService: one catalogue version per submit', () => {
       plans as unknown as AccountPlanService,
       keys as unknown as ApiKeysService,
       {} as IdempotencyService,
-      { syncWaitMs: 1_000 } as GatewaySettings,
+      {} as UploadsService, // the model has no media inputs: nothing to resolve
+      { syncWaitMs: 1_000, publicBaseUrl: 'http://localhost:3000', webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] } } as unknown as GatewaySettings,
     );
     const principal = { accountId: 'a', apiKeyId: 'k', scopes: [] };
 

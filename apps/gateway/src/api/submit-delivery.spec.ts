@@ -1,10 +1,10 @@
 import { Broadcasts, GenerationRecord, Subjects, SubmitGenerationRequest } from '@gen/contracts';
-import { DomainError, ServiceUnavailableError } from '@gen/errors';
+import { DomainError, NotFoundError, ServiceUnavailableError } from '@gen/errors';
 import { generationRecord } from '@gen/testing';
 import { InProcessBroadcaster, NotDeliveredError, RpcClient } from '@gen/transport';
 import type { GatewaySettings } from '../gateway.tokens';
 import { JobWaits } from './live/job-waits';
-import { SubmitDelivery } from './submit-delivery';
+import { SUBMIT_LOST_AFTER_READS, SubmitDelivery, SYNC_REREAD_MS } from './submit-delivery';
 
 type Handler = (payload: any, timeoutMs?: number) => Promise<unknown>;
 
@@ -105,6 +105,28 @@ describe('SubmitDelivery: a submit waits on its job, not on the replica that too
     const done = new ScriptedRpc({ [Subjects.generationSubmit]: never, [Subjects.generationGet]: () => Promise.resolve(completed()) });
     expect(await new SubmitDelivery(done, waits, settings).deliver(submitRequest(300))).toMatchObject({ finished: true });
   });
+
+  it('sends a submit again, with the same job id, when reads find no job (it died with its replica before the admission)', async () => {
+    let submits = 0;
+    const rpc = new ScriptedRpc({
+      [Subjects.generationSubmit]: () => (++submits === 1 ? never() : Promise.resolve({ finished: true, record: completed() })),
+      [Subjects.generationGet]: () => Promise.reject(new NotFoundError('No generation with that id.')),
+    });
+    const started = Date.now();
+    const reply = await new SubmitDelivery(rpc, waits, settings).deliver(submitRequest(30_000));
+    expect(reply).toMatchObject({ finished: true, record: { status: 'completed' } });
+    const sent = rpc.calls.filter((c) => c.subject === Subjects.generationSubmit);
+    expect(sent.map((c) => c.payload.jobId)).toEqual([submitRequest(0).jobId, submitRequest(0).jobId]);
+    // After SUBMIT_LOST_AFTER_READS reads SYNC_REREAD_MS apart, not at the RPC timeout or the end of the wait.
+    expect(Date.now() - started).toBeLessThan(SUBMIT_LOST_AFTER_READS * SYNC_REREAD_MS + 2_000);
+  }, 10_000);
+
+  it('does not send again a submit whose job a read found (admitted, still running)', async () => {
+    const rpc = new ScriptedRpc({ [Subjects.generationSubmit]: never, [Subjects.generationGet]: () => Promise.resolve(completed({ status: 'processing' })) });
+    const reply = await new SubmitDelivery(rpc, waits, settings).deliver(submitRequest(4_500));
+    expect(reply).toMatchObject({ finished: false, record: { status: 'processing' } });
+    expect(rpc.calls.filter((c) => c.subject === Subjects.generationSubmit)).toHaveLength(1);
+  }, 10_000);
 
   it('a refusal is not sent again', async () => {
     const rpc = new ScriptedRpc({ [Subjects.generationSubmit]: () => Promise.reject(new DomainError('rate_limit_exceeded', 'queue full', 2)) });

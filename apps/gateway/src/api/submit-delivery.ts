@@ -11,6 +11,11 @@ export const RPC_ATTEMPTS = 4;
 const RPC_RETRY_FIRST_PAUSE_MS = 100;
 /** A sync submit still waiting reads its job this often: a final-state notice lost in flight (NATS restarting) is found so. */
 export const SYNC_REREAD_MS = 2_000;
+/**
+ * Reads in a row that find no job before its submit counts as lost with the replica that took it
+ * (killed before the admission committed, which takes milliseconds) and is sent again, once.
+ */
+export const SUBMIT_LOST_AFTER_READS = 2;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -43,7 +48,8 @@ export async function withRpcRetries<T>(call: () => Promise<T>, attempts = RPC_A
  *   after a timeout the job is read first (it may be admitted already);
  * - the answer is the first of: the replica's reply with a final record, the final-state broadcast
  *   of whichever replica finishes the job, a read of the job (every SYNC_REREAD_MS, for a notice lost
- *   in flight); at `waitMs` the job is read and answered as it stands (`202` unless final), never later.
+ *   in flight); at `waitMs` the job is read and answered as it stands (`202` unless final), never later;
+ * - a submit that reads find no job for is sent again (SUBMIT_LOST_AFTER_READS): it died with its replica.
  */
 @Injectable()
 export class SubmitDelivery {
@@ -71,8 +77,19 @@ export class SubmitDelivery {
           (reply) => (reply.finished || over) && resolve(reply),
           reject,
         );
+        let unknown = 0;
+        let resent = false;
         rereads = setInterval(() => {
-          this.read(request).then((record) => record && isFinalRecord(record) && done(record), () => undefined);
+          this.read(request).then((record) => {
+            if (record) return isFinalRecord(record) && done(record);
+            // No replica knows the job: its submit died with the replica that had it (kill -9), which
+            // would otherwise be known only when the RPC times out (after the wait). Sent again with
+            // the same job id (one job, one hold); if that fails, the first submit's answer decides.
+            if (++unknown < SUBMIT_LOST_AFTER_READS || resent) return;
+            resent = true;
+            this.logger.warn({ jobId: request.jobId }, 'Submit lost with its replica (no replica knows the job); sending it again');
+            this.admit(request, deadline).then((reply) => (reply.finished || over) && resolve(reply), () => undefined);
+          }, () => undefined);
         }, SYNC_REREAD_MS);
         timer = setTimeout(() => {
           over = true;

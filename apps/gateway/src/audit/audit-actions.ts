@@ -27,6 +27,13 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'member.role_changed',
   'account.ownership_transferred',
+  'user.email_verified',
+  'user.two_factor_enabled',
+  'user.two_factor_disabled',
+  'user.two_factor_failed',
+  'user.recovery_code_used',
+  'user.recovery_codes_renewed',
+  'account.two_factor_required_set',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -14,4 +14,8 @@ export class AccountEntity {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /** Every member must sign in with a second factor (migration 1764970000000); members without one enrol first. */
+  @Column('boolean', { name: 'require_two_factor', default: false })
+  requireTwoFactor!: boolean;
 }

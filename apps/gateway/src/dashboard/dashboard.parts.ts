@@ -2,6 +2,18 @@ import type { Provider, Type } from '@nestjs/common';
 import { DashboardAccountController } from './account/dashboard-account.controller';
 import { DashboardAuditController } from './audit/dashboard-audit.controller';
 import { Mailer } from '../mail/mailer';
+import { EmailVerificationController } from './email-verification/email-verification.controller';
+import { EmailVerificationService } from './email-verification/email-verification.service';
+import { EmailVerificationsRepository } from './email-verification/email-verifications.repository';
+import { VerifiedEmailGuard } from './email-verification/verified-email.guard';
+import { SessionStarter } from './sessions/session-starter';
+import { SignInGate } from './sessions/sign-in-gate';
+import { TwoFactorCodes } from './two-factor/two-factor-codes';
+import { TwoFactorSignInController } from './two-factor/two-factor-sign-in.controller';
+import { TwoFactorSignInService } from './two-factor/two-factor-sign-in.service';
+import { TwoFactorController } from './two-factor/two-factor.controller';
+import { TwoFactorRepository } from './two-factor/two-factor.repository';
+import { TwoFactorService } from './two-factor/two-factor.service';
 import { PasswordResetController } from './password-reset/password-reset.controller';
 import { PasswordResetService } from './password-reset/password-reset.service';
 import { PasswordResetsRepository } from './password-reset/password-resets.repository';
@@ -50,12 +62,21 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardLowBalanceController,
       LowBalanceEventsController,
       PasswordResetController,
+      EmailVerificationController,
+      TwoFactorController,
+      TwoFactorSignInController,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
     ],
     providers: [
       { provide: DASHBOARD_SETTINGS, useValue: settings },
       SignInThrottleRepository,
+      SignInGate,
+      SessionStarter,
+      TwoFactorRepository,
+      TwoFactorCodes,
+      TwoFactorSignInService,
+      TwoFactorService,
       SessionsService,
       SessionCookies,
       DashboardSessionGuard,
@@ -65,6 +86,9 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       LowBalanceMailer,
       PasswordResetsRepository,
       PasswordResetService,
+      EmailVerificationsRepository,
+      EmailVerificationService,
+      VerifiedEmailGuard,
       DashboardGenerationsService,
       PlaygroundKeyGuard,
       InvitationsRepository,

@@ -3,6 +3,10 @@ import type { ThrottlePolicy } from './sessions/sign-in-throttle';
 
 export const DASHBOARD_SETTINGS = Symbol('DASHBOARD_SETTINGS');
 
+/** SIGNUP_MODE (docs/dashboard.md, "Sign-up"). */
+export const SIGN_UP_MODES = ['open', 'verified', 'invite'] as const;
+export type SignUpMode = (typeof SIGN_UP_MODES)[number];
+
 /** The dashboard's settings, made from DASHBOARD_VARIABLES (gateway.settings.ts) at start-up. */
 export interface DashboardSettings {
   /** Folder of the built dashboard (index.html, assets/); served under /dashboard. */
@@ -15,7 +19,8 @@ export interface DashboardSettings {
   secureCookies: boolean;
   sessionTtlSeconds: number;
   sessionIdleSeconds: number;
-  signUp: { enabled: boolean; plan: PlanName; credits: number };
+  /** `open`: anyone, verification optional; `verified`: keys only once the email is verified; `invite`: no public sign-up. */
+  signUp: { mode: SignUpMode; plan: PlanName; credits: number };
   throttle: {
     /** Sign-in failures per email. */
     email: ThrottlePolicy;
@@ -32,6 +37,8 @@ export interface DashboardSettings {
   passwordReset: { ttlSeconds: number; mailWindowSeconds: number };
   /** How long an invitation to join an account works (INVITATION_TTL_HOURS, 72). */
   invitations: { ttlSeconds: number };
+  /** How long a sign-up verification link works, and the least time between two verification mails to one user. */
+  emailVerification: { ttlSeconds: number; mailWindowSeconds: number };
 }
 
 export interface MailSettings {

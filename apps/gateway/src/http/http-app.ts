@@ -10,6 +10,7 @@ import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callba
 import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
 import { setupOpenApi } from './openapi';
 import { createValidationPipe } from './validation';
+import { closeIfBodyUnread, takesRawBody } from '../uploads/raw-body';
 
 /** The public API's prefix: its routes authenticate with a bearer API key (their 401s carry the challenge). */
 const PUBLIC_API_PREFIX = '/api/';
@@ -95,6 +96,7 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   // without onRequest hooks: the id is set again on the way out.
   fastify.addHook('onSend', (request, reply, payload, done) => {
     if (!reply.hasHeader('X-Request-Id')) void reply.header('X-Request-Id', request.id);
+    closeIfBodyUnread(request, reply);
     if (reply.statusCode === 401 && request.url.startsWith(PUBLIC_API_PREFIX)) {
       void reply.header('WWW-Authenticate', request.headers.authorization ? `${BEARER_CHALLENGE}, error="invalid_token"` : BEARER_CHALLENGE);
     }
@@ -129,11 +131,21 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
     }
     void parseJson(request as unknown as FastifyRequest, (body as Buffer).toString('utf8'), done);
   });
+  // Uploads take their file as the body, streamed to the storage by the route (which counts it: its
+  // limit is UPLOAD_MAX_MB, not BODY_LIMIT_BYTES). Every other route keeps to JSON.
+  fastify.addContentTypeParser('*', (request, payload, done) => {
+    if (takesRawBody(request)) done(null, payload);
+    else done(new DomainError('unsupported_media_type', 'Unsupported Content-Type; send the body as application/json.'), undefined);
+  });
   // A JSON body must be an object (or absent); arrays and scalars fail validation clearly. U+0000
   // cannot be stored in PostgreSQL text: refused wherever a client can put it (body, query, path).
   fastify.addHook('preValidation', (request, _reply, done) => {
     const body: unknown = request.body;
     const contentType = request.headers['content-type'];
+    if (takesRawBody(request)) {
+      done();
+      return;
+    }
     if (body !== undefined && contentType !== undefined && !/^application\/json\b/i.test(contentType)) {
       done(new DomainError('unsupported_media_type', 'Unsupported Content-Type; send the body as application/json.'));
       return;

@@ -3,14 +3,15 @@ import { AuditService } from '../audit/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
+import { UploadsService } from '../uploads/uploads.service';
 
 /** Ended rate-limit windows are kept this long (a request counted at a window's very end is done by then). */
 const WINDOW_GRACE_MS = 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * Removes ended rate-limit windows, idempotency records past their 24 h and audit entries past
- * AUDIT_RETENTION_DAYS. Every gateway replica
+ * Removes ended rate-limit windows, idempotency records past their 24 h, audit entries past
+ * AUDIT_RETENTION_DAYS and uploads past their end (objects, then rows). Every gateway replica
  * sweeps (with jitter, so they spread out); concurrent sweeps are harmless.
  */
 @Injectable()
@@ -24,6 +25,7 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
     private readonly windows: RateLimitRepository,
     private readonly idempotency: IdempotencyService,
     private readonly audit: AuditService,
+    private readonly uploads: UploadsService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -32,7 +34,7 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
       if (this.stopped) return;
       this.timer = setTimeout(() => {
         this.sweeping = this.sweep()
-          .catch((error: unknown) => this.logger.warn({ err: error }, 'Sweeping expired rate-limit windows and idempotency keys failed'))
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'Sweeping expired rate-limit windows, idempotency keys and uploads failed'))
           .finally(schedule);
       }, SWEEP_INTERVAL_MS * (0.75 + Math.random() / 2));
       this.timer.unref();
@@ -47,10 +49,11 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** One pass; returns what was removed. */
-  async sweep(): Promise<{ windows: number; idempotencyKeys: number; auditEntries: number }> {
+  async sweep(): Promise<{ windows: number; idempotencyKeys: number; auditEntries: number; uploads: number }> {
     const windows = await this.windows.deleteExpired(WINDOW_GRACE_MS);
     const idempotencyKeys = await this.idempotency.deleteExpired();
     const auditEntries = await this.audit.purge(this.settings.auditRetentionDays);
-    return { windows, idempotencyKeys, auditEntries };
+    const uploads = await this.uploads.sweepExpired();
+    return { windows, idempotencyKeys, auditEntries, uploads };
   }
 }

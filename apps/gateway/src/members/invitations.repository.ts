@@ -160,7 +160,8 @@ export class InvitationsRepository {
       return await this.db.transaction(async (tx) => {
         const invitation = await lockInvitation(tx, tokenHash);
         if (typeof invitation === 'string') return invitation;
-        await tx.query(`INSERT INTO users (id, account_id, email, email_key, password_hash) VALUES ($1, $2, $3, $4, $5)`, [
+        // The invitation's link proves the address: the user's email is verified from the start.
+        await tx.query(`INSERT INTO users (id, account_id, email, email_key, password_hash, email_verified_at) VALUES ($1, $2, $3, $4, $5, now())`, [
           user.id,
           invitation.account_id,
           invitation.email,

@@ -6,7 +6,8 @@ import { AUTH_DB } from '../gateway.tokens';
 import { AccountMemberEntity } from '../members/account-member.entity';
 import { UserEntity } from './user.entity';
 
-export type NewUser = Pick<UserEntity, 'id' | 'email' | 'emailKey' | 'passwordHash'> & { accountId: string };
+/** `emailVerifiedAt`: set for users an operator makes (they vouch for the address); a sign-up leaves it unset. */
+export type NewUser = Pick<UserEntity, 'id' | 'email' | 'emailKey' | 'passwordHash'> & { accountId: string; emailVerifiedAt?: Date | null };
 
 /**
  * Accounts written together with their first dashboard user (sign-up, `accounts create --email`,

@@ -39,4 +39,20 @@ export class UserEntity {
 
   @Column('timestamptz', { name: 'last_sign_in_at', nullable: true })
   lastSignInAt!: Date | null;
+
+  /** When the user followed the link of their verification mail; null: not yet (docs/dashboard.md, "Sign-up"). */
+  @Column('timestamptz', { name: 'email_verified_at', nullable: true })
+  emailVerifiedAt!: Date | null;
+
+  /** The TOTP secret, encrypted like webhook secrets (WebhookSecretCipher, the user id as associated data); null: none. */
+  @Column('text', { name: 'totp_secret', nullable: true })
+  totpSecret!: string | null;
+
+  /** When the secret was confirmed with a code; null while enrolment is unconfirmed (or without TOTP). */
+  @Column('timestamptz', { name: 'totp_enabled_at', nullable: true })
+  totpEnabledAt!: Date | null;
+
+  /** The last 30-second time step a code was accepted for: a code of that step or an earlier one is refused (replay). */
+  @Column('bigint', { name: 'totp_last_step', nullable: true })
+  totpLastStep!: string | null;
 }

@@ -26,7 +26,7 @@ import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 
 @Injectable()
 export class JobsService {
-  private readonly inputs = new InputValidator();
+  private readonly inputs: InputValidator;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -34,7 +34,10 @@ export class JobsService {
     private readonly runner: JobRunnerService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
-  ) {}
+  ) {
+    // Media inputs arrive resolved by the gateway: an https URL, or an upload's URL on the content host.
+    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl });
+  }
 
   /**
    * Queues the job (its credits are already held by billing) and, for synchronous models, waits up

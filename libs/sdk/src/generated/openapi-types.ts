@@ -35,7 +35,7 @@ export interface GenerateRequest {
   type: "TEXT_TO_IMAGE" | "TEXT_TO_VIDEO" | "TEXT_TO_AUDIO" | "TEXT_TO_3D";
   /** Where to POST the signed result; overrides the key's default webhook URL for this generation. */
   webhook_url?: string;
-  /** The model's inputs (`inputs` of GET /api/v1/models/{id}): validated against its schema, defaults filled in; each refused field is named in the 422 (`input.seed: must be an integer from 0 to 2147483647`). A media input (`format: "uri"`) takes an https URL the provider can read. */
+  /** The model's inputs (`inputs` of GET /api/v1/models/{id}): validated against its schema, defaults filled in; each refused field is named in the 422 (`input.seed: must be an integer from 0 to 2147483647`). A media input (`format: "uri"`) takes an upload's `id` or `url` (POST /api/v1/uploads) or an https URL, which is fetched at submit (SSRF-safe, at most UPLOAD_MAX_MB, media only); the input as applied names the file by the URL the provider reads. */
   input?: Record<string, unknown>;
   /** Your own keys and values, stored and returned on the record and in the webhook body, never read by the service: at most 16 keys of up to 40 characters, string values of up to 500 characters (Stripe's rules). */
   metadata?: Record<string, string>;
@@ -139,7 +139,7 @@ export interface Model {
   available: boolean;
   /** Why it is not available (disabled, not installed on this server, plan); null when available. */
   unavailable_reason: string | null;
-  /** The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and `format: "uri"` for media (an https URL). `properties` is empty when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`). */
+  /** The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and `format: "uri"` for media (an upload or an https URL). `properties` is empty when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`). */
   inputs: Record<string, unknown>;
   /** Numeric inputs the price is multiplied by: a generation costs `credits` × each value as applied (defaults included), rounded up to a whole credit. Empty: a fixed price. */
   price_multipliers: string[];
@@ -159,6 +159,18 @@ export interface PlanLimits {
 export interface SendTestWebhook {
   /** Where to send the test event; the key's default webhook URL when absent. Checked like any webhook URL. */
   url?: string;
+}
+
+export interface Upload {
+  /** Give it (or `url`) to a media input of `POST /generate`. */
+  id: string;
+  /** The file on the content host ({cdn_url}), readable without a key until it expires: what the provider is given. */
+  url: string;
+  /** After this the upload cannot be used (422), and it is deleted. */
+  expires_at: string;
+  /** Its media type, as its bytes show it. */
+  content_type: string;
+  bytes: number;
 }
 
 export interface WebhookAttempt {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus, PLANS, PlanName } from '@gen/contracts';
-import { ERROR_STATUS, ErrorCode } from '@gen/errors';
+import { DASHBOARD_ONLY_CODES, ERROR_STATUS, ErrorCode } from '@gen/errors';
 
 /*
  * The response bodies of the public API, as classes for @nestjs/swagger (the controllers return the
@@ -13,7 +13,7 @@ import { ERROR_STATUS, ErrorCode } from '@gen/errors';
  * shows under another.
  */
 export class ErrorBodyDto {
-  @ApiProperty({ enum: Object.keys(ERROR_STATUS), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
+  @ApiProperty({ enum: Object.keys(ERROR_STATUS).filter((code) => !DASHBOARD_ONLY_CODES.includes(code as ErrorCode)), description: 'Machine-readable; each code has one HTTP status (402 has two: insufficient_credits, spending_cap_reached).' })
   code!: ErrorCode;
 
   @ApiProperty({ type: 'integer', description: 'The HTTP status, repeated.' })
@@ -221,7 +221,7 @@ export class ModelDto {
     description:
       'The inputs a generation of this model may give (`input` of POST /generate): a JSON Schema object whose properties are ' +
       'strings, integers, numbers or booleans with `enum`, `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, ' +
-      '`description`, and `format: "uri"` for media (an https URL). `properties` is empty ' +
+      '`description`, and `format: "uri"` for media (an upload or an https URL). `properties` is empty ' +
       'when the model takes only a prompt. Unknown inputs are refused (`additionalProperties: false`).',
     example: {
       type: 'object',

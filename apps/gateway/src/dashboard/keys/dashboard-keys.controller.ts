@@ -3,6 +3,7 @@ import type { KeyCapView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
+import { VerifiedEmailGuard } from '../email-verification/verified-email.guard';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
@@ -28,6 +29,7 @@ export class DashboardKeysController {
   @Post()
   @RequiresRole('developer')
   @HttpCode(201)
+  @UseGuards(VerifiedEmailGuard)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
     return this.keys.create(session.accountId, body, actor);
   }

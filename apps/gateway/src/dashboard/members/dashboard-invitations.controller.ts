@@ -5,6 +5,7 @@ import type { MemberRole } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { RequiresRole } from '../sessions/requires-role.decorator';
+import { AllowedBeforeTwoFactor } from '../two-factor/two-factor-enrollment.decorator';
 import { SessionCookies } from '../sessions/session-cookies';
 import { client, SessionReply, sessionReply } from '../sessions/session.controller';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
@@ -77,6 +78,8 @@ export class DashboardInvitationsController {
   @Put('session/account')
   @UseGuards(DashboardSessionGuard)
   @RequiresRole('viewer')
+  // An account that requires two-factor sign-in must not trap its members: they may switch away.
+  @AllowedBeforeTwoFactor()
   async switchAccount(@CurrentSession() session: LiveSession, @Body() body: SwitchAccountDto, @Req() request: FastifyRequest): Promise<SessionReply> {
     await this.members.switchAccount(session.id, session.userId, body.account_id);
     return this.current(request);

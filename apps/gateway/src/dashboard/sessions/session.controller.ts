@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { MemberRole } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
+import { AllowedBeforeTwoFactor } from '../two-factor/two-factor-enrollment.decorator';
 import { RequiresRole } from './requires-role.decorator';
 import { CredentialsDto } from './credentials.dto';
 import { SessionCookies } from './session-cookies';
@@ -21,13 +22,17 @@ export interface SessionReply {
   signed_in: boolean;
   /** Send it back as X-CSRF-Token on every POST, PATCH and DELETE. */
   csrf_token: string;
-  user?: { id: string; email: string };
+  /** `email_verified`: the verification link was followed; `two_factor`: on for the user, and whether the account requires it. */
+  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
   /** The account the session works on, and the user's role there. */
   account?: AccountChoice;
   /** Every account the user belongs to (the account picker); PUT /session/account switches. */
   accounts?: AccountChoice[];
-  /** For the sign-up page, when signed out: whether it is open and the credits a new account starts with. */
-  sign_up?: { enabled: boolean; credits: number };
+  /**
+   * For the sign-up page, when signed out: whether it is open (SIGNUP_MODE, `invite`: closed), the
+   * credits a new account starts with, and whether keys wait for the verification mail.
+   */
+  sign_up?: { enabled: boolean; mode: string; credits: number; verification_required: boolean };
 }
 
 /** The reply for a signed-in session, with the accounts its user may switch to. */
@@ -36,10 +41,23 @@ export async function sessionReply(session: LiveSession, members: MembersService
   return {
     signed_in: true,
     csrf_token: session.csrfToken,
-    user: { id: session.userId, email: session.email },
+    user: {
+      id: session.userId,
+      email: session.email,
+      email_verified: session.emailVerified,
+      two_factor: { enabled: session.twoFactorEnabled, required: session.accountRequiresTwoFactor },
+    },
     account: { id: session.accountId, name: session.accountName, role: session.role },
     accounts: accounts.map((a) => ({ id: a.accountId, name: a.name, role: a.role })),
   };
+}
+
+/** The password was right; the sign-in ends with a code (POST /dashboard/api/sign-in/two-factor). */
+export interface TwoFactorChallengeReply {
+  signed_in: false;
+  two_factor_required: true;
+  challenge: string;
+  expires_in_seconds: number;
 }
 
 /** The client address and user agent recorded with a session. */
@@ -78,16 +96,24 @@ export class SessionController {
     return this.started(reply, await this.sessions.signUp(body, client(request)));
   }
 
+  /** The session, or, for a user with two-factor sign-in, `two_factor_required` and the challenge for POST sign-in/two-factor. */
   @Post('sign-in')
   @HttpCode(200)
   @UseGuards(AnonymousCsrfGuard)
-  async signIn(@Body() body: CredentialsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionReply> {
-    return this.started(reply, await this.sessions.signIn(body, client(request), this.cookies.sessionToken(request)));
+  async signIn(
+    @Body() body: CredentialsDto,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<SessionReply | TwoFactorChallengeReply> {
+    const result = await this.sessions.signIn(body, client(request), this.cookies.sessionToken(request));
+    if ('challenge' in result) return { signed_in: false, two_factor_required: true, challenge: result.challenge, expires_in_seconds: result.expiresInSeconds };
+    return this.started(reply, result);
   }
 
   @Post('sign-out')
   @HttpCode(204)
   @UseGuards(DashboardSessionGuard)
+  @AllowedBeforeTwoFactor()
   @RequiresRole('viewer')
   async signOut(@CurrentSession() _session: LiveSession, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<void> {
     await this.sessions.signOut(this.cookies.sessionToken(request));

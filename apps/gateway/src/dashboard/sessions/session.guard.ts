@@ -1,9 +1,10 @@
 import { CanActivate, createParamDecorator, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ForbiddenError, UnauthorizedError } from '@gen/errors';
+import { AccessPolicyError, ForbiddenError, UnauthorizedError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
 import type { MemberRole } from '../../members/member-role';
+import { ALLOWED_BEFORE_TWO_FACTOR } from '../two-factor/two-factor-enrollment.decorator';
 import { assertRole, REQUIRED_ROLE } from './requires-role.decorator';
 import { SessionCookies } from './session-cookies';
 import { csrfTokensMatch, SessionsService } from './sessions.service';
@@ -37,7 +38,9 @@ function presentedToken(request: FastifyRequest): string | undefined {
 
 /**
  * Dashboard API routes: a live session cookie, for every state-changing call the session's CSRF
- * token, and the role the route declares (@RequiresRole) on the session's account.
+ * token, and the role the route declares (@RequiresRole) on the session's account. While the
+ * account requires two-factor sign-in and the user has not set it up, only the routes marked
+ * AllowedBeforeTwoFactor answer (the pages send the user to the set-up).
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
@@ -58,6 +61,9 @@ export class DashboardSessionGuard implements CanActivate {
     if (!SAFE_METHODS.has(request.method)) {
       assertSameOrigin(request, this.settings.publicOrigin);
       if (!csrfTokensMatch(presentedToken(request), session.csrfToken)) throw csrfRefused();
+    }
+    if (session.accountRequiresTwoFactor && !session.twoFactorEnabled && !this.reflector.get<boolean>(ALLOWED_BEFORE_TWO_FACTOR, context.getHandler())) {
+      throw new AccessPolicyError('two_factor_enrollment_required', 'Your account requires two-factor sign-in: set it up (Settings, Account) before anything else.');
     }
     assertRole(session.role, needed);
     request.dashboardSession = session;

@@ -1,16 +1,22 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { ConflictError, ForbiddenError, NotFoundError, RateLimitError, UnauthorizedError, ValidationError } from '@gen/errors';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AccessPolicyError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
 import { ProvisioningService } from '../../provisioning/provisioning.service';
-import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { DASHBOARD_SETTINGS, DashboardSettings, SignUpMode } from '../dashboard.settings';
+import { EmailVerificationService } from '../email-verification/email-verification.service';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../users/email-address';
 import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../../users/password-hasher';
 import { MIN_NEW_PASSWORD_LENGTH } from '../../users/password-rules';
-import { afterFailure, afterSuccess, decideAttempt, ThrottlePolicy, ThrottleState } from './sign-in-throttle';
 import { SignInThrottleRepository } from './sign-in-throttle.repository';
 import { LiveSession, SessionInfo, UsersRepository } from './users.repository';
+import { TwoFactorChallenge, TwoFactorSignInService } from '../two-factor/two-factor-sign-in.service';
+import { ClientInfo, hashSessionToken, SessionStarter, StartedSession } from './session-starter';
+import { SignInGate } from './sign-in-gate';
+
+export { hashSessionToken, newToken } from './session-starter';
+export type { ClientInfo, StartedSession } from './session-starter';
 
 export const MIN_PASSWORD_LENGTH = MIN_NEW_PASSWORD_LENGTH;
 const TOUCH_INTERVAL_MS = 60_000;
@@ -21,29 +27,9 @@ export interface Credentials {
   password: string;
 }
 
-export interface ClientInfo {
-  ip: string;
-  userAgent: string | null;
-}
-
-/** A new session: the cookie's token (never stored) and what the page needs. */
-export interface StartedSession {
-  token: string;
-  maxAgeSeconds: number;
-  session: LiveSession;
-}
-
 /** `sign_in_throttle` keys: emails hashed, so the table does not list who tried to sign in. */
 function throttleKeys(emailKey: string, ip: string) {
   return { email: `email:${createHash('sha256').update(emailKey).digest('hex')}`, address: `ip:${ip}` };
-}
-
-export function hashSessionToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
-}
-
-export function newToken(): string {
-  return randomBytes(32).toString('base64url');
 }
 
 /** Compares a presented CSRF token with the expected one in constant time. */
@@ -67,8 +53,12 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly users: UsersRepository,
     private readonly throttle: SignInThrottleRepository,
+    private readonly gate: SignInGate,
+    private readonly starter: SessionStarter,
+    private readonly twoFactor: TwoFactorSignInService,
     private readonly provisioning: ProvisioningService,
     private readonly audit: AuditService,
+    private readonly verification: EmailVerificationService,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
   ) {}
 
@@ -81,12 +71,15 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.maintenance);
   }
 
-  signUpTerms(): { enabled: boolean; credits: number } {
-    return { enabled: this.settings.signUp.enabled, credits: this.settings.signUp.credits };
+  signUpTerms(): { enabled: boolean; mode: SignUpMode; credits: number; verification_required: boolean } {
+    const { mode, credits } = this.settings.signUp;
+    return { enabled: mode !== 'invite', mode, credits, verification_required: this.verification.required };
   }
 
   async signUp(credentials: Credentials, client: ClientInfo): Promise<StartedSession> {
-    if (!this.settings.signUp.enabled) throw new ForbiddenError('Sign-up is closed on this deployment; ask your administrator for an account.');
+    if (this.settings.signUp.mode === 'invite') {
+      throw new AccessPolicyError('signup_closed', 'Sign-up is by invitation only on this deployment: ask a member of your team to invite you.');
+    }
     const email = credentials.email.trim();
     const emailKey = email.toLowerCase();
     if (!isEmailAddress(email)) throw new ValidationError('email: Enter an email address such as name@example.com.');
@@ -98,44 +91,54 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     // Every sign-up from an address counts (free credits, and probing which emails have accounts).
     const key = `sign-up:${client.ip}`;
     const policy = this.settings.throttle.signUp;
-    await this.admit({ [key]: policy });
+    await this.gate.admit({ [key]: policy });
     const created = await this.provisioning.createAccountForUser(
       { email, emailKey, passwordHash: await this.hasher.hash(password) },
       this.settings.signUp.plan,
       this.settings.signUp.credits,
     );
     if (!created) {
-      await this.settle({ [key]: policy }, false);
+      await this.gate.settle({ [key]: policy }, false);
       throw new ConflictError('email: An account with this email cannot be created. If you already have one, sign in instead.');
     }
     const actor: AuditActor = { kind: 'user', userId: created.userId, email, ip: client.ip };
     await this.audit.record({ accountId: created.accountId, actor, action: 'user.signed_up', target: email });
-    return this.start({ userId: created.userId, accountId: created.accountId }, client);
+    await this.verification.sendAfterSignUp({ userId: created.userId, email });
+    return this.starter.start({ userId: created.userId, accountId: created.accountId }, client);
   }
 
   /**
    * `join`, when given, runs once the password is right and names the account to open (accepting an
    * invitation by signing in adds the membership there); otherwise sign-in opens accountToOpen's.
+   * A user with two-factor sign-in gets a challenge to answer with a code (TwoFactorSignInService).
    */
+  signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined): Promise<StartedSession | TwoFactorChallenge>;
+  /** With `join`, never a challenge (a user with two-factor sign-in is refused: 409). */
+  signIn(credentials: Credentials, client: ClientInfo, previousToken: string | undefined, join: (user: { id: string; emailKey: string }) => Promise<string>): Promise<StartedSession>;
   async signIn(
     credentials: Credentials,
     client: ClientInfo,
     previousToken: string | undefined,
     join?: (user: { id: string; emailKey: string }) => Promise<string>,
-  ): Promise<StartedSession> {
+  ): Promise<StartedSession | TwoFactorChallenge> {
     const emailKey = credentials.email.trim().toLowerCase();
     const keys = throttleKeys(emailKey, client.ip);
     const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
-    await this.admit(policies);
+    await this.gate.admit(policies);
 
     const user = emailKey.length <= MAX_EMAIL_LENGTH ? await this.users.findUserByEmailKey(emailKey) : null;
     const password = credentials.password.slice(0, MAX_PASSWORD_LENGTH + 1);
     const ok = user ? await this.hasher.verify(password, user.passwordHash) : await this.hasher.verifyDecoy(password);
-    await this.settle(policies, ok, keys.address);
+    await this.gate.settle(policies, ok, keys.address);
     // Failures for an address with no user belong to no account: the throttle counts them, the audit log cannot.
     const actor: AuditActor | null = user && { kind: 'user', userId: user.id, email: user.email, ip: client.ip };
     if (user?.accountId && actor && !ok) await this.audit.record({ accountId: user.accountId, actor, action: 'user.sign_in_failed', target: user.email });
     if (!user || !ok) throw new UnauthorizedError('Email or password is incorrect.');
+    if (user.totpEnabledAt) {
+      // The invitation cannot wait across the code step: sign in fully, then accept it signed in.
+      if (join) throw new ConflictError('Your sign-in needs a code from your authenticator app: sign in first, then open the invitation link again to accept it.');
+      return this.twoFactor.challenge(user.id);
+    }
     // The account the user last worked on, or another they belong to (docs/dashboard.md, "Switching accounts").
     const accountId = join ? await join({ id: user.id, emailKey: user.emailKey }) : await this.users.accountToOpen(user.id);
     if (!accountId) throw new ForbiddenError('You are not a member of any account any more. Ask an owner or admin of your team to invite you again.');
@@ -144,7 +147,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     // A new token at every sign-in: a token planted before it (session fixation) is worth nothing.
     if (previousToken) await this.users.deleteSessionByTokenHash(hashSessionToken(previousToken));
     if (actor) await this.audit.record({ accountId, actor, action: 'user.signed_in', target: user.email });
-    return this.start({ userId: user.id, accountId }, client);
+    return this.starter.start({ userId: user.id, accountId }, client);
   }
 
   /**
@@ -162,9 +165,9 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
 
     const keys = throttleKeys(user.emailKey, client.ip);
     const policies = { [keys.email]: this.settings.throttle.email, [keys.address]: this.settings.throttle.address };
-    await this.admit(policies);
+    await this.gate.admit(policies);
     const ok = await this.hasher.verify(input.currentPassword.slice(0, MAX_PASSWORD_LENGTH + 1), user.passwordHash);
-    await this.settle(policies, ok, keys.address);
+    await this.gate.settle(policies, ok, keys.address);
     if (!ok) throw new ValidationError('current_password: This is not your current password.');
     if (next === input.currentPassword) throw new ValidationError('new_password: Choose a password different from the current one.');
 
@@ -214,55 +217,9 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
     return session;
   }
 
-  /** Refuses with 429 (and Retry-After) when any counter says wait; otherwise counts this attempt. */
-  private async admit(policies: Record<string, ThrottlePolicy>): Promise<void> {
-    const retryAfter = await this.throttle.update(Object.keys(policies), (states) => {
-      const now = new Date();
-      const writes = new Map<string, ThrottleState>();
-      let wait = 0;
-      for (const [key, state] of states) {
-        const decision = decideAttempt(state, now, policies[key]);
-        if (decision.allowed) writes.set(key, decision.next);
-        else wait = Math.max(wait, decision.retryAfterSeconds);
-      }
-      return wait > 0 ? { writes: new Map(), result: wait } : { writes, result: 0 };
-    });
-    if (retryAfter > 0) {
-      const minutes = Math.ceil(retryAfter / 60);
-      const when = retryAfter < 60 ? `${retryAfter} second${retryAfter === 1 ? '' : 's'}` : `${minutes} minute${minutes === 1 ? '' : 's'}`;
-      throw new RateLimitError(`Too many attempts. Wait ${when} and try again.`, retryAfter);
-    }
-  }
-
-  /** After the password check: failures may lock; a success takes the attempt back. */
-  private async settle(policies: Record<string, ThrottlePolicy>, ok: boolean, addressKey?: string): Promise<void> {
-    await this.throttle.update(Object.keys(policies), (states) => {
-      const now = new Date();
-      const writes = new Map<string, ThrottleState>();
-      for (const [key, state] of states) {
-        writes.set(key, ok ? afterSuccess(state, key === addressKey ? 'address' : 'email') : afterFailure(state, now, policies[key]));
-      }
-      return { writes, result: undefined };
-    });
-  }
-
-  /** A new session of the user on one of their accounts (sign-in, sign-up, accepting an invitation). */
-  async start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
-    const token = newToken();
-    const ttl = this.settings.sessionTtlSeconds;
-    await this.users.insertSession({
-      id: randomUUID(),
-      tokenHash: hashSessionToken(token),
-      userId: owner.userId,
-      accountId: owner.accountId,
-      csrfToken: newToken(),
-      expiresAt: new Date(Date.now() + ttl * 1000),
-      ip: client.ip.slice(0, 100),
-      userAgent: client.userAgent?.slice(0, 500) ?? null,
-    });
-    const session = await this.users.findLiveSession(hashSessionToken(token), this.settings.sessionIdleSeconds);
-    if (!session) throw new Error('session vanished right after it was created');
-    return { token, maxAgeSeconds: ttl, session };
+  /** A new session of the user on one of their accounts (sign-up, accepting an invitation). */
+  start(owner: { userId: string; accountId: string }, client: ClientInfo): Promise<StartedSession> {
+    return this.starter.start(owner, client);
   }
 
   private async removeDeadRows(): Promise<void> {

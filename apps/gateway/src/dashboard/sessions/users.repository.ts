@@ -29,6 +29,12 @@ export interface LiveSession {
   csrfToken: string;
   lastSeenAt: Date;
   expiresAt: Date;
+  /** The user followed their verification mail's link (or was made by an operator or an invitation). */
+  emailVerified: boolean;
+  /** The user signs in with a TOTP code after the password. */
+  twoFactorEnabled: boolean;
+  /** The account wants every member to use two-factor sign-in. */
+  accountRequiresTwoFactor: boolean;
 }
 
 /** The queries of sign-in and sessions (schema auth); accounts with their users are written by UserAccountsRepository. */
@@ -77,9 +83,13 @@ export class UsersRepository {
       csrf_token: string;
       last_seen_at: Date;
       expires_at: Date;
+      email_verified: boolean;
+      two_factor_enabled: boolean;
+      require_two_factor: boolean;
     }>(
       this.db,
-      `SELECT s.id, s.user_id, s.account_id, u.email, a.name AS account_name, m.role, s.csrf_token, s.last_seen_at, s.expires_at
+      `SELECT s.id, s.user_id, s.account_id, u.email, a.name AS account_name, m.role, s.csrf_token, s.last_seen_at, s.expires_at,
+              u.email_verified_at IS NOT NULL AS email_verified, u.totp_enabled_at IS NOT NULL AS two_factor_enabled, a.require_two_factor
          FROM sessions s JOIN users u ON u.id = s.user_id JOIN accounts a ON a.id = s.account_id
          JOIN account_members m ON m.account_id = s.account_id AND m.user_id = s.user_id
         WHERE s.token_hash = $1 AND s.expires_at > now() AND s.last_seen_at > now() - make_interval(secs => $2)`,
@@ -97,6 +107,9 @@ export class UsersRepository {
       csrfToken: row.csrf_token,
       lastSeenAt: row.last_seen_at,
       expiresAt: row.expires_at,
+      emailVerified: row.email_verified,
+      twoFactorEnabled: row.two_factor_enabled,
+      accountRequiresTwoFactor: row.require_two_factor,
     };
   }
 

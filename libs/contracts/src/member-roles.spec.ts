@@ -1,4 +1,4 @@
-import { canManageRole, isMemberRole, MEMBER_ROLES, roleAtLeast, roleWithArticle } from './member-role';
+import { canManageRole, isMemberRole, MEMBER_ROLES, roleAtLeast, roleWithArticle } from './member-roles';
 
 describe('member roles', () => {
   it('rank owner over admin over developer over viewer', () => {

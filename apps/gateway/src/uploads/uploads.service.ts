@@ -1,0 +1,155 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DomainError, ValidationError } from '@gen/errors';
+import { UPLOAD_ID } from '@gen/model-inputs';
+import { formatOfContentType, isObjectKey, ObjectTooLargeError, OUTPUT_FORMATS, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { MediaFetchRefused, RemoteMedia } from './remote-media';
+import { UploadRow, UploadsRepository } from './uploads.repository';
+import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from './uploads.settings';
+
+/** What `POST /uploads` answers (and the dashboard's upload route). */
+export interface UploadReply {
+  id: string;
+  /** Where the provider (and the customer) reads it: the content host, as outputs are. */
+  url: string;
+  expires_at: string;
+  content_type: string;
+  bytes: number;
+}
+
+const ACCEPTED_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))].join(', ');
+
+const EMPTY = 'The upload is empty: send the file as the request body.';
+
+/** Expired uploads are kept this long before the janitor deletes them (a job submitted just before the end reads it meanwhile). */
+export const UPLOAD_DELETE_GRACE_SECONDS = 3600;
+
+/**
+ * Input media: files a customer uploads, and media URLs fetched at submit, each kept in the storage
+ * (local folder or bucket, streamed) for UPLOAD_TTL_HOURS and usable only by its own account.
+ */
+@Injectable()
+export class UploadsService implements OnApplicationShutdown {
+  private readonly logger = new Logger(UploadsService.name);
+  private readonly limits: UploadSettings;
+  private readonly contentBase: string;
+  private readonly remote: RemoteMedia | null;
+  private readonly storage: OutputStorage | null;
+
+  constructor(
+    private readonly uploads: UploadsRepository,
+    @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
+    // None in the operator CLI, which serves nothing and takes no uploads.
+    @Optional() @Inject(OutputStorage) storage: OutputStorage | null,
+  ) {
+    this.limits = settings.uploads ?? DEFAULT_UPLOAD_SETTINGS;
+    this.contentBase = (settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`).replace(/\/+$/, '');
+    this.storage = storage ?? null;
+    this.remote = storage ? new RemoteMedia(storage, settings.webhookPolicy, { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.fetchTimeoutMs }) : null;
+  }
+
+  private get store(): OutputStorage {
+    if (!this.storage) throw new DomainError('service_unavailable', 'This process keeps no files.');
+    return this.storage;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.remote?.close();
+  }
+
+  /** Stores the body (its declared type must be what its bytes are) as an upload of the account. */
+  async create(accountId: string, contentType: string | undefined, body: AsyncIterable<Uint8Array> | undefined): Promise<UploadReply> {
+    const declared = contentType === undefined ? null : formatOfContentType(contentType);
+    if (!declared) {
+      throw new DomainError('unsupported_media_type', `Send the file as the body, with its media type as Content-Type: one of ${ACCEPTED_TYPES}.`);
+    }
+    if (!body) throw new ValidationError(EMPTY);
+    let stored;
+    try {
+      stored = await putSniffed(this.store, body, { maxBytes: this.limits.maxBytes, accept: (format) => format === declared });
+    } catch (error) {
+      if (error instanceof ObjectTooLargeError) throw new DomainError('payload_too_large', `An upload is at most ${megabytes(this.limits.maxBytes)} (UPLOAD_MAX_MB).`);
+      if (error instanceof UnacceptedFormatError) {
+        if (error.empty) throw new ValidationError(EMPTY);
+        throw new ValidationError(
+          error.found ? `The file is ${error.found.contentType}, not the ${declared.contentType} its Content-Type says.` : `The file is not ${declared.contentType} (nor another format the service takes).`,
+        );
+      }
+      throw error;
+    }
+    const row = await this.record(accountId, stored.key, stored.format.contentType, stored.bytes, null);
+    return this.reply(row);
+  }
+
+  /**
+   * The media input `value` as the provider gets it: the URL of the account's upload it names (by id
+   * or URL), or of a copy of the https URL it is, fetched now. A refusal names the field: nothing
+   * else is kept. Returns the URL and, for a fetched copy, its upload (to remove if the submit fails).
+   */
+  async resolve(accountId: string, field: string, value: string): Promise<{ url: string; fetched: UploadRow | null }> {
+    const at = `input.${field}`;
+    if (UPLOAD_ID.test(value) || value.startsWith(`${this.contentBase}/`)) {
+      const key = value.slice(this.contentBase.length + 1);
+      const upload = UPLOAD_ID.test(value) ? await this.uploads.findById(accountId, value) : isObjectKey(key) ? await this.uploads.findByKey(accountId, key) : null;
+      // Another account's upload is not found either: its id or URL says nothing to this one.
+      if (!upload) throw new ValidationError(`${at}: no upload of this account has this ${UPLOAD_ID.test(value) ? 'id' : 'URL'} (POST /api/v1/uploads)`);
+      if (upload.expired) throw new ValidationError(`${at}: this upload expired at ${upload.expiresAt.toISOString()}; upload the file again`);
+      return { url: this.urlOf(upload.objectKey), fetched: null };
+    }
+    let stored;
+    try {
+      if (!this.remote) throw new DomainError('service_unavailable', 'This process keeps no files.');
+      stored = await this.remote.fetch(value);
+    } catch (error) {
+      if (error instanceof MediaFetchRefused) throw new ValidationError(`${at}: ${error.message}`);
+      throw error;
+    }
+    const row = await this.record(accountId, stored.key, stored.format.contentType, stored.bytes, value);
+    return { url: this.urlOf(row.objectKey), fetched: row };
+  }
+
+  /** Removes uploads made for a request that was then refused (best effort: the janitor gets the rest). */
+  async discard(uploads: readonly UploadRow[]): Promise<void> {
+    if (uploads.length === 0) return;
+    try {
+      await this.store.deleteMany(uploads.map((u) => u.objectKey));
+      await this.uploads.remove(uploads.map((u) => u.id));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Could not remove media fetched for a refused request; the janitor will');
+    }
+  }
+
+  /** Deletes uploads past their end (and the grace): objects first, then rows. Returns how many. */
+  async sweepExpired(limit = 500): Promise<number> {
+    if (!this.storage) return 0;
+    const expired = await this.uploads.expired(UPLOAD_DELETE_GRACE_SECONDS, limit);
+    if (expired.length === 0) return 0;
+    await this.storage.deleteMany(expired.map((u) => u.objectKey));
+    await this.uploads.remove(expired.map((u) => u.id));
+    return expired.length;
+  }
+
+  private async record(accountId: string, objectKey: string, contentType: string, bytes: number, sourceUrl: string | null): Promise<UploadRow> {
+    const id = `upl_${randomBytes(12).toString('hex')}`;
+    try {
+      return await this.uploads.insert({ id, accountId, objectKey, contentType, bytes, sourceUrl }, this.limits.ttlSeconds);
+    } catch (error) {
+      // Not recorded: nothing would ever delete the object.
+      await this.store.delete(objectKey).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private reply(upload: UploadRow): UploadReply {
+    return { id: upload.id, url: this.urlOf(upload.objectKey), expires_at: upload.expiresAt.toISOString(), content_type: upload.contentType, bytes: upload.bytes };
+  }
+
+  private urlOf(objectKey: string): string {
+    return `${this.contentBase}/${objectKey}`;
+  }
+}
+
+function megabytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+}
