@@ -13,11 +13,16 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
   let h: DistributedHarness;
   let capped: FakeReplicate;
   let slow: FakeReplicate;
+  let rated: FakeReplicate;
   const token = 'r8_parked-dist-token';
   const PRICE = 2;
 
   beforeAll(async () => {
-    [capped, slow] = await Promise.all([startFakeReplicate({ token, durationMs: 1_000 }), startFakeReplicate({ token, durationMs: 10_000 })]);
+    [capped, slow, rated] = await Promise.all([
+      startFakeReplicate({ token, durationMs: 1_000 }),
+      startFakeReplicate({ token }),
+      startFakeReplicate({ token, durationMs: 300 }),
+    ]);
     h = await startDistributed({
       replicas: { generation: 2 },
       appEnv: {
@@ -32,7 +37,7 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
   });
   afterAll(async () => {
     await h?.close();
-    await Promise.all([capped, slow].map((f) => f?.close()));
+    await Promise.all([capped, slow, rated].map((f) => f?.close()));
   });
 
   async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
@@ -120,12 +125,31 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
     expect(capped.creates()).toBe(80);
   });
 
+  it('two replicas, maxRequestsPerSecond 10: the provider never sees more than the shared window allows, and all complete', async () => {
+    const { key } = await enterprise(200);
+    await bind(key, 'parked-rated-10', rated, { maxRequestsPerSecond: 10 });
+    const before = rated.requests.length;
+    const ids = await submitMany(key, 'parked-rated-10', 40);
+    const done = await until('every rated job to be final', () => counts(ids), (c) => c.final === ids.length, 90_000);
+    expect(done.completed).toBe(40);
+    expect(rated.creates()).toBe(40);
+    const times = rated.requests.slice(before).filter((r) => r.origin === 'api').map((r) => r.at).sort((a, b) => a - b);
+    // Both replicas' creates and checks come from one fixed window of a second: any second sees at
+    // most the end of one window and the start of the next, any five seconds six windows.
+    const busiest = (span: number) => Math.max(...times.map((t) => times.filter((u) => u >= t && u < t + span).length));
+    expect(busiest(1_000)).toBeLessThanOrEqual(20);
+    expect(busiest(5_000)).toBeLessThanOrEqual(60);
+    // 40 creates and a check each at least: at 10 a second that is 8 s, not the second it takes unlimited.
+    expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(6_000);
+  });
+
   it('kill -9 of a replica with hundreds of jobs parked: the other finishes every one, created upstream once, charged once', async () => {
-    const JOBS = 300;
+    const JOBS = 500;
     const { key, accountId } = await enterprise(1_000);
-    await bind(key, 'parked-slow', slow);
+    // Held upstream until the kill is done (then released), whatever the machine's load makes of the submits.
+    await bind(key, 'parked-slow', slow, { upstreamModel: 'fake/held' });
     const ids = await submitMany(key, 'parked-slow', JOBS);
-    await until('the jobs to be parked', () => counts(ids), (c) => c.parked >= JOBS * 0.9, 30_000);
+    await until('the jobs to be parked', () => counts(ids), (c) => c.parked >= JOBS * 0.9, 60_000);
     // Every job's upstream id stored: a kill between a provider's answer to the create and that write
     // would make a second create (no provider here takes an idempotency key; docs/jobs.md, the one window left).
     await until(
@@ -135,6 +159,7 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
       30_000,
     );
     await h.kill('generation', 'SIGKILL', 0);
+    slow.release();
 
     const done = await until('every job to be final on the other replica', () => counts(ids), (c) => c.final === JOBS, 120_000);
     expect(done.completed).toBe(JOBS);

@@ -67,6 +67,18 @@ describe('the packed TypeScript SDK, installed in an empty folder', () => {
     expect({ code: run.status, out: run.stdout }).toEqual({ code: 0, out: '' });
   });
 
+  it("the customer guide's TypeScript examples type-check against the packed declarations", () => {
+    // Every ```ts block of docs/guide/quickstart.md, in order, as one ES module (they share the client).
+    const guide = readFileSync(join(ROOT, 'docs', 'guide', 'quickstart.md'), 'utf8');
+    const blocks = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks.length).toBeGreaterThanOrEqual(5);
+    writeFileSync(join(app, 'guide.mts'), blocks.join('\n'));
+    const compilerOptions = { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], types: [] };
+    writeFileSync(join(app, 'tsconfig.guide.json'), JSON.stringify({ compilerOptions, files: ['guide.mts', 'guide-stubs.d.ts'] }));
+    const run = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(app, 'tsconfig.guide.json')], { cwd: app, encoding: 'utf8' });
+    expect({ code: run.status, out: run.stdout }).toEqual({ code: 0, out: '' });
+  });
+
   it('generates, waits, cancels and verifies the signed webhooks (ESM) against a running standalone', async () => {
     const env = { DATA_DIR: join(parent, 'data') };
     const account = runCliWith(env, 'accounts', 'create', '--name', 'Packed', '--plan', 'pro', '--credits', '1000', '--json');

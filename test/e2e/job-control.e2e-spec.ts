@@ -210,6 +210,54 @@ describe('job control (standalone)', () => {
     expect(finished.events).toEqual([{ event: 'completed', data: completed.data }]);
   });
 
+  it('resumes a stream with Last-Event-ID: the record the client has is not sent again, a newer one is, and a final one it has is 204', async () => {
+    const { key } = await account(1);
+    const first = await submit(key, 'held-audio-1');
+    await hold.startedJob(first.body.id);
+    const second = await submit(key, 'held-audio-1');
+    const url = `${h.url}/api/v1/generations/${second.body.id}/events`;
+    const stream = await openSse(url, key);
+    await stream.next((e) => e.event === 'queued');
+    const queuedId = stream.ids[0] as string;
+    expect(queuedId).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    stream.close();
+
+    // Nothing changed since: the stream opens (headers, heartbeats) without repeating the queued record.
+    const resumed = await openSse(url, key, queuedId);
+    expect(resumed.status).toBe(200);
+    await until('a heartbeat', async () => (resumed.comments > 0 ? true : undefined), 3_000);
+    expect(resumed.events).toEqual([]);
+    hold.release(first.body.id);
+    await resumed.next((e) => e.event === 'processing');
+    expect(resumed.events[0].event).toBe('processing');
+    const processingId = resumed.ids.at(-1) as string;
+    resumed.close();
+
+    // An older id than the current record: the current record at once.
+    const stale = await openSse(url, key, queuedId);
+    expect((await stale.next(() => true)).event).toBe('processing');
+    expect(stale.ids[0]).toBe(processingId);
+    stale.close();
+
+    hold.release(second.body.id);
+    const rest = await openSse(url, key, processingId);
+    await rest.ended;
+    // The engine's last progress may still arrive before the final record; never the one the client had.
+    expect(rest.events.at(-1)?.event).toBe('completed');
+    expect(rest.ids).not.toContain(processingId);
+    const finalId = rest.ids.at(-1) as string;
+
+    // The client has the final record: 204, which tells EventSource to stop reconnecting.
+    const done = await openSse(url, key, finalId);
+    expect({ status: done.status, events: done.events, requestId: typeof done.headers.get('x-request-id') }).toEqual({ status: 204, events: [], requestId: 'string' });
+    // Ids name records, not connections: a fresh stream gives the same id for the same record; an unknown id is no id.
+    for (const lastEventId of [undefined, 'not-an-event-id']) {
+      const fresh = await openSse(url, key, lastEventId);
+      await fresh.ended;
+      expect(fresh.ids).toEqual([finalId]);
+    }
+  });
+
   it('refuses streams beyond the account limit (429), another account\'s job (404), and ends a stream on cancel', async () => {
     const { key } = await account(1);
     const job = await submit(key, 'held-audio-1');

@@ -1,8 +1,10 @@
 import type { ModelDefinitionInput } from '@gen/generation';
 import { ParkedJobs } from '@gen/generation';
-import { eventually, FakeReplicate, http, startFakeReplicate } from '@gen/testing';
+import { eventually, FakeFal, FakeReplicate, http, startFakeFal, startFakeReplicate } from '@gen/testing';
 import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface JobRow {
   status: string;
@@ -24,6 +26,12 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
   let held: FakeReplicate;
   let timed: FakeReplicate;
   let long: FakeReplicate;
+  /** One provider account behind two models (their limits are the account's, not each model's). */
+  let shared: FakeReplicate;
+  /** An account that answers a create with 429 while other jobs of it wait. */
+  let throttling: FakeReplicate;
+  /** fal's queue, which says where a request waits in it. */
+  let fal: FakeFal;
   let h: StandaloneHarness;
   const PRICE = 3;
 
@@ -49,27 +57,43 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
 
   beforeAll(async () => {
     const token = 'r8_parked-token';
-    [held, timed, long] = await Promise.all([
+    [held, timed, long, shared, throttling] = await Promise.all([
       startFakeReplicate({ token }),
       startFakeReplicate({ token, durationMs: 1_500 }),
       startFakeReplicate({ token, durationMs: 5_000 }),
+      startFakeReplicate({ token, durationMs: 1_000 }),
+      startFakeReplicate({ token }),
     ]);
+    fal = await startFakeFal();
     h = await startStandaloneHarness(
       // One CPU worker and two provider slots: whatever runs at once upstream is parked, not in a slot.
-      { REPLICATE_API_TOKEN: token, WORKER_CONCURRENCY: '1', PROVIDER_CONCURRENCY: '2', PROVIDER_CHECK_INTERVAL_MS: '20' },
+      { REPLICATE_API_TOKEN: token, FAL_KEY: fal.key, WORKER_CONCURRENCY: '1', PROVIDER_CONCURRENCY: '2', PROVIDER_CHECK_INTERVAL_MS: '20' },
       {
         models: [
           model('parked-held', held, 'held'),
           model('parked-long', long, 'ok'),
           model('parked-capped', timed, 'ok', { maxInFlight: 3 }),
           model('parked-silent', held, 'poll-503', { timeouts: { connectMs: 500, requestMs: 500, totalMs: 2_000 } }),
+          model('parked-shared-a', shared, 'ok', { maxInFlight: 3 }),
+          model('parked-shared-b', shared, 'ok-string', { maxInFlight: 3 }),
+          model('parked-throttled-held', throttling, 'held'),
+          model('parked-throttled', throttling, 'create-429'),
+          testModel({
+            id: 'parked-fal-queued',
+            name: 'Parked fal queued',
+            type: 'TEXT_TO_IMAGE',
+            credits: PRICE,
+            synchronous: false,
+            engine: 'fal',
+            params: { baseUrl: fal.url, upstreamModel: 'fake-ai/queued', tokenEnv: 'FAL_KEY', outputOrigins: [fal.cdnUrl], pollIntervalMs: 50, maxPollIntervalMs: 200 },
+          }),
         ],
       },
     );
   });
   afterAll(async () => {
     await h?.close();
-    await Promise.all([held, timed, long].map((f) => f?.close()));
+    await Promise.all([held, timed, long, shared, throttling, fal].map((f) => f?.close()));
   });
 
   const row = async (id: string) =>
@@ -195,5 +219,71 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
     expect(await parkedJobs.wake('00000000-0000-4000-8000-000000000000')).toBe('unknown');
     await http(h.url, 'POST', `/api/v1/generations/${id}/cancel`, { key });
     expect(await parkedJobs.wake(id)).toBe('not-parked');
+  });
+
+  it('two models on one provider account share its maxInFlight: 3 at once over both, not 3 each', async () => {
+    const { key } = await enterprise(30);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await submit(key, 'parked-shared-a'), await submit(key, 'parked-shared-b'));
+    let peak = 0;
+    await eventually(
+      async () => {
+        peak = Math.max(peak, shared.inFlight());
+        const rows = (await h.running.databases.generation.query(`SELECT status FROM jobs WHERE id = ANY($1::uuid[])`, [ids])) as Array<{ status: string }>;
+        return rows.every((r) => r.status === 'completed' || r.status === 'failed');
+      },
+      (done) => done,
+      30_000,
+      10,
+    );
+    expect(shared.peakInFlight()).toBeLessThanOrEqual(3);
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(shared.peakInFlight()).toBe(3);
+    expect(shared.creates()).toBe(12);
+    for (const id of ids) expect(await record(key, id)).toMatchObject({ status: 'completed', credits_charged: PRICE });
+  });
+
+  it("a provider's 429 with Retry-After slows the whole binding: no job of the account calls it until the Retry-After ends", async () => {
+    const { key } = await enterprise(20);
+    // Four jobs parked and checked every 50-200 ms (held until released).
+    const waiting = await Promise.all(Array.from({ length: 4 }, () => submit(key, 'parked-throttled-held')));
+    await eventually(async () => throttling.predictions.length, (n) => n === 4);
+    const reads = () => throttling.calls('GET', /^\/v1\/predictions\//);
+    await eventually(async () => reads().length, (n) => n >= 12);
+    // Another model of the same account: its create is answered 429 with `Retry-After: 1`.
+    const throttledId = await submit(key, 'parked-throttled');
+    const create = () => throttling.calls('POST', /^\/v1\/models\/fake\/create-429\/predictions$/);
+    await eventually(async () => create().length, (n) => n >= 1);
+    const at = create()[0].at;
+    await sleep(Math.max(0, at + 1_300 - Date.now()));
+    // Nothing reached the provider while the binding backed off (the first 100 ms: calls already on their way).
+    const during = throttling.requests.filter((r) => r.origin === 'api' && r.at > at + 100 && r.at < at + 900);
+    expect(during.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+    // Then the account is called again: the checks go on and the throttled create is made once more.
+    expect(await eventually(async () => reads().filter((r) => r.at >= at + 900).length, (n) => n > 0)).toBeGreaterThan(0);
+    expect(await eventually(async () => create().length, (n) => n === 2)).toBe(2);
+    throttling.release();
+    for (const id of [...waiting, throttledId]) expect(await final(key, id)).toMatchObject({ status: 'completed', credits_charged: PRICE });
+    expect(throttling.creates()).toBe(5);
+  });
+
+  it("a parked job's record shows the progress its provider reports (Replicate's log bars), from its checks", async () => {
+    const { key } = await enterprise(5);
+    const id = await submit(key, 'parked-long');
+    // Each check reads the prediction's logs (it runs 5 s); the fake's bar grows 20% a poll, up to 80%.
+    const seen = await eventually(() => record(key, id), (r) => r.progress !== null && r.progress >= 0.4, 20_000, 20);
+    expect(seen).toMatchObject({ status: 'processing', queue_position: null });
+    expect(seen.progress).toBeLessThanOrEqual(0.8);
+    expect((await row(id)).next_check_at).not.toBeNull(); // parked while it shows it
+    expect(await final(key, id)).toMatchObject({ status: 'completed', progress: 1, queue_position: null });
+  });
+
+  it("a parked job waiting in fal's queue shows its queue_position there while processing, and none once it runs", async () => {
+    const { key } = await enterprise(5);
+    const id = await submit(key, 'parked-fal-queued');
+    const waiting = await eventually(() => record(key, id), (r) => r.queue_position === 3, 20_000, 20);
+    expect(waiting).toMatchObject({ status: 'processing', queue_position: 3 });
+    fal.release();
+    expect(await final(key, id)).toMatchObject({ status: 'completed', queue_position: null, credits_charged: PRICE });
   });
 });

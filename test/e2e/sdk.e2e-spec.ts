@@ -141,6 +141,46 @@ describe('TypeScript SDK against standalone', () => {
     expect(await client.generations.wait(next.id, { timeoutMs: 20_000 })).toMatchObject({ id: next.id, status: 'completed' });
   });
 
+  it('resumes a dropped stream with Last-Event-ID: the server does not resend the record it had, nothing is yielded twice', async () => {
+    const job = await client.generations.create(held('dropped stream'));
+    await hold.startedJob(job.id);
+    const streams: Array<{ lastEventId: string | null; text: string }> = [];
+    const dropping = new GenerationClient({
+      apiKey: account.key,
+      baseUrl: h.url,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input).endsWith('/events') || !response.body) return response;
+        const seen = { lastEventId: new Headers(init?.headers).get('last-event-id'), text: '' };
+        streams.push(seen);
+        const first = streams.length === 1;
+        const decoder = new TextDecoder();
+        // The first connection drops once it has carried an event (a proxy timing out, a network change).
+        const body = response.body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform(chunk, controller) {
+              seen.text += decoder.decode(chunk, { stream: true });
+              controller.enqueue(chunk);
+              if (first && seen.text.includes('event: processing')) controller.error(new TypeError('terminated'));
+            },
+          }),
+        );
+        return new Response(body, { status: response.status, headers: response.headers });
+      },
+    });
+    const seen: GenerationStreamEvent[] = [];
+    for await (const event of dropping.generations.stream(job.id)) {
+      seen.push(event);
+      if (streams.length === 2) hold.release(job.id);
+      else setTimeout(() => hold.release(job.id), 3_500); // after the reconnect (the server's retry: 3000)
+    }
+    expect(seen.map((e) => e.event)).toEqual(['processing', 'completed']);
+    expect(streams).toHaveLength(2);
+    expect(streams[0].lastEventId).toBeNull();
+    expect(streams[1].lastEventId).toBe(seen[0].id);
+    expect(streams[1].text).not.toContain('event: processing');
+  });
+
   it('wait() falls back to polling when the live stream is refused (the stream limit), and times out with code timeout', async () => {
     const blocker = await client.generations.create(held('holds the only stream'));
     const controller = new AbortController();
@@ -157,6 +197,28 @@ describe('TypeScript SDK against standalone', () => {
     await open.return(undefined);
     hold.release(blocker.id);
     hold.release(slow.id);
+  });
+
+  it('uploads a file for a media input (sent as it is, with its type); a refused one is the envelope; never retried', async () => {
+    // A PNG as far as the service's sniffing goes: the signature, then bytes.
+    const png = new Uint8Array(512).fill(7);
+    png.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    const upload = await client.uploads.create(png, { contentType: 'image/png' });
+    expect(upload).toMatchObject({ id: expect.stringMatching(/^upl_[0-9a-f]{24}$/), content_type: 'image/png', bytes: 512, url: expect.stringContaining('/cdn/') });
+    expect(new Uint8Array(await (await fetch(upload.url)).arrayBuffer())).toEqual(png);
+    await expect(client.uploads.create(png, { contentType: 'image/jpeg' })).rejects.toMatchObject({ code: 'validation_error', status: 422 });
+
+    let calls = 0;
+    const busy = new GenerationClient({
+      apiKey: account.key,
+      baseUrl: h.url,
+      fetch: async () => {
+        calls++;
+        return new Response(JSON.stringify({ error: { code: 'service_unavailable', status: 503, message: 'busy' } }), { status: 503, headers: { 'retry-after': '0' } });
+      },
+    });
+    await expect(busy.uploads.create(png, { contentType: 'image/png' })).rejects.toMatchObject({ status: 503 });
+    expect(calls).toBe(1); // a repeat would store the file twice
   });
 
   it('cancels a running generation: failed, refunded; 409 once finished', async () => {

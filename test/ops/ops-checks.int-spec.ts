@@ -51,6 +51,8 @@ describe('ops checks', () => {
     edit('base/kustomization.yaml', /  - path: migrate-init.yaml\n    target: [^\n]+\n/, '');
     // Webhook ports the egress policy does not open.
     edit('base/config.env', 'WEBHOOK_ALLOWED_PORTS=443', 'WEBHOOK_ALLOWED_PORTS=443,8443');
+    // A variable no service reads (misspelt).
+    edit('base/config.env', 'LOG_LEVEL=info', 'LOG_LEVL=info');
     // A ReadWriteMany volume in production, and a tag instead of a digest.
     writeFileSync(
       join(dir, 'overlays/production/shared.yaml'),
@@ -93,6 +95,7 @@ describe('ops checks', () => {
       'Deployment gen-gateway: its selector must include app.kubernetes.io/instance',
       'ScaledObject gen-generation: trigger queued-jobs: the instance was not written into the query',
       'dev: with the local driver, generation and the gateway must mount one PersistentVolumeClaim at STORAGE_DIR',
+      'LOG_LEVL is not a setting the services declare',
     ]) {
       expect(result.output).toContain(expected);
     }

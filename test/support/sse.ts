@@ -11,6 +11,8 @@ export interface SseClient {
   body?: any;
   /** Every event so far. */
   events: SseEvent[];
+  /** Each event's id, in the same order (what a reconnect sends as Last-Event-ID). */
+  ids: Array<string | undefined>;
   /** Comment lines (heartbeats) seen so far. */
   comments: number;
   /** Resolves when the server ends the stream. */
@@ -20,19 +22,23 @@ export interface SseClient {
   close(): void;
 }
 
-/** Opens `GET {url}` as an event stream and parses it as it arrives (the way EventSource does). */
-export async function openSse(url: string, key: string): Promise<SseClient> {
+/** Opens `GET {url}` as an event stream and parses it as it arrives (the way EventSource does); `lastEventId` reconnects. */
+export async function openSse(url: string, key: string, lastEventId?: string): Promise<SseClient> {
   const abort = new AbortController();
-  const response = await fetch(url, { headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' }, signal: abort.signal });
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, accept: 'text/event-stream' };
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+  const response = await fetch(url, { headers, signal: abort.signal });
   const events: SseEvent[] = [];
+  const ids: Array<string | undefined> = [];
   const waiters: Array<{ match: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }> = [];
   let comments = 0;
   if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
     return {
       status: response.status,
       headers: response.headers,
-      body: await response.json(),
+      body: response.status === 204 ? undefined : await response.json(),
       events,
+      ids,
       comments,
       ended: Promise.resolve(),
       next: () => Promise.reject(new Error('not a stream')),
@@ -43,6 +49,7 @@ export async function openSse(url: string, key: string): Promise<SseClient> {
     status: response.status,
     headers: response.headers,
     events,
+    ids,
     comments: 0,
     ended: Promise.resolve(),
     next(match, timeoutMs = 10_000) {
@@ -74,6 +81,7 @@ export async function openSse(url: string, key: string): Promise<SseClient> {
           if (fields.data === undefined) continue;
           const event = { event: fields.event ?? 'message', data: JSON.parse(fields.data) };
           events.push(event);
+          ids.push(fields.id);
           for (const waiter of [...waiters]) {
             if (waiter.match(event)) {
               waiters.splice(waiters.indexOf(waiter), 1);

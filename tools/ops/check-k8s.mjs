@@ -10,13 +10,14 @@
 //    every object and pod template, no `replicas` under an HPA or ScaledObject, the migration as the
 //    first init container of every service, the catalogue synced from its ConfigMap, the egress
 //    policy's ports equal WEBHOOK_ALLOWED_PORTS, no ReadWriteMany volume and a digest-pinned image in
-//    production, probes, limits, non-root read-only containers, only the gateway public;
+//    production, every variable given to a service declared by the services, probes, limits,
+//    non-root read-only containers, only the gateway public;
 // 4. renders each overlay again as a second install (another namePrefix and instance label) and
 //    fails if any object or referenced Secret name of the two collides.
 // Usage: node tools/ops/check-k8s.mjs [manifest folder, default k8s]   (exit 1 with one line per problem)
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { claimedNames, ruleProblems } from './k8s/rules.mjs';
+import { claimedNames, declaredSettings, ruleProblems } from './k8s/rules.mjs';
 import { kustomize, overlaysOf, renders, schemaProblems, scratchCopy, secondInstall, strictFieldProblems } from './k8s/index.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -49,9 +50,10 @@ try {
   for (const [index, message] of strictFieldProblems(root, items.map((i) => i.value))) problem(items[index]?.where ?? 'k8s', message);
 
   // Rules, per render.
+  const settings = declaredSettings(root);
   for (const r of rendered) {
     const production = r.overlay === 'production';
-    for (const line of ruleProblems(r.objects, { root, overlay: r.name, kustomization: r.kustomization, production })) problems.push(`${r.name}: ${line}`);
+    for (const line of ruleProblems(r.objects, { root, overlay: r.name, kustomization: r.kustomization, production, settings })) problems.push(`${r.name}: ${line}`);
     count += r.objects.length;
   }
 

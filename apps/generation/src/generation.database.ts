@@ -13,6 +13,7 @@ import { GenerationModelInputs1764830000001 } from './migrations/1764830000001-g
 import { GenerationModelInputsOrder1764830000002 } from './migrations/1764830000002-generation-model-inputs-order';
 import { GenerationCatalogueNotify1764840000001 } from './migrations/1764840000001-generation-catalogue-notify';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
+import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/1764910000000-generation-upstream-queue-position';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -34,6 +35,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationModelInputsOrder1764830000002,
       GenerationCatalogueNotify1764840000001,
       GenerationModelLabels1764880000000,
+      GenerationUpstreamQueuePosition1764910000000,
     ],
     poolSize,
   };

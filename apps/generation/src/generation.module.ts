@@ -23,6 +23,7 @@ import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { BindingLimits } from './jobs/binding-limits.service';
+import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
@@ -121,15 +122,4 @@ export class GenerationModule {
       exports: [JobsService, CatalogueService, JobJanitorService, ParkedJobs],
     };
   }
-}
-
-/** The `maxInFlight` of each model's binding that sets one (the in-flight gauge's limits). */
-function bindingCaps(catalogue: CatalogueService): Map<string, number> {
-  const caps = new Map<string, number>();
-  for (const info of catalogue.list()) {
-    const model = catalogue.find(info.id);
-    const max = model ? catalogue.engineFor(model).engine?.phases?.maxInFlight : null;
-    if (model && typeof max === 'number') caps.set(model.id, max);
-  }
-  return caps;
 }

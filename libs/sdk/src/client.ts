@@ -1,5 +1,6 @@
 import { GenerationApiError } from './errors.js';
 import { SseParser } from './sse.js';
+import { Uploads } from './uploads.js';
 import type {
   Credits,
   GenerateRequest,
@@ -65,9 +66,12 @@ const DEFAULT_MAX_RETRIES = 2;
 const MAX_RETRY_DELAY_MS = 60_000;
 const isFinal = (status: GenerationStatus) => status === 'completed' || status === 'failed';
 
-interface CallOptions extends RequestOptions {
+/** @internal */
+export interface CallOptions extends RequestOptions {
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** A body sent as it is (an upload's file), with its media type, instead of JSON. */
+  raw?: { data: Uint8Array | ArrayBuffer | Blob; contentType: string };
   headers?: Record<string, string>;
   /** Safe to send twice (reads, cancel, a create with its Idempotency-Key): only such calls are retried. */
   idempotent: boolean;
@@ -82,6 +86,7 @@ export class GenerationClient {
   readonly generations: Generations;
   readonly models: Models;
   readonly credits: CreditsApi;
+  readonly uploads: Uploads;
   private readonly baseUrl: string;
   private readonly apiKey: string;
   private readonly timeoutMs: number;
@@ -99,6 +104,7 @@ export class GenerationClient {
     this.generations = new Generations(this);
     this.models = new Models(this);
     this.credits = new CreditsApi(this);
+    this.uploads = new Uploads(this);
   }
 
   /** @internal One API call, retried (when idempotent) on 429, 5xx and network errors, honouring Retry-After. */
@@ -113,8 +119,11 @@ export class GenerationClient {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept, ...options.headers };
-    let body: string | undefined;
-    if (options.body !== undefined) {
+    let body: string | Uint8Array | ArrayBuffer | Blob | undefined;
+    if (options.raw) {
+      body = options.raw.data instanceof Uint8Array ? new Uint8Array(options.raw.data) : options.raw.data;
+      headers['content-type'] = options.raw.contentType;
+    } else if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
@@ -273,6 +282,8 @@ export class Generations {
     for (;;) {
       const headers: Record<string, string> = lastEventId ? { 'last-event-id': lastEventId } : {};
       const response = await this.client.send('GET', `${generationPath(id)}/events`, { headers, idempotent: true, signal: options.signal }, 'text/event-stream');
+      // 204: Last-Event-ID named the final record, which this stream already gave.
+      if (response.status === 204) return;
       const parser = new SseParser();
       const decoder = new TextDecoder();
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
@@ -293,7 +304,7 @@ export class Generations {
             if (record.data === '') continue;
             reconnects = 0;
             const data = JSON.parse(record.data) as Generation;
-            // After a reconnect the server starts with the current record: skip it if nothing changed.
+            // The server does not resend the Last-Event-ID record; an older server did, so skip a repeat.
             if (record.data !== last) {
               last = record.data;
               yield { event: record.event as GenerationStatus, id: record.id, data };

@@ -12,12 +12,15 @@ export type {
   RequestOptions,
   WaitOptions,
 } from './client.js';
+export { Uploads } from './uploads.js';
+export type { CreateUploadOptions } from './uploads.js';
 export { GenerationApiError, WebhookVerificationError } from './errors.js';
 export type { WebhookVerificationReason } from './errors.js';
 export { SseParser } from './sse.js';
 export type { SseRecord } from './sse.js';
 export { verifyWebhook } from './webhooks.js';
 export type {
+  AccountLowBalanceEvent,
   GenerationCompletedEvent,
   GenerationFailedEvent,
   VerifiedWebhook,

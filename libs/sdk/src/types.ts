@@ -12,6 +12,7 @@ export type {
   Model,
   ModelList,
   PlanLimits,
+  Upload,
   WebhookAttempt,
   WebhookDelivery,
 } from './generated/openapi-types.js';

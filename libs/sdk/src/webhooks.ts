@@ -5,8 +5,22 @@ import type { WebhookEventBody } from './types.js';
 export type GenerationCompletedEvent = WebhookEventBody & { event: 'generation.completed'; status: 'completed'; output_url: string; error: null };
 /** A `generation.failed` event (a cancellation too): `credits_charged` is 0 and `error` says why. */
 export type GenerationFailedEvent = WebhookEventBody & { event: 'generation.failed'; status: 'failed'; output_url: null; error: string };
+/**
+ * An `account.low_balance` event: the account's available credits fell below the alert threshold set
+ * for it (once per crossing). `id` is the event's id, the same in every delivery of it.
+ */
+export interface AccountLowBalanceEvent {
+  event: 'account.low_balance';
+  id: string;
+  account_id: string;
+  /** The threshold crossed, in credits. */
+  threshold: number;
+  /** The available credits right after the crossing. */
+  available: number;
+  created_at: string;
+}
 /** Every event the service sends, told apart by `event`. */
-export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent;
+export type WebhookEvent = GenerationCompletedEvent | GenerationFailedEvent | AccountLowBalanceEvent;
 
 /** Request headers: a fetch `Headers`, or a plain object such as Node's `IncomingHttpHeaders` (names in any case). */
 export type WebhookRequestHeaders = { get(name: string): string | null } | Readonly<Record<string, string | readonly string[] | undefined>>;

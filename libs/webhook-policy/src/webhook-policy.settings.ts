@@ -13,7 +13,7 @@ export const WEBHOOK_DESTINATION_VARIABLES = {
   ports: custom<number[]>(
     'WEBHOOK_ALLOWED_PORTS',
     [],
-    'ports a webhook URL may use, comma-separated (empty: any); in Kubernetes, the ports the egress NetworkPolicy opens (k8s/ sets both from one value)',
+    'ports a webhook URL may use, comma-separated (empty: any); in Kubernetes, the ports the egress NetworkPolicy opens (check-k8s fails when the two differ)',
     [],
     (value, problem) => {
       const ports = value.split(',').map((part) => part.trim()).filter((part) => part.length > 0);

@@ -2,16 +2,17 @@
 
 ``GenerationClient`` calls the API; ``verify_webhook`` checks the signed events the service sends.
 """
-from ._client import CreditsApi, GenerationClient, Models
+from ._client import CreditsApi, GenerationClient, Models, Uploads
 from ._errors import GenerationApiError, WebhookVerificationError
 from ._generations import Generations
 from ._http import parse_retry_after, retry_delay_s
-from ._types import Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, WebhookEvent
+from ._types import AccountLowBalanceEvent, Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, Upload, WebhookEvent
 from ._webhooks import VerifiedWebhook, verify_webhook
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccountLowBalanceEvent",
     "Credits",
     "CreditsApi",
     "Generation",
@@ -25,6 +26,8 @@ __all__ = [
     "Models",
     "PlanLimits",
     "StreamEvent",
+    "Upload",
+    "Uploads",
     "VerifiedWebhook",
     "WebhookEvent",
     "WebhookVerificationError",

@@ -6,7 +6,7 @@ from typing import Iterator, List, Optional, cast
 
 from ._generations import Generations
 from ._http import Transport
-from ._types import Credits, LedgerEntry, Model
+from ._types import Credits, LedgerEntry, Model, Upload
 
 DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_RETRIES = 2
@@ -48,6 +48,20 @@ class CreditsApi:
                 return
 
 
+class Uploads:
+    """Input media: files for a model's media inputs (``format: "uri"``)."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+
+    def create(self, data: bytes, *, content_type: str) -> Upload:
+        """Stores a file for the account (``POST /api/v1/uploads``), usable by its ``id`` or ``url`` in a
+        generation's ``input`` until ``expires_at``. ``content_type``: image/png, image/jpeg, image/webp,
+        video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary. Not retried: a repeat would
+        store the file twice."""
+        return cast(Upload, self._transport.call("POST", "/api/v1/uploads", idempotent=False, raw=(bytes(data), content_type)))
+
+
 class GenerationClient:
     """The Generation Service API. Every API error is a ``GenerationApiError``.
 
@@ -70,3 +84,4 @@ class GenerationClient:
         self.generations = Generations(transport)
         self.models = Models(transport)
         self.credits = CreditsApi(transport)
+        self.uploads = Uploads(transport)

@@ -10,7 +10,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ._errors import GenerationApiError
 
@@ -100,9 +100,10 @@ class Transport:
         query: Optional[Query] = None,
         body: Any = None,
         headers: Optional[Mapping[str, str]] = None,
+        raw: Optional[Tuple[bytes, str]] = None,
     ) -> Any:
-        """The parsed JSON answer of a successful call, after the retries."""
-        response = self.open(method, path, idempotent=idempotent, query=query, body=body, headers=headers)
+        """The parsed JSON answer of a successful call, after the retries; `raw` (bytes, media type) is sent as it is."""
+        response = self.open(method, path, idempotent=idempotent, query=query, body=body, headers=headers, raw=raw)
         with response:
             try:
                 text = response.read()
@@ -121,12 +122,15 @@ class Transport:
         headers: Optional[Mapping[str, str]] = None,
         accept: str = "application/json",
         timeout_s: Optional[float] = None,
+        raw: Optional[Tuple[bytes, str]] = None,
     ) -> http.client.HTTPResponse:
         """The open response of a successful call (its body unread), after the retries."""
         sent = {"Authorization": "Bearer " + self.api_key, "Accept": accept, "User-Agent": USER_AGENT}
         sent.update(headers or {})
         data = None
-        if body is not None:
+        if raw is not None:
+            data, sent["Content-Type"] = raw
+        elif body is not None:
             data = json.dumps(body).encode("utf-8")
             sent["Content-Type"] = "application/json"
         url = self.url(path, query)

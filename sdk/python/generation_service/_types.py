@@ -4,7 +4,7 @@ tests/test_against_standalone.py checks these field lists against the OpenAPI do
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, NamedTuple, Optional, TypedDict
+from typing import Any, Dict, List, Literal, NamedTuple, Optional, TypedDict
 
 
 class GenerationOutput(TypedDict, total=False):
@@ -102,9 +102,9 @@ class LedgerEntry(TypedDict):
 
 
 class WebhookEvent(TypedDict):
-    """The body of every webhook event; ``event`` tells ``generation.completed`` from ``generation.failed``."""
+    """The body of a generation's webhook event; ``event`` tells ``generation.completed`` from ``generation.failed``."""
 
-    event: str
+    event: Literal["generation.completed", "generation.failed"]
     id: str
     status: str
     type: str
@@ -117,3 +117,30 @@ class WebhookEvent(TypedDict):
     outputs: List[GenerationOutput]
     input: Dict[str, Any]
     metadata: Dict[str, str]
+
+
+class AccountLowBalanceEvent(TypedDict):
+    """``account.low_balance``: the account's available credits fell below its alert threshold (once per crossing)."""
+
+    event: Literal["account.low_balance"]
+    #: The event's id, the same in every delivery of it.
+    id: str
+    account_id: str
+    #: The threshold crossed, in credits.
+    threshold: int
+    #: The available credits right after the crossing.
+    available: int
+    created_at: str
+
+
+class Upload(TypedDict):
+    """A file for a model's media input: give its ``id`` or ``url`` in ``input``."""
+
+    id: str
+    #: On the content host, readable without a key until it expires (what the provider reads).
+    url: str
+    #: After this it cannot be used (422), and it is deleted.
+    expires_at: str
+    #: Its media type, as its bytes show it.
+    content_type: str
+    bytes: int

@@ -11,7 +11,7 @@ import time
 from typing import Any, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from ._errors import WebhookVerificationError
-from ._types import WebhookEvent
+from ._types import AccountLowBalanceEvent, WebhookEvent
 
 SECRET_PREFIX = "whsec_"
 _SERVICE_SIGNATURE = re.compile(r"sha256=[0-9a-f]{64}")
@@ -24,8 +24,8 @@ Headers = Union[Mapping[str, str], Iterable[Tuple[str, str]], Any]
 
 
 class VerifiedWebhook(NamedTuple):
-    #: The verified body, parsed.
-    event: WebhookEvent
+    #: The verified body, parsed: ``event["event"]`` is ``generation.completed``, ``generation.failed`` or ``account.low_balance``.
+    event: Union[WebhookEvent, AccountLowBalanceEvent]
     #: ``X-Service-Delivery-Id`` or ``webhook-id``: the same on every attempt; drop duplicates by it.
     delivery_id: str
     #: The signed timestamp, Unix seconds.
@@ -113,7 +113,7 @@ def verify_webhook(
     except (UnicodeDecodeError, ValueError):
         raise WebhookVerificationError("invalid_payload", "The signed body is not JSON.") from None
     return VerifiedWebhook(
-        event=cast(WebhookEvent, event),
+        event=cast(Union[WebhookEvent, AccountLowBalanceEvent], event),
         delivery_id=delivery_id,
         timestamp=timestamp,
         scheme="standard" if standard else "service",

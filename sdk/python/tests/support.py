@@ -84,10 +84,15 @@ class Receiver:
 
 class LossyProxy:
     """Forwards to the standalone; `fail(n, status, retry_after)` makes the next n answers that status
-    after forwarding (the request reached the service, its answer was lost). Records each request."""
+    after forwarding (the request reached the service, its answer was lost); `drop_streams` cuts event
+    streams after their first event. Records each request."""
 
     def __init__(self, target: str) -> None:
         self.seen: List[Tuple[float, str, str, Optional[str]]] = []
+        #: The Last-Event-ID header of each request (None when absent).
+        self.last_event_ids: List[Optional[str]] = []
+        #: How many of the next event streams to cut after their first event.
+        self.drop_streams = 0
         self._failures: List[Tuple[int, Optional[str]]] = []
         proxy = self
 
@@ -96,8 +101,11 @@ class LossyProxy:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else None
                 proxy.seen.append((time.monotonic(), self.command, self.path, self.headers.get("Idempotency-Key")))
+                proxy.last_event_ids.append(self.headers.get("Last-Event-ID"))
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection", "content-length")}
                 request = urllib.request.Request(target + self.path, data=body, headers=headers, method=self.command)
+                if self.path.endswith("/events"):
+                    return self._stream(request)
                 try:
                     with urllib.request.urlopen(request, timeout=60) as response:
                         status, answer, content_type = response.status, response.read(), response.headers.get("Content-Type")
@@ -115,6 +123,22 @@ class LossyProxy:
                 self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
                 self.wfile.write(answer)
+
+            def _stream(self, request: urllib.request.Request) -> None:
+                """An event stream, passed on line by line; with `drop_streams`, cut after its first event."""
+                drop = proxy.drop_streams > 0
+                proxy.drop_streams -= 1 if drop else 0
+                with urllib.request.urlopen(request, timeout=60) as response:
+                    self.send_response(response.status)
+                    self.send_header("Content-Type", response.headers.get("Content-Type") or "text/event-stream")
+                    self.end_headers()  # HTTP/1.0: the body ends when the connection closes
+                    data = False
+                    for line in response:
+                        self.wfile.write(line)
+                        self.wfile.flush()
+                        data = data or line.startswith(b"data:")
+                        if drop and data and line in (b"\n", b"\r\n"):
+                            return  # the connection drops once an event went through
 
             do_GET = do_POST = _forward  # noqa: N815
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 import typing
 import unittest
@@ -18,6 +19,7 @@ from generation_service import (
     LedgerEntry,
     Model,
     PlanLimits,
+    Upload,
     WebhookEvent,
     WebhookVerificationError,
     verify_webhook,
@@ -44,7 +46,8 @@ class AgainstStandalone(unittest.TestCase):
             # The document names its schemas after the server's classes: GenerationDto for Generation.
             schemas = {name[:-3] if name.endswith("Dto") else name: schema for name, schema in json.load(response)["components"]["schemas"].items()}
         for name, typed in [("Generation", Generation), ("GenerationOutput", GenerationOutput), ("Model", Model), ("Credits", Credits),
-                            ("PlanLimits", PlanLimits), ("LedgerEntry", LedgerEntry), ("WebhookEvent", WebhookEvent)]:
+                            ("PlanLimits", PlanLimits), ("LedgerEntry", LedgerEntry), ("WebhookEvent", WebhookEvent),
+                            ("Upload", Upload)]:
             with self.subTest(schema=name):
                 self.assertEqual(sorted(typing.get_type_hints(typed)), sorted(schemas[name]["properties"]))
 
@@ -128,6 +131,49 @@ class AgainstStandalone(unittest.TestCase):
         self.assertEqual((raised.exception.status, raised.exception.request_id, raised.exception.retry_after_s), (429, "req_proxy", 0.0))
         self.assertEqual(len([s for s in proxy.seen if s[2] == "/api/v1/credits"]), 3)  # the call and max_retries more
 
+    def test_a_dropped_stream_resumes_with_last_event_id(self) -> None:
+        proxy = LossyProxy(self.base_url)
+        self.addCleanup(proxy.close)
+        client = GenerationClient(api_key=self.account["api_key"]["key"], base_url=proxy.url)
+        job = self.client.generations.create(**VIDEO)
+        proxy.drop_streams = 1
+        streams = lambda: [s for s in proxy.seen if s[2].endswith("/events")]  # noqa: E731
+
+        def cancel_once_reconnected() -> None:
+            deadline = time.monotonic() + 30
+            while len(streams()) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.client.generations.cancel(job["id"])
+
+        canceler = threading.Thread(target=cancel_once_reconnected)
+        canceler.start()
+        events = list(client.generations.stream(job["id"]))
+        canceler.join()
+        self.assertEqual(len(streams()), 2)
+        reconnect = proxy.last_event_ids[[i for i, s in enumerate(proxy.seen) if s[2].endswith("/events")][1]]
+        self.assertEqual(reconnect, events[0].id)  # the id of the event the dropped stream gave
+        self.assertEqual(events[-1].event, "failed")
+        self.assertEqual(len({json.dumps(e.data, sort_keys=True) for e in events}), len(events))  # nothing twice
+
+    def test_uploads_a_file_never_retried(self) -> None:
+        png = b"\x89PNG\r\n\x1a\n" + b"\x07" * 504  # a PNG as far as the service's sniffing goes
+        upload = self.client.uploads.create(png, content_type="image/png")
+        self.assertRegex(upload["id"], r"^upl_[0-9a-f]{24}$")
+        self.assertEqual((upload["content_type"], upload["bytes"]), ("image/png", 512))
+        with urllib.request.urlopen(upload["url"], timeout=30) as response:
+            self.assertEqual(response.read(), png)
+        with self.assertRaises(GenerationApiError) as raised:
+            self.client.uploads.create(png, content_type="image/jpeg")
+        self.assertEqual((raised.exception.code, raised.exception.status), ("validation_error", 422))
+
+        proxy = LossyProxy(self.base_url)
+        self.addCleanup(proxy.close)
+        proxy.fail(1, 503, retry_after="0")
+        with self.assertRaises(GenerationApiError) as raised:
+            GenerationClient(api_key=self.account["api_key"]["key"], base_url=proxy.url).uploads.create(png, content_type="image/png")
+        self.assertEqual(raised.exception.status, 503)
+        self.assertEqual(len([s for s in proxy.seen if s[2] == "/api/v1/uploads"]), 1)  # a repeat would store the file twice
+
     def test_no_answer_is_a_connection_error_after_the_retries(self) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -184,6 +230,14 @@ class RealWebhooks(unittest.TestCase):
             self.assertEqual(verify_webhook(body, headers, one).scheme, "standard")
         with self.assertRaises(WebhookVerificationError):
             verify_webhook(body, headers, "whsec_" + "A" * 32)
+
+        # An account event, signed the same way: the available credits fall below the threshold set.
+        available = client.credits.get()["available"]
+        cli("accounts", "set-low-balance", "--account", account["account_id"], "--credits", str(available - 1))
+        client.generations.create(**IMAGE)
+        body, headers = receiver.wait_for(lambda b, _: json.loads(b)["event"] == "account.low_balance")
+        event = verify_webhook(body, headers, rotated).event
+        self.assertEqual((event["event"], event["account_id"], event["threshold"], event["available"]), ("account.low_balance", account["account_id"], available - 1, available - 4))
 
 
 if __name__ == "__main__":

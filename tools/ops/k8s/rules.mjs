@@ -1,6 +1,6 @@
 // The project's deployment rules, checked on one rendered install (an overlay, with or without
 // components). Each rule says why it exists beside it; docs/kubernetes.md lists them.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const SERVICES = ['gateway', 'billing', 'generation', 'webhooks'];
@@ -18,6 +18,19 @@ export function selects(selector, labels = {}) {
     return !(key in labels);
   });
   return byLabels && byExpressions;
+}
+
+/**
+ * The variables the services declare: the README's configuration table, which is written from the
+ * settings declarations and checked against them (test/ops/configuration-table.spec.ts).
+ */
+export function declaredSettings(root) {
+  const names = new Set();
+  for (const line of readFileSync(join(root, 'README.md'), 'utf8').split('\n')) {
+    const cell = /^\| ((?:`[A-Z][A-Z0-9_]*`(?:, )?)+) \|/.exec(line)?.[1];
+    for (const m of cell?.matchAll(/`([A-Z][A-Z0-9_]*)`/g) ?? []) names.add(m[1]);
+  }
+  return names;
 }
 
 const containersOf = (pod) => [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
@@ -89,6 +102,7 @@ export function ruleProblems(objects, context) {
     const ref = d?.spec?.template?.spec?.containers?.[0]?.envFrom?.find((e) => e.configMapRef)?.configMapRef?.name;
     return named('ConfigMap', ref)?.data ?? {};
   };
+  const checkedConfigs = new Set();
   for (const s of SERVICES) {
     const d = service(s);
     if (!d) {
@@ -125,6 +139,16 @@ export function ruleProblems(objects, context) {
     else if (!((scaler.o.spec.minReplicas ?? scaler.o.spec.minReplicaCount) >= 2)) problem(at(scaler.o), 'at least 2 replicas (a rollout or a drain keeps one serving)');
     if (!byKind('PodDisruptionBudget').some((p) => selects(p.spec?.selector, labels))) problem(where, 'no PodDisruptionBudget');
 
+    // Every variable it is given is one the services read: a misspelt or retired name would be
+    // ignored (or refused at start). AWS_* belong to the AWS SDK's credential chain.
+    if (context.settings) {
+      const ref = c.envFrom?.find((e) => e.configMapRef)?.configMapRef?.name;
+      const given = [...Object.keys(ref && !checkedConfigs.has(ref) ? config(d) : {}), ...(c.env ?? []).map((e) => e.name)].filter((n) => !n.startsWith('AWS_'));
+      if (ref) checkedConfigs.add(ref);
+      for (const name of new Set(given)) {
+        if (!context.settings.has(name)) problem(name in config(d) ? `ConfigMap ${ref}` : where, `${name} is not a setting the services declare (README, configuration table)`);
+      }
+    }
     // The migration before the service: its first init container runs `migrate`, so Kubernetes starts
     // the service only on a migrated schema; the service itself only verifies (no DDL rights).
     const first = pod.initContainers?.[0];

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { BILLING_DB } from '../billing.tokens';
 
@@ -56,7 +56,7 @@ export class KeyCapsRepository {
    * has neither cap nor spend). The spend is per UTC day and month as of the database's clock.
    */
   async list(accountId: string, keyIds: string[] | null = null): Promise<KeyCapRow[]> {
-    const rows = await sqlRows<{ key_id: string; per_day: number | null; per_month: number | null; spent_today: string; spent_month: string }>(
+    const rows = await readRows<{ key_id: string; per_day: number | null; per_month: number | null; spent_today: string; spent_month: string }>(
       this.db,
       `WITH period AS (
          SELECT (now() AT TIME ZONE 'UTC')::date AS today, date_trunc('month', (now() AT TIME ZONE 'UTC')::date)::date AS month_start

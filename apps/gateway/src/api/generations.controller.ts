@@ -12,6 +12,7 @@ import { GenerateRequestDto } from './generate-request.dto';
 import { GenerationsService } from './generations.service';
 import { GenerationStreams } from './live/generation-streams.service';
 import { SseStream } from './live/sse-stream';
+import { ApiStreamEvents } from './live/stream-events.docs';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 const notFound = () => new NotFoundError('No generation with that id.');
@@ -29,21 +30,6 @@ const GENERATION_NOT_FOUND: ErrorDoc = {
 };
 const READ_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('read') };
 const GENERATE_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('generate') };
-
-/** What a client of the live status stream reads (two events of an image generation). */
-const SSE_EXAMPLE = [
-  'retry: 3000',
-  '',
-  'id: 1',
-  'event: processing',
-  'data: {"id":"3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13","status":"processing","progress":0.4,"...":"..."}',
-  '',
-  'id: 2',
-  'event: completed',
-  'data: {"id":"3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13","status":"completed","output_url":"https://api.example.com/cdn/9b/9b1f0c6de2a84f7c8e3a5d2b1c0f4e6a.png","...":"..."}',
-  '',
-  '',
-].join('\n');
 
 const SUBMIT_HEADERS: HeadersObject = {
   Location: { description: 'The URL of the generation: /api/v1/generations/{id}', schema: { type: 'string' } },
@@ -177,21 +163,8 @@ export class GenerationsController {
   }
 
   @Get('generations/:id/events')
-  @ApiOperation({
-    operationId: 'streamGenerationEvents',
-    summary: "A generation's status, live (Server-Sent Events)",
-    description:
-      'An event per change, named after the status (`queued` with its queue_position, `processing` with progress, then ' +
-      '`completed` or `failed`), each carrying the whole record as its data; the stream ends after the final one. A ' +
-      'finished generation gets its final record at once. A comment line every 15 s keeps proxies from closing it. At ' +
-      'most SSE_STREAMS_PER_ACCOUNT streams per account (429 beyond).',
-  })
+  @ApiStreamEvents()
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiOkResponse({
-    description: 'The stream: one event per change, its data the whole record (GenerationDto) as JSON. Errors before the stream starts are JSON envelopes.',
-    headers: successHeaders(),
-    content: { 'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events' }, example: SSE_EXAMPLE } },
-  })
   @ApiErrors(READ_FORBIDDEN, GENERATION_NOT_FOUND, {
     status: 429,
     examples: {
@@ -205,16 +178,24 @@ export class GenerationsController {
   async events(
     @CurrentPrincipal() principal: Principal,
     @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Headers('last-event-id') lastEventId: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
     const stream = new SseStream(request, reply);
-    const stop = await this.streams.watch(principal.accountId, id, {
-      read: () => this.generations.get(principal, id),
-      send: (record) => stream.send(record),
-      heartbeat: () => stream.heartbeat(),
-      end: () => stream.end(),
-    });
+    const stop = await this.streams.watch(
+      principal.accountId,
+      id,
+      {
+        read: () => this.generations.get(principal, id),
+        send: (record, eventId) => stream.send(record, eventId),
+        open: () => stream.open(),
+        noContent: () => stream.noContent(),
+        heartbeat: () => stream.heartbeat(),
+        end: () => stream.end(),
+      },
+      lastEventId,
+    );
     stream.onClose(stop);
   }
 

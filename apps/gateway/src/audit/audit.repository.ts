@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 import type { AuditAction, AuditRecord } from './audit-actions';
@@ -53,7 +53,7 @@ export class AuditRepository {
 
   /** One account's entries, newest first: `limit` with an id below `beforeId` (all when null). */
   async page(accountId: string, filter: AuditFilter, limit: number, beforeId: string | null): Promise<AuditEntry[]> {
-    const rows = await sqlRows<{
+    const rows = await readRows<{
       id: string;
       at: Date;
       actor_kind: 'user' | 'operator';
@@ -86,7 +86,7 @@ export class AuditRepository {
 
   /** The distinct actors of an account's entries (for the page's filter), most recent first. */
   async actors(accountId: string): Promise<string[]> {
-    const rows = await sqlRows<{ actor: string }>(
+    const rows = await readRows<{ actor: string }>(
       this.db,
       `SELECT actor FROM audit_log WHERE account_id = $1 GROUP BY actor ORDER BY max(id) DESC LIMIT 200`,
       [accountId],

@@ -60,8 +60,14 @@ export interface EngineRequest {
   reportThrottled?(retryAfterMs: number | null): void;
 }
 
-/** What a read of an upstream job found: still running (with its progress, if known), or ended. */
-export type UpstreamCheck = { ended: false; progress?: number } | { ended: true; state: unknown };
+/** What a provider says of a job still pending, where it says it: its progress (0 to 1), its place in the provider's queue. */
+export interface UpstreamPending {
+  progress?: number;
+  queuePosition?: number;
+}
+
+/** What a read of an upstream job found: still running (with its progress and queue position, if known), or ended. */
+export type UpstreamCheck = ({ ended: false } & UpstreamPending) | { ended: true; state: unknown };
 
 /**
  * An engine whose work is waiting on a provider, in phases (docs/jobs.md, "Waiting upstream"), so
@@ -72,6 +78,12 @@ export type UpstreamCheck = { ended: false; progress?: number } | { ended: true;
  * `EngineError`s with sanitised messages, as with `generate`.
  */
 export interface UpstreamPhases {
+  /**
+   * The provider account the limits below belong to (docs/jobs.md, "Binding limits"): the kind, the
+   * credential's variable and the API's base URL (`replicate:REPLICATE_API_TOKEN@https://api.replicate.com`).
+   * Models whose bindings share all three share one account's `maxInFlight`, rate and backoff.
+   */
+  readonly binding: string;
   /** The binding's whole-generation timeout, counted from the submit. */
   readonly totalTimeoutMs: number;
   /** At most this many upstream jobs of the binding at once, over every replica (null: no limit). */

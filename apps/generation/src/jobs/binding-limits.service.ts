@@ -17,7 +17,8 @@ type Limits = Pick<UpstreamPhases, 'maxInFlight' | 'maxRequestsPerSecond'>;
  * Per-binding caps held across replicas (docs/jobs.md, "Binding limits"): `maxInFlight` as slots in
  * PostgreSQL tied to the job (an upstream job keeps running when a replica dies, so it keeps
  * counting), `maxRequestsPerSecond` as permits of a shared one-second window, and a shared backoff
- * after a provider's `429`. A binding here is a model's binding (its model id). What this process
+ * after a provider's `429`. A binding is a provider account (`UpstreamPhases.binding`): every model
+ * bound to the same account shares its slots, permits and backoff. What this process
  * remembers (bindings full or backing off, permits taken ahead) is only a cache of those rows.
  */
 @Injectable()
@@ -38,8 +39,8 @@ export class BindingLimits {
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 
-  /** Models whose binding is full or backing off: claims leave their queued jobs queued. */
-  blockedModels(): string[] {
+  /** Bindings full or backing off: claims leave the queued jobs of their models queued. */
+  blockedBindings(): string[] {
     const now = Date.now();
     const blocked: string[] = [];
     for (const [binding, until] of this.full) {

@@ -8,7 +8,8 @@ function iso(value: Date | string | null): string | null {
 
 /**
  * The wire form of a job: the spec's Generation fields plus prompt, started_at and the job-control
- * fields. `queuePosition` is the caller's count of jobs ahead while it is queued (a query).
+ * fields. `queuePosition` is the caller's count of jobs ahead while it is queued (a query); while
+ * processing, `queue_position` is the provider's queue position a parked job's last check read.
  * An expired output keeps its URL, which then answers 410 (docs/jobs.md, "Retention").
  */
 export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string, queuePosition: number | null = null): GenerationRecord {
@@ -25,7 +26,8 @@ export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string, queuePosi
     started_at: iso(job.startedAt),
     completed_at: iso(job.completedAt),
     canceled_at: iso(job.canceledAt),
-    queue_position: job.status === 'queued' ? queuePosition : null,
+    // Processing: the place in the provider's queue where a parked job's provider says (fal), else null.
+    queue_position: job.status === 'queued' ? queuePosition : job.status === 'processing' ? (job.upstreamQueuePosition ?? null) : null,
     progress: job.status === 'completed' ? 1 : job.status === 'processing' ? job.progress : null,
     output_expires_at: job.status === 'completed' ? iso(job.outputExpiresAt) : null,
     input: job.input ?? {},

@@ -4,7 +4,7 @@ import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import type { ModelDefinition } from '../catalogue/catalogue';
-import { Engine, EngineError, EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPhases } from '../engines/engine';
+import { Engine, EngineError, EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPending, UpstreamPhases } from '../engines/engine';
 import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import type { OutboxMessage } from '../outbox/outbox.repository';
@@ -20,6 +20,8 @@ import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
 import { BindingLimits } from './binding-limits.service';
 import { ParkedJobsRepository } from './parked-jobs.repository';
 import { CoalescedTask } from './coalesced-task';
+import { modelsOnBindings } from './binding-models';
+import { pending } from './upstream-pending';
 
 /** Abort reason of a job whose lease this worker no longer holds. */
 const LEASE_LOST = new Error('lease lost');
@@ -280,7 +282,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       const model = this.catalogue.find(info.id);
       if (model) byPool[this.poolOfModel(model)].push(model.id);
     }
-    const blocked = this.limits.blockedModels();
+    const blocked = modelsOnBindings(this.catalogue, this.limits.blockedBindings());
     const passes: Array<{ pool: Pool; skip: string[] }> = [];
     if (this.free('io') > 0) passes.push({ pool: 'io', skip: [...byPool.cpu, ...blocked] });
     if (this.free('cpu') > 0) passes.push({ pool: 'cpu', skip: byPool.io });
@@ -351,7 +353,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         // Its upstream job exists: parked again, due now, for any replica's scheduler (or the lease reclaim, if this fails).
         if (run.upstreamRef !== null && this.settings.providerParking && run.engine?.phases) {
           const parked = await this.parked
-            .park({ jobId: job.id, owner: this.settings.workerId, delayMs: 0, submittedTotalMs: run.engine.phases.totalTimeoutMs, checked: false, progress: null })
+            .park({ jobId: job.id, owner: this.settings.workerId, delayMs: 0, submittedTotalMs: run.engine.phases.totalTimeoutMs, checked: false, progress: null, queuePosition: null })
             .catch(() => false);
           if (parked) this.metrics.handedBack(job);
           return;
@@ -473,7 +475,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       reportProgress: (fraction) => {
         if (Number.isFinite(fraction)) run.progress = Math.min(1, Math.max(0, fraction));
       },
-      reportThrottled: (retryAfterMs) => this.limits.throttled(model.id, retryAfterMs),
+      reportThrottled: (retryAfterMs) => this.limits.throttled(engine.phases?.binding ?? model.id, retryAfterMs),
     };
     try {
       const phases = this.settings.providerParking ? engine.phases : undefined;
@@ -492,17 +494,21 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
    */
   private async runPhases(run: Run, model: ModelDefinition, phases: UpstreamPhases, request: EngineRequest): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
-    const binding = model.id;
+    const binding = phases.binding;
     const callbackExpected = request.callbackUrl != null;
     let result: UpstreamCheck;
     if (run.kind === 'claim' && job.upstreamRef === null) {
-      if (!(await this.limits.acquire(binding, job.id, phases)) || !(await this.limits.permit(binding, phases))) {
+      const slot = await this.limits.acquire(binding, job.id, phases);
+      if (!slot || !(await this.limits.permit(binding, phases))) {
         // Its binding is full (or backing off): back to the queue, in its place, until a slot frees.
+        if (slot) await this.limits.release(binding, job.id, phases);
         await this.handBackToQueue(run);
         return PARKED;
       }
       result = await phases.start(request);
-      if (!result.ended) return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: phases.nextCheckMs(0, callbackExpected) });
+      if (!result.ended) {
+        return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: phases.nextCheckMs(0, callbackExpected), ...pending(result) });
+      }
     } else if (run.kind === 'claim') {
       // Requeued with its upstream job already made (an older version's run, or a hand-back): parked, due now.
       return this.park(run, { submittedTotalMs: phases.totalTimeoutMs, checked: false, delayMs: 0 });
@@ -524,7 +530,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       }
       this.upstreamMetrics.checked(model.id, result.ended ? 'ended' : 'pending');
       if (!result.ended) {
-        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected), progress: result.progress });
+        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected), ...pending(result) });
       }
       request.deadlineAt = deadlineAt;
     }
@@ -536,18 +542,27 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   /** Parks the job (no lease, a next check); if it is no longer ours (canceled meanwhile, taken over), stops as such. */
   private async park(
     run: Run,
-    park: { submittedTotalMs: number | null; checked: boolean; delayMs: number; progress?: number },
+    park: { submittedTotalMs: number | null; checked: boolean; delayMs: number } & UpstreamPending,
   ): Promise<typeof PARKED> {
     const signal = run.abort.signal;
-    const parked = await this.parked.park({
-      jobId: run.job.id,
-      owner: this.settings.workerId,
-      delayMs: park.delayMs,
-      submittedTotalMs: park.submittedTotalMs,
-      checked: park.checked,
-      progress: park.progress ?? null,
-    });
-    if (park.progress !== undefined) this.announce(run.job, park.progress);
+    const parked = await this.parked
+      .park({
+        jobId: run.job.id,
+        owner: this.settings.workerId,
+        delayMs: park.delayMs,
+        submittedTotalMs: park.submittedTotalMs,
+        checked: park.checked,
+        progress: park.progress ?? null,
+        queuePosition: park.queuePosition ?? null,
+      })
+      .catch((error: unknown) => {
+        // Not the job's failure: its lease runs out and the lease reclaim parks it again (`reparkExpired`).
+        this.logger.warn({ err: error, jobId: run.job.id }, 'Could not park a provider job; it is parked again when its lease expires');
+        throw LEASE_LOST;
+      });
+    if (park.progress !== undefined || park.queuePosition !== undefined || run.job.upstreamQueuePosition !== null) {
+      this.announce({ ...run.job, upstreamQueuePosition: park.queuePosition ?? null }, park.progress ?? run.job.progress);
+    }
     if (parked) return PARKED;
     throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.jobs.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
   }

@@ -148,6 +148,10 @@ export class JobEntity {
   @Column('timestamptz', { name: 'upstream_deadline_at', nullable: true })
   upstreamDeadlineAt!: Date | null;
 
+  /** A parked job's place in its provider's queue, as its last check read it (fal's `queue_position`); null where none. */
+  @Column('integer', { name: 'upstream_queue_position', nullable: true })
+  upstreamQueuePosition!: number | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 

@@ -522,6 +522,7 @@ export interface JobRow {
   upstream_checks: number;
   upstream_at: Date | null;
   upstream_deadline_at: Date | null;
+  upstream_queue_position: number | null;
   output_expires_at: Date | null;
   output_deleted_at: Date | null;
   created_at: Date;
@@ -534,8 +535,8 @@ export interface JobRow {
 const JOB_COLUMNS: ReadonlyArray<keyof JobRow> = [
   'id', 'seq', 'account_id', 'api_key_id', 'model_id', 'type', 'prompt', 'status', 'credits', 'parallel_limit', 'webhook_url',
   'input', 'metadata', 'outputs', 'output_key', 'output_content_type', 'error', 'attempts', 'lease_owner', 'lease_expires_at', 'upstream_ref', 'canceled_at',
-  'deadline_at', 'progress', 'next_check_at', 'upstream_checks', 'upstream_at', 'upstream_deadline_at', 'output_expires_at', 'output_deleted_at',
-  'created_at', 'started_at', 'completed_at',
+  'deadline_at', 'progress', 'next_check_at', 'upstream_checks', 'upstream_at', 'upstream_deadline_at', 'upstream_queue_position', 'output_expires_at',
+  'output_deleted_at', 'created_at', 'started_at', 'completed_at',
 ];
 
 /** The job columns, each as `<of>.<column>` (a table alias, or a composite value such as `(r.job)`). */
@@ -656,6 +657,7 @@ export function jobFromRow(row: JobRow): JobEntity {
     upstreamChecks: row.upstream_checks,
     upstreamAt: row.upstream_at,
     upstreamDeadlineAt: row.upstream_deadline_at,
+    upstreamQueuePosition: row.upstream_queue_position,
     outputExpiresAt: row.output_expires_at,
     outputDeletedAt: row.output_deleted_at,
     createdAt: row.created_at,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { BatchQueue, PreparedStatement, sqlRows } from '@gen/persistence';
+import { BatchQueue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 import type { JobEntity } from './job.entity';
@@ -18,6 +18,8 @@ export interface Park {
   checked: boolean;
   /** Progress the check read, if any. */
   progress: number | null;
+  /** The job's place in the provider's queue the check read (null: none, or it left the queue). */
+  queuePosition: number | null;
 }
 
 export type WakeOutcome = 'woken' | 'not-parked' | 'unknown';
@@ -51,7 +53,8 @@ export class ParkedJobsRepository implements OnModuleDestroy {
    * it depends on was stored synchronously before.
    */
   private async parkBatch(items: readonly Park[]): Promise<boolean[]> {
-    const rows = await this.db.transaction(async (tx) => {
+    // Rows are locked in id order (as the heartbeat's index scan does), and a deadlock victim runs again.
+    const rows = await retryOnConflict(() => this.db.transaction(async (tx) => {
       await tx.query(`SET LOCAL synchronous_commit = off`);
       return sqlRows<{ id: string }>(tx, PARK_SQL, [
         items.map((i) => i.jobId),
@@ -60,8 +63,9 @@ export class ParkedJobsRepository implements OnModuleDestroy {
         items.map((i) => i.submittedTotalMs),
         items.map((i) => i.checked),
         items.map((i) => i.progress),
+        items.map((i) => (i.queuePosition === null ? null : Math.max(0, Math.round(i.queuePosition)))),
       ]);
-    });
+    }));
     const parked = new Set(rows.map((r) => r.id.toLowerCase()));
     return items.map((i) => parked.has(i.jobId.toLowerCase()));
   }
@@ -170,9 +174,17 @@ export class ParkedJobsRepository implements OnModuleDestroy {
 
 /**
  * The upstream clock starts at the first park after a submit (kept on a later attach); the next
- * check is never later than the upstream deadline, so a job past it is failed on time.
+ * check is never later than the upstream deadline, so a job past it is failed on time. A check
+ * replaces the provider's queue position (none read: the job left the queue); a park without a check keeps it.
  */
 const PARK_SQL = `
+  WITH p AS (
+    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::boolean[], $6::real[], $7::int[])
+      AS p(id, owner, delay_ms, total_ms, checked, progress, queue_position)
+  ), locked AS (
+    SELECT jobs.id FROM jobs JOIN p ON p.id = jobs.id
+    WHERE jobs.status = 'processing' AND jobs.lease_owner = p.owner ORDER BY jobs.id FOR UPDATE OF jobs
+  )
   UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL,
          upstream_at = CASE WHEN p.total_ms IS NULL THEN jobs.upstream_at ELSE COALESCE(jobs.upstream_at, now()) END,
          upstream_deadline_at = CASE WHEN p.total_ms IS NULL THEN jobs.upstream_deadline_at
@@ -180,9 +192,10 @@ const PARK_SQL = `
          upstream_checks = CASE WHEN p.checked THEN jobs.upstream_checks + 1 ELSE jobs.upstream_checks END,
          next_check_at = LEAST(now() + p.delay_ms * interval '1 millisecond',
                                COALESCE(jobs.upstream_deadline_at, now() + COALESCE(p.total_ms, 2147483647) * interval '1 millisecond')),
-         progress = COALESCE(p.progress, jobs.progress)
-  FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::boolean[], $6::real[]) AS p(id, owner, delay_ms, total_ms, checked, progress)
-  WHERE jobs.id = p.id AND jobs.status = 'processing' AND jobs.lease_owner = p.owner
+         progress = COALESCE(p.progress, jobs.progress),
+         upstream_queue_position = CASE WHEN p.checked THEN p.queue_position ELSE COALESCE(p.queue_position, jobs.upstream_queue_position) END
+  FROM p
+  WHERE jobs.id = p.id AND jobs.id IN (SELECT id FROM locked) AND jobs.status = 'processing' AND jobs.lease_owner = p.owner
   RETURNING jobs.id`;
 
 const CLAIM_DUE_SQL = `

@@ -4,6 +4,8 @@ import { BindingLimits } from './binding-limits.service';
 import { JobRunnerService } from './job-runner.service';
 import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
 import { CoalescedTask } from './coalesced-task';
+import { CatalogueService } from '../catalogue/catalogue.service';
+import { modelsOnBindings } from './binding-models';
 
 /** How often bindings' shared backoffs are read and stale binding slots swept. */
 const LIMITS_REFRESH_MS = 1_000;
@@ -32,6 +34,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly repository: ParkedJobsRepository,
     private readonly runner: JobRunnerService,
     private readonly limits: BindingLimits,
+    private readonly catalogue: CatalogueService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
     // Slots freed while due jobs are left over: claim again without waiting for the next tick.
@@ -83,7 +86,8 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
       this.moreDue = free <= 0;
       if (this.stopping || free <= 0) return;
       const asked = Math.min(free, this.settings.providerCheckBatch);
-      const jobs = await this.repository.claimDue(this.settings.workerId, this.settings.leaseMs, asked, this.limits.backingOff());
+      const skip = modelsOnBindings(this.catalogue, this.limits.backingOff());
+      const jobs = await this.repository.claimDue(this.settings.workerId, this.settings.leaseMs, asked, skip);
       if (jobs.length > 0) this.runner.check(jobs);
       if (jobs.length < asked) return;
     }

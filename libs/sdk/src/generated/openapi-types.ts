@@ -58,7 +58,7 @@ export interface Generation {
   completed_at: string | null;
   /** When it was canceled (POST .../cancel, or its Cancel-After deadline). A canceled generation is `failed`, refunded. */
   canceled_at: string | null;
-  /** While queued: how many of the account's generations are ahead of it (0: it starts next). Null otherwise. */
+  /** While queued: how many of the account's generations are ahead of it (0: it starts next). While processing: its place in the model provider's queue, where the provider reports one (0: it runs next there). Null otherwise. */
   queue_position: number | null;
   /** While processing: 0 to 1 where the model reports progress (null where it does not); 1 once completed; null otherwise. */
   progress: number | null;

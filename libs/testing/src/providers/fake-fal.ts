@@ -43,6 +43,8 @@ export type FalScenario =
   | 'never-finishes'
   /** In progress until the test calls `release()`. */
   | 'held'
+  /** In the queue at position 3 until the test calls `release()`, then in progress, then completed. */
+  | 'queued'
   /** The first submit answers 429 with `Retry-After: 1`. */
   | 'submit-429'
   | 'submit-500'
@@ -196,10 +198,11 @@ export async function startFakeFal(options: { key?: string; slowMs?: number; /**
         if ((r.state === 'IN_QUEUE' || r.state === 'IN_PROGRESS') && !r.webhook) {
           if (r.scenario === 'never-finishes') r.state = r.polls < 2 ? 'IN_QUEUE' : 'IN_PROGRESS';
           else if (r.scenario === 'held' && !released) r.state = 'IN_PROGRESS';
+          else if (r.scenario === 'queued' && !released) r.state = 'IN_QUEUE';
           else r.state = r.polls === 1 ? 'IN_QUEUE' : r.polls === 2 ? 'IN_PROGRESS' : 'COMPLETED';
         }
         if (r.scenario === 'unknown-status') return sendJson(res, 200, { status: 'EXPLODED', ...urls(r) });
-        if (r.state === 'IN_QUEUE') return sendJson(res, 202, { status: 'IN_QUEUE', queue_position: 1, request_id: r.id, ...urls(r) });
+        if (r.state === 'IN_QUEUE') return sendJson(res, 202, { status: 'IN_QUEUE', queue_position: r.scenario === 'queued' ? 3 : 1, request_id: r.id, ...urls(r) });
         if (r.state === 'IN_PROGRESS') return sendJson(res, 202, { status: 'IN_PROGRESS', logs: [], request_id: r.id, ...urls(r) });
         return sendJson(res, 200, { status: 'COMPLETED', logs: [], metrics: { inference_time: 0.01 }, request_id: r.id, ...urls(r) });
       }

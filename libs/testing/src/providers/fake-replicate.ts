@@ -122,6 +122,17 @@ export interface FakeReplicate extends FakeServers {
   peakInFlight(): number;
 }
 
+/**
+ * A running prediction's logs as a model prints them: a tqdm progress bar per poll so far (20% more
+ * each, at most 80%), which is where Replicate's API says how far a prediction is.
+ */
+function logsOf(p: Prediction): string {
+  if (p.status !== 'processing') return '';
+  const lines = ['Using seed: 1'];
+  for (let i = 1; i <= Math.min(4, p.polls); i++) lines.push(`${String(i * 20).padStart(3)}%|${'#'.repeat(i * 2).padEnd(10)}| ${i}/5 [00:0${i}<00:0${5 - i}, 1.00it/s]`);
+  return `${lines.join('\n')}\n`;
+}
+
 /** Replicate's ids look like `gm3qorzdhgbfurvjtvhg6dckhu`: 26 lower-case base32 characters. */
 function predictionId(): string {
   return [...randomBytes(26)].map((b) => 'abcdefghijklmnopqrstuvwxyz234567'[b & 31]).join('');
@@ -248,7 +259,7 @@ export async function startFakeReplicate(
     model: p.model,
     version: p.version,
     input: p.input,
-    logs: '',
+    logs: logsOf(p),
     output: p.output,
     data_removed: p.data_removed,
     error: p.error,

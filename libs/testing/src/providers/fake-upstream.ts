@@ -179,7 +179,8 @@ export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise
         default:
           break;
       }
-      if (job.polls < 2) return json(res, 200, { id: job.id, status: 'running' });
+      // The protocol's optional detail of a pending job: how far it is, its place in the upstream's queue.
+      if (job.polls < 2) return json(res, 200, { id: job.id, status: 'running', progress: 0.5, queue_position: 0 });
       const output_url = job.scenario === 'foreign-output' ? `${cdn.url}/assets/${job.id}.png` : `/files/${job.id}.png`;
       return json(res, 200, { id: job.id, status: 'succeeded', output_url });
     }

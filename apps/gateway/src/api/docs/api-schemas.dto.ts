@@ -104,7 +104,7 @@ export class GenerationDto {
     type: 'integer',
     nullable: true,
     minimum: 0,
-    description: "While queued: how many of the account's generations are ahead of it (0: it starts next). Null otherwise.",
+    description: "While queued: how many of the account's generations are ahead of it (0: it starts next). While processing: its place in the model provider's queue, where the provider reports one (0: it runs next there). Null otherwise.",
     example: null,
   })
   queue_position!: number | null;

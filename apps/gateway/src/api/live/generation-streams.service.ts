@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Broadcasts, GenerationChangedBroadcast, GenerationRecord } from '@gen/contracts';
 import { RateLimitError } from '@gen/errors';
@@ -14,6 +15,27 @@ const SAFETY_REREAD_MS = 30_000;
 const POSITION_DEBOUNCE_MS = 250;
 
 const isFinal = (record: GenerationRecord) => record.status === 'completed' || record.status === 'failed';
+
+/**
+ * An event's id: a digest of the record it carries, so it means the same on every connection and
+ * every gateway replica (a counter per connection would not survive a reconnect to another one).
+ * A client that reconnects with Last-Event-ID is not sent that record again.
+ */
+export function streamEventId(recordJson: string): string {
+  return createHash('sha256').update(recordJson).digest('base64url').slice(0, 22);
+}
+
+/** How a stream reaches its client. */
+export interface StreamIo {
+  read(): Promise<GenerationRecord>;
+  send(record: GenerationRecord, eventId: string): void;
+  /** Starts the response without an event (a reconnect whose last event is still current). */
+  open(): void;
+  /** Answers 204 instead of a stream (a reconnect that already has the final record). */
+  noContent(): void;
+  heartbeat(): void;
+  end(): void;
+}
 
 /** One open stream: what it shows, and how to reach its client. */
 interface Watcher {
@@ -63,13 +85,11 @@ export class GenerationStreams implements OnApplicationBootstrap, BeforeApplicat
   /**
    * Starts watching a job for a client: `read` fetches the record (first at once, then when news
    * calls for it); `send` writes an event; `end` closes the response. Returns the stop function.
-   * Refuses (429) an account already at its limit of open streams.
+   * Refuses (429) an account already at its limit of open streams. `lastEventId` (a reconnect's
+   * Last-Event-ID) is the event the client already has: when the record is still that one it is
+   * not sent again (a final one: 204, nothing more will come).
    */
-  async watch(
-    accountId: string,
-    jobId: string,
-    io: { read(): Promise<GenerationRecord>; send(record: GenerationRecord): void; heartbeat(): void; end(): void },
-  ): Promise<() => void> {
+  async watch(accountId: string, jobId: string, io: StreamIo, lastEventId?: string): Promise<() => void> {
     const limit = this.settings.streamsPerAccount ?? DEFAULT_STREAMS_PER_ACCOUNT;
     if (this.openFor(accountId) >= limit) {
       throw new RateLimitError(`At most ${limit} live status streams may be open per account; close one and retry.`, 5);
@@ -86,7 +106,7 @@ export class GenerationStreams implements OnApplicationBootstrap, BeforeApplicat
         if (text === watcher.last) return;
         watcher.last = text;
         watcher.status = record.status;
-        io.send(record);
+        io.send(record, streamEventId(text));
         if (isFinal(record)) stop();
       },
       reread: () => {
@@ -114,7 +134,16 @@ export class GenerationStreams implements OnApplicationBootstrap, BeforeApplicat
     add(this.byJob, jobId, watcher);
     add(this.byAccount, accountId, watcher);
     try {
-      watcher.send(await io.read());
+      const first = await io.read();
+      const text = JSON.stringify(first);
+      if (lastEventId !== undefined && lastEventId === streamEventId(text)) {
+        watcher.last = text;
+        watcher.status = first.status;
+        if (isFinal(first)) {
+          io.noContent();
+          stop();
+        } else io.open();
+      } else watcher.send(first);
     } catch (error) {
       stop();
       throw error;

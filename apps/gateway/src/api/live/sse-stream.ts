@@ -10,7 +10,6 @@ import type { GenerationRecord } from '@gen/contracts';
 export class SseStream {
   private started = false;
   private ended = false;
-  private sequence = 0;
 
   constructor(
     private readonly request: FastifyRequest,
@@ -23,11 +22,23 @@ export class SseStream {
     this.reply.raw.once('close', listener);
   }
 
-  send(record: GenerationRecord): void {
+  /** An event named after the record's status; `id` is what a reconnect sends back as Last-Event-ID. */
+  send(record: GenerationRecord, id: string): void {
     if (this.ended) return;
     this.start();
-    this.sequence++;
-    this.reply.raw.write(`id: ${this.sequence}\nevent: ${record.status}\ndata: ${JSON.stringify(record)}\n\n`);
+    this.reply.raw.write(`id: ${id}\nevent: ${record.status}\ndata: ${JSON.stringify(record)}\n\n`);
+  }
+
+  /** The stream's headers (and `retry`) with no event yet. */
+  open(): void {
+    if (!this.ended) this.start();
+  }
+
+  /** 204 instead of a stream: EventSource stops reconnecting on it. */
+  noContent(): void {
+    if (this.started || this.ended) return;
+    this.ended = true;
+    void this.reply.code(204).send();
   }
 
   heartbeat(): void {

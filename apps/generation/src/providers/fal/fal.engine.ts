@@ -1,5 +1,5 @@
 import type { GenerationType } from '@gen/contracts';
-import type { EngineOutput } from '../../engines/engine';
+import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { BindingSettings, generationInput, stringsAt } from '../shared/binding-settings';
 import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
@@ -23,8 +23,11 @@ interface FalRef {
   cancel: string;
 }
 
-/** A request's state in the queue (any other status is an answer we do not understand). */
-type QueueState = 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED';
+/** A request's state in the queue (any other status is an answer we do not understand), with its place while `IN_QUEUE`. */
+interface QueueState {
+  status: 'IN_QUEUE' | 'IN_PROGRESS' | 'COMPLETED';
+  queuePosition?: number;
+}
 
 /** Where each type's output URLs are in a result, by the shapes fal's model APIs document (the first path that has any). */
 const OUTPUT_PATHS: Record<GenerationType, string[][]> = {
@@ -89,12 +92,18 @@ export class FalEngine extends SubmitAndPollEngine<FalSettings, FalRef, QueueSta
     if (state !== 'COMPLETED' && state !== 'IN_QUEUE' && state !== 'IN_PROGRESS') {
       throw new UpstreamFailure('malformed', `status of ${ref.id}: unknown status ${JSON.stringify(status.status)?.slice(0, 40)}`);
     }
-    return state;
+    const position = status.queue_position;
+    return state === 'IN_QUEUE' && Number.isInteger(position) && (position as number) >= 0 ? { status: state, queuePosition: position as number } : { status: state };
   }
 
   /** `COMPLETED` is success or failure alike: the result endpoint says which. */
   protected isPending(state: QueueState): boolean {
-    return state !== 'COMPLETED';
+    return state.status !== 'COMPLETED';
+  }
+
+  /** `IN_QUEUE` says how many requests are ahead (`queue_position`): the record's `queue_position` while it waits there. */
+  protected override pendingDetail(state: QueueState): UpstreamPending {
+    return state.queuePosition === undefined ? {} : { queuePosition: state.queuePosition };
   }
 
   protected async finish(ref: FalRef, _state: QueueState, job: UpstreamJob): Promise<EngineOutput[]> {

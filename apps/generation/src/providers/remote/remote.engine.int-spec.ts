@@ -111,6 +111,18 @@ describe('RemoteEngine', () => {
     expect(saved.at(-1)).toBe(`remote:${id}`);
   });
 
+  it("a parked job's check reads the pending job's progress and queue position; the binding is the account (kind, credential variable, base URL)", async () => {
+    const e = engine('ok');
+    const phases = e.phases!;
+    expect(phases.binding).toBe(`remote:FAKE_UPSTREAM_TOKEN@${upstream.url}`);
+    const submitted = request();
+    expect(await phases.start(submitted)).toEqual({ ended: false });
+    const check = await phases.check({ ...submitted, upstreamRef: saved.at(-1)! });
+    expect(check).toEqual({ ended: false, progress: 0.5, queuePosition: 0 });
+    // Ended: nothing of the kind, the state to collect.
+    expect(await phases.check({ ...submitted, upstreamRef: saved.at(-1)! })).toMatchObject({ ended: true });
+  });
+
   it('attaches to the upstream job an earlier attempt stored, without submitting again', async () => {
     await run(engine('ok'));
     const ref = saved.at(-1) as string;

@@ -1,4 +1,4 @@
-import type { EngineOutput } from '../../engines/engine';
+import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
 import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';
@@ -10,7 +10,7 @@ const PENDING = new Set(['queued', 'pending', 'starting', 'processing', 'running
 const SUCCEEDED = new Set(['succeeded', 'completed', 'success']);
 const FAILED = new Set(['failed', 'error', 'canceled', 'cancelled']);
 
-type UpstreamState = { phase: 'pending' } | { phase: 'succeeded'; outputUrls: string[] } | { phase: 'failed'; reason: string };
+type UpstreamState = ({ phase: 'pending' } & UpstreamPending) | { phase: 'succeeded'; outputUrls: string[] } | { phase: 'failed'; reason: string };
 
 /**
  * Our own generic protocol (docs/engines.md, "remote"), for upstreams that are none of the providers
@@ -22,6 +22,10 @@ type UpstreamState = { phase: 'pending' } | { phase: 'succeeded'; outputUrls: st
  */
 export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, string, UpstreamState> {
   protected readonly kind = 'remote';
+
+  protected override credentialName(): string | null {
+    return this.settings.auth?.valueEnv ?? null;
+  }
 
   protected storeRef(id: string): string {
     return id;
@@ -42,6 +46,11 @@ export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, stri
 
   protected isPending(state: UpstreamState): boolean {
     return state.phase === 'pending';
+  }
+
+  /** The optional `progress` (0 to 1) and `queue_position` of a pending status answer. */
+  protected override pendingDetail(state: UpstreamState): UpstreamPending {
+    return state.phase === 'pending' ? { progress: state.progress, queuePosition: state.queuePosition } : {};
   }
 
   protected finish(id: string, state: UpstreamState, job: UpstreamJob): Promise<EngineOutput[]> {
@@ -100,7 +109,11 @@ export class RemoteEngine extends SubmitAndPollEngine<RemoteEngineSettings, stri
 
 function readState(body: Record<string, unknown>, call: string): UpstreamState {
   const status = typeof body.status === 'string' ? body.status.toLowerCase() : '';
-  if (PENDING.has(status)) return { phase: 'pending' };
+  if (PENDING.has(status)) {
+    const progress = typeof body.progress === 'number' && body.progress >= 0 && body.progress <= 1 ? body.progress : undefined;
+    const position = Number.isInteger(body.queue_position) && (body.queue_position as number) >= 0 ? (body.queue_position as number) : undefined;
+    return { phase: 'pending', progress, queuePosition: position };
+  }
   if (FAILED.has(status)) return { phase: 'failed', reason: typeof body.error === 'string' ? body.error.slice(0, 300) : status };
   if (SUCCEEDED.has(status)) {
     const output = body.output_urls ?? body.output_url ?? body.output;

@@ -1,4 +1,4 @@
-import type { EngineOutput } from '../../engines/engine';
+import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { BindingSettings, stringsAt, valueAt } from './binding-settings';
 import type { UpstreamJob } from './upstream-client';
@@ -39,6 +39,20 @@ export function predictionOutputs(prediction: Prediction, id: string, outputPath
   throw new UpstreamFailure('malformed', `prediction ${id} succeeded without an output (output is ${shape})`);
 }
 
+/** The last percentage of a progress bar (`45%|████▌     | 9/20`, what tqdm prints) near the end of the logs. */
+const PERCENT = /(\d{1,3})%\|/g;
+
+/**
+ * A running prediction's progress, read from its `logs` (Replicate's models print tqdm progress bars
+ * there: the last one in the log is where it stands); none when the logs show no bar.
+ */
+export function predictionProgress(prediction: Prediction): number | undefined {
+  if (typeof prediction.logs !== 'string' || prediction.logs === '') return undefined;
+  let last: number | undefined;
+  for (const match of prediction.logs.slice(-2_000).matchAll(PERCENT)) last = Number(match[1]);
+  return last !== undefined && last <= 100 ? last / 100 : undefined;
+}
+
 function statusOf(prediction: Prediction): string {
   return typeof prediction.status === 'string' ? prediction.status : '';
 }
@@ -58,6 +72,11 @@ export abstract class PredictionEngine<S extends BindingSettings> extends Submit
 
   protected isPending(prediction: Prediction): boolean {
     return predictionPending(prediction);
+  }
+
+  protected override pendingDetail(prediction: Prediction): UpstreamPending {
+    const progress = predictionProgress(prediction);
+    return progress === undefined ? {} : { progress };
   }
 
   protected finish(id: string, prediction: Prediction, job: UpstreamJob): Promise<EngineOutput[]> {

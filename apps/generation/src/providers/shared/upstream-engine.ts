@@ -1,4 +1,4 @@
-import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPhases } from '../../engines/engine';
+import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPending, UpstreamPhases } from '../../engines/engine';
 import type { BindingSettings } from './binding-settings';
 import { ClientSettings, Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from './upstream-client';
 import { UpstreamCall } from './upstream-http';
@@ -60,6 +60,7 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
    * `collect` is `finish`. Absent where the protocol cannot be parked (Cog's synchronous call).
    */
   readonly phases?: UpstreamPhases = {
+    binding: bindingKey(this.name, this.settings.baseUrl, this.credentialName()),
     totalTimeoutMs: this.settings.totalTimeoutMs,
     maxInFlight: this.settings.maxInFlight,
     maxRequestsPerSecond: this.settings.maxRequestsPerSecond,
@@ -82,6 +83,11 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
         : nextCheckMs(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs, checks),
   };
 
+  /** The variable the credential is read from (`tokenEnv`), part of the binding's key; null without one. */
+  protected credentialName(): string | null {
+    return (this.settings as Partial<Pick<BindingSettings, 'tokenEnv'>>).tokenEnv ?? null;
+  }
+
   /** The prefix of the references stored on our jobs (`replicate:<id>`), which says whose they are. */
   protected abstract readonly kind: string;
 
@@ -99,6 +105,13 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
   protected abstract isPending(state: State): boolean;
   /** What a job that ended yields: every output it gave, fetched into `EngineOutput`s in its order, or the failure it ended with. */
   protected abstract finish(ref: Ref, state: State, job: UpstreamJob): Promise<EngineOutput[]>;
+  /**
+   * What a pending state says of the job's progress (0 to 1) and its place in the provider's queue,
+   * where the protocol tells (docs/jobs.md, "Where it stands"); nothing by default.
+   */
+  protected pendingDetail(_state: State): UpstreamPending {
+    return {};
+  }
   /** The call asking the upstream to stop a job, or null where the protocol (or binding) has none. */
   protected abstract cancelCall(ref: Ref): CancelCall | null;
 
@@ -123,12 +136,13 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
     if (job.request.upstreamRef !== null) return { ended: false };
     const { ref, state } = await this.submit(job);
     await job.saveRef(encodeRef(this.kind, this.storeRef(ref)));
-    return state === undefined || this.isPending(state) ? { ended: false } : { ended: true, state };
+    if (state === undefined) return { ended: false };
+    return this.isPending(state) ? { ended: false, ...this.pendingDetail(state) } : { ended: true, state };
   }
 
   private async checkPhase(job: UpstreamJob): Promise<UpstreamCheck> {
     const state = await this.poll(this.refOf(job), job);
-    return this.isPending(state) ? { ended: false } : { ended: true, state };
+    return this.isPending(state) ? { ended: false, ...this.pendingDetail(state) } : { ended: true, state };
   }
 
   protected async run(job: UpstreamJob): Promise<EngineOutput[]> {
@@ -156,6 +170,15 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
 /** What the phases read of a binding. */
 export type PhaseSettings = Pick<BindingSettings, 'pollIntervalMs' | 'maxPollIntervalMs' | 'totalTimeoutMs' | 'maxInFlight' | 'maxRequestsPerSecond'> &
   Partial<Pick<BindingSettings, 'callbacks'>>;
+
+/**
+ * The key of a provider account, which the per-binding limits are held under: the adapter's kind (the
+ * engine's name is `<kind>:<model id>`), the credential's variable and the API's base URL.
+ */
+export function bindingKey(engineName: string, baseUrl: string, credentialName: string | null): string {
+  const kind = engineName.includes(':') ? engineName.slice(0, engineName.indexOf(':')) : engineName;
+  return `${kind}:${credentialName ?? '-'}@${baseUrl}`;
+}
 
 /**
  * The wait before a parked job's next check: `pollIntervalMs` for the first three checks, then
