@@ -135,6 +135,18 @@ describe('standalone: members, roles and invitations', () => {
     expect((await t.owner.request('GET', '/members')).body.data).toHaveLength(4);
   });
 
+  it('lets ten concurrent uses of one invitation make exactly one user and one member', async () => {
+    const t = await team();
+    const email = testEmail('race');
+    const token = await invite(t.owner, email, 'developer');
+    const clients = await Promise.all(Array.from({ length: 10 }, () => anonymous()));
+    const answers = await Promise.all(clients.map((c) => c.request('POST', '/invitations/accept-sign-up', { body: { token, password: TEST_PASSWORD } })));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, ...Array<number>(9).fill(422)]);
+    expect(await h.running.databases.auth.query(`SELECT 1 FROM users WHERE email = $1`, [email])).toHaveLength(1);
+    expect((await t.owner.request('GET', '/members')).body.data).toHaveLength(2);
+    expect((await t.owner.request('GET', '/audit?action=member.joined')).body.data).toHaveLength(1);
+  });
+
   it('refuses an invitation of an address that is a member already (409 in the envelope), and one to a user of another address', async () => {
     const t = await team();
     const dev = await join(t.owner, 'developer');

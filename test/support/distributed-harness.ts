@@ -325,7 +325,8 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   /** Waits until billing's durable consumers exist (they are created just after it starts). */
   const billingConsuming = async (deadline: number) => {
     const jsm = await (await rpc.connection()).jetstreamManager();
-    // Billing consumes the generations' events (account events are billing's own, consumed elsewhere).
+    // The events billing consumes (a job's end settles its hold); billing publishes others
+    // (account.low_balance) that only the gateway and webhooks consume.
     for (const event of [Events.generationCompleted, Events.generationFailed]) {
       const durable = `billing-${event.replace(/[^A-Za-z0-9_-]/g, '_')}`;
       await until(`billing's consumer ${durable}`, deadline, async () => ((await jsm.consumers.info(streamName, durable)) ? true : undefined), [app('billing')]);

@@ -4,7 +4,7 @@ import { generationRecord } from '@gen/testing';
 import { InProcessBroadcaster, NotDeliveredError, RpcClient } from '@gen/transport';
 import type { GatewaySettings } from '../gateway.tokens';
 import { JobWaits } from './live/job-waits';
-import { SUBMIT_LOST_AFTER_READS, SubmitDelivery, SYNC_REREAD_MS } from './submit-delivery';
+import { SUBMIT_LOST_AFTER_READS, SubmitDelivery, SYNC_DEADLINE_GRACE_MS, SYNC_REREAD_MS } from './submit-delivery';
 
 type Handler = (payload: any, timeoutMs?: number) => Promise<unknown>;
 
@@ -126,6 +126,17 @@ describe('SubmitDelivery: a submit waits on its job, not on the replica that too
     const reply = await new SubmitDelivery(rpc, waits, settings).deliver(submitRequest(4_500));
     expect(reply).toMatchObject({ finished: false, record: { status: 'processing' } });
     expect(rpc.calls.filter((c) => c.subject === Subjects.generationSubmit)).toHaveLength(1);
+  }, 10_000);
+
+  it('at waitMs with nothing able to read the job (NATS away), answers 503 soon after, not an RPC timeout later', async () => {
+    const rpc = new ScriptedRpc({
+      [Subjects.generationSubmit]: never,
+      [Subjects.generationGet]: () => Promise.reject(new ServiceUnavailableError('NATS is not connected; retry shortly.')),
+    });
+    const started = Date.now();
+    await expect(new SubmitDelivery(rpc, waits, settings).deliver(submitRequest(500))).rejects.toMatchObject({ code: 'service_unavailable' });
+    // The wait, the read's retries (about 0.7 s) and the grace: far from the RPC timeout (10 s here).
+    expect(Date.now() - started).toBeLessThan(500 + 1_000 + SYNC_DEADLINE_GRACE_MS + 1_500);
   }, 10_000);
 
   it('a refusal is not sent again', async () => {

@@ -16,6 +16,8 @@ export const SYNC_REREAD_MS = 2_000;
  * (killed before the admission committed, which takes milliseconds) and is sent again, once.
  */
 export const SUBMIT_LOST_AFTER_READS = 2;
+/** At the end of a sync wait whose job cannot be read, how long the submit's own reply may still come before `503`. */
+export const SYNC_DEADLINE_GRACE_MS = 1_000;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -49,7 +51,8 @@ export async function withRpcRetries<T>(call: () => Promise<T>, attempts = RPC_A
  * - the answer is the first of: the replica's reply with a final record, the final-state broadcast
  *   of whichever replica finishes the job, a read of the job (every SYNC_REREAD_MS, for a notice lost
  *   in flight); at `waitMs` the job is read and answered as it stands (`202` unless final), never later;
- * - a submit that reads find no job for is sent again (SUBMIT_LOST_AFTER_READS): it died with its replica.
+ * - a submit that reads find no job for is sent again (SUBMIT_LOST_AFTER_READS): it died with its replica;
+ * - at `waitMs` with nothing able to read the job (NATS away), `503` after SYNC_DEADLINE_GRACE_MS.
  */
 @Injectable()
 export class SubmitDelivery {
@@ -94,8 +97,12 @@ export class SubmitDelivery {
         timer = setTimeout(() => {
           over = true;
           // The wait is over: the job as it stands (final or not), read from any replica. Not admitted
-          // yet (its submit still under way): that submit's answer decides.
-          this.read(request).then((record) => record && resolve({ finished: isFinalRecord(record), record }), () => undefined);
+          // yet (its submit still under way): that submit's answer decides. Nothing answers the read
+          // (NATS away): the submit's own reply gets a moment, then `503`, not an answer an RPC timeout later.
+          this.read(request).then(
+            (record) => record && resolve({ finished: isFinalRecord(record), record }),
+            (error: unknown) => (timer = setTimeout(() => reject(error), SYNC_DEADLINE_GRACE_MS)),
+          );
         }, Math.max(0, deadline - Date.now()));
       });
       return await found;
