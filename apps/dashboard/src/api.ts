@@ -19,10 +19,10 @@ export interface AccountChoice {
 export interface Session {
   signed_in: boolean;
   csrf_token: string;
-  user?: { id: string; email: string };
+  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
   account?: AccountChoice;
   accounts?: AccountChoice[];
-  sign_up?: { enabled: boolean; credits: number };
+  sign_up?: { enabled: boolean; mode: 'open' | 'verified' | 'invite'; credits: number; verification_required: boolean };
 }
 
 export interface Member {
@@ -224,7 +224,7 @@ export async function api<T>(
       Number.isFinite(retry) && retry > 0 ? retry : null,
     );
     const isSessionCall =
-      path === '/sign-in' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
+      path === '/sign-in' || path === '/sign-in/two-factor' || path === '/email-verification/verify' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
     if (response.status === 401 && !isSessionCall) onSignedOut();
     throw failure;
   }

@@ -13,6 +13,9 @@ import { ModelsPage } from './pages/models-page';
 import { OverviewPage } from './pages/overview-page';
 import { PlaygroundPage } from './pages/playground-page';
 import { UsagePage } from './pages/usage-page';
+import { VerifyEmailPage } from './pages/verify-email-page';
+import { TwoFactorSettings } from './components/two-factor-settings';
+import { VerifyEmailNotice } from './components/verify-email-notice';
 import { RoleContext, useCan } from './role';
 import { Link, navigate, useLocation } from './router';
 
@@ -60,7 +63,7 @@ function Page({ path, session, onSessionChanged }: { path: string; session: Sess
   if (path === '/models') return <ModelsPage />;
   if (path === '/usage') return <UsagePage />;
   if (path === '/settings') return <ApiKeysPage />;
-  if (path === '/settings/account') return <AccountPage session={session} />;
+  if (path === '/settings/account') return <AccountPage session={session} onSessionChanged={onSessionChanged} />;
   if (path === '/settings/audit') return can('admin') ? <AuditPage /> : <NotForRole title="Audit log" needs="owners and admins" />;
   if (path === '/settings/members') return <MembersPage onSessionChanged={onSessionChanged} />;
   if (path === '/generations') return <GenerationsPage />;
@@ -128,7 +131,16 @@ function Shell({ session, onSignOut, onSession, onSessionChanged, path }: { sess
         </div>
       </header>
       <div className="container">
-        <Page path={path} session={session} onSessionChanged={onSessionChanged} />
+        {session.user && !session.user.email_verified && <VerifyEmailNotice email={session.user.email} />}
+        {session.user?.two_factor.required && !session.user.two_factor.enabled ? (
+          // The account requires a second factor: its set-up comes before any other page (the server refuses the rest).
+          <main id="main">
+            <PageHeading title="Set up two-factor sign-in">Set up two-factor sign-in</PageHeading>
+            <TwoFactorSettings session={session} onChanged={onSessionChanged} />
+          </main>
+        ) : (
+          <Page path={path} session={session} onSessionChanged={onSessionChanged} />
+        )}
       </div>
     </RoleContext.Provider>
   );
@@ -160,11 +172,12 @@ export function App() {
     void load();
     onUnauthorized(() => void load());
   }, [load]);
+  const reloadSession = useCallback(() => void load(), [load]);
 
   const signedIn = session?.signed_in === true;
   const authPage = path === '/sign-in' || path === '/sign-up';
   // Reachable signed in or not: a reset link opened in a browser that is still signed in works too.
-  const passwordPage = path === '/forgot-password' || path === '/reset-password';
+  const passwordPage = path === '/forgot-password' || path === '/reset-password' || path === '/verify-email';
   // An invitation link works signed in (accept as this user) or signed out (sign in, or choose a password).
   const invitationPage = path === '/invitation';
   const search = query.toString();
@@ -198,7 +211,9 @@ export function App() {
     return (
       <div className="container narrow">
         <p className="brand brand-auth">Generation Service</p>
-        {path === '/forgot-password' ? (
+        {path === '/verify-email' ? (
+          <VerifyEmailPage token={query.get('token') ?? ''} onVerified={reloadSession} />
+        ) : path === '/forgot-password' ? (
           <ForgotPasswordPage />
         ) : (
           <ResetPasswordPage token={query.get('token') ?? ''} onDone={() => void load().then(() => navigate('/sign-in', { replace: true }))} />

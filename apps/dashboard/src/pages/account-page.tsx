@@ -1,6 +1,7 @@
 import { FormEvent, useState } from 'react';
 import { ApiError, dashboardApi, Session, SessionView } from '../api';
 import { SettingsNav } from '../components/settings-nav';
+import { TwoFactorSettings } from '../components/two-factor-settings';
 import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
@@ -232,8 +233,8 @@ function Sessions() {
   );
 }
 
-/** Settings, Account: the low-balance alert (owners and admins), password and sessions. */
-export function AccountPage({ session }: { session: Session }) {
+/** Settings, Account: the low-balance alert (owners and admins), password, two-factor sign-in and sessions. */
+export function AccountPage({ session, onSessionChanged }: { session: Session; onSessionChanged: () => void }) {
   const can = useCan();
   return (
     <main id="main">
@@ -244,6 +245,7 @@ export function AccountPage({ session }: { session: Session }) {
       </p>
       {can('admin') && <LowBalanceSection />}
       {session.user ? <PasswordForm email={session.user.email} /> : <Notice title="No user">Sign in again.</Notice>}
+      <TwoFactorSettings session={session} onChanged={onSessionChanged} />
       <Sessions />
     </main>
   );

@@ -1,6 +1,8 @@
 import { FormEvent, useState } from 'react';
 import { ApiError, dashboardApi, Session } from '../api';
+import { TwoFactorCodeForm } from '../components/two-factor-code-form';
 import { Field, FormError, PageHeading } from '../components/ui';
+import { isChallenge, securityApi } from '../security-api';
 import { formatNumber } from '../format';
 import { Link } from '../router';
 
@@ -29,6 +31,7 @@ function CredentialsForm({
   const [password, setPassword] = useState('');
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  const [challenge, setChallenge] = useState<string | null>(null);
   const signUp = mode === 'sign-up';
 
   const submit = async (event: FormEvent) => {
@@ -44,14 +47,24 @@ function CredentialsForm({
     }
     setBusy(true);
     try {
-      const session = signUp ? await dashboardApi.signUp(email.trim(), password) : await dashboardApi.signIn(email.trim(), password);
-      onSignedIn(session);
+      const reply = signUp ? await dashboardApi.signUp(email.trim(), password) : await securityApi.signIn(email.trim(), password);
+      if (isChallenge(reply)) {
+        setChallenge(reply.challenge);
+        setBusy(false);
+      } else onSignedIn(reply);
     } catch (error) {
       setErrors(serverErrors(error));
       setBusy(false);
     }
   };
 
+  if (challenge) {
+    const restart = () => {
+      setChallenge(null);
+      setPassword('');
+    };
+    return <TwoFactorCodeForm challenge={challenge} onSignedIn={onSignedIn} onRestart={restart} />;
+  }
   return (
     <form className="card auth-card" onSubmit={(e) => void submit(e)} noValidate>
       <Field
@@ -109,7 +122,7 @@ export function SignUpPage({ onSignedIn, terms }: { onSignedIn: (session: Sessio
     return (
       <main id="main" className="auth">
         <PageHeading title="Create an account">Create an account</PageHeading>
-        <p className="lead">Sign-up is closed on this deployment. Ask your administrator for an account.</p>
+        <p className="lead">Sign-up is by invitation only on this deployment: ask a member of your team to invite you.</p>
         <p className="center">
           <Link to="/sign-in">Sign in</Link>
         </p>

@@ -1,0 +1,33 @@
+/** The dashboard API's sign-up verification and two-factor calls (docs/dashboard.md, "Two-factor sign-in"). */
+import { api, Session } from './api';
+
+/** The password was right; sign-in ends with a code from the app (or a recovery code). */
+export interface TwoFactorChallenge {
+  signed_in: false;
+  two_factor_required: true;
+  challenge: string;
+  expires_in_seconds: number;
+}
+
+export interface TwoFactorStatus {
+  enabled: boolean;
+  required: boolean;
+  recovery_codes_left: number;
+}
+
+export function isChallenge(reply: Session | TwoFactorChallenge): reply is TwoFactorChallenge {
+  return (reply as TwoFactorChallenge).two_factor_required === true;
+}
+
+export const securityApi = {
+  signIn: (email: string, password: string) => api<Session | TwoFactorChallenge>('POST', '/sign-in', { email, password }),
+  signInWithCode: (challenge: string, code: string) => api<Session>('POST', '/sign-in/two-factor', { challenge, code }),
+  verifyEmail: (token: string) => api<{ email_verified: true; email: string }>('POST', '/email-verification/verify', { token }),
+  resendVerification: () => api<{ message: string }>('POST', '/email-verification/resend'),
+  twoFactor: () => api<TwoFactorStatus>('GET', '/two-factor'),
+  beginTwoFactor: () => api<{ secret: string; otpauth_uri: string }>('POST', '/two-factor/enrollment'),
+  confirmTwoFactor: (code: string) => api<{ recovery_codes: string[] }>('POST', '/two-factor/enrollment/confirm', { code }),
+  disableTwoFactor: (code: string) => api<void>('POST', '/two-factor/disable', { code }),
+  renewRecoveryCodes: (code: string) => api<{ recovery_codes: string[] }>('POST', '/two-factor/recovery-codes', { code }),
+  requireTwoFactor: (required: boolean) => api<{ required: boolean }>('PUT', '/account/two-factor-requirement', { required }),
+};
