@@ -43,7 +43,7 @@ describe('distributed: CLI changes seen by the very next request on every gatewa
     // Every gateway holds a copy of the catalogue and of the key now.
     for (const url of h.urls) expect((await submit(url, key)).status).toBe(422);
 
-    cli('models', 'add', '--id', 'ops-at-once-1', '--name', 'At once', '--type', 'TEXT_TO_IMAGE', '--credits', '3', '--minimum', '3', '--plan', 'lite', '--sync', 'true', '--engine', '{"engine":"instant"}');
+    cli('models', 'add', '--id', 'ops-at-once-1', '--name', 'At once', '--type', 'TEXT_TO_IMAGE', '--credits', '3', '--minimum', '3', '--plan', 'pro', '--sync', 'true', '--engine', '{"engine":"instant"}');
     for (const url of h.urls) {
       const res = await submit(url, key);
       expect({ status: res.status, charged: res.body.credits_charged }).toEqual({ status: 200, charged: 3 });
@@ -68,11 +68,12 @@ describe('distributed: CLI changes seen by the very next request on every gatewa
       expect({ status: res.status, charged: res.body.credits_charged }).toEqual({ status: 200, charged: 5 });
     }
 
-    // The account's plan, held by every gateway (5 s) since the submits just made.
-    cli('plans', 'set', '--account', accountId, '--plan', 'free');
+    // The account's plan, held by every gateway (5 s) since the submits just made. Down to lite, not
+    // free: free's 10 requests a minute would refuse these submits before the plan rule does.
+    cli('plans', 'set', '--account', accountId, '--plan', 'lite');
     for (const url of h.urls) {
       const res = await submit(url, key);
-      expect({ status: res.status, message: res.body.error?.message }).toEqual({ status: 403, message: expect.stringContaining('needs the lite plan') });
+      expect({ status: res.status, message: res.body.error?.message }).toEqual({ status: 403, message: expect.stringContaining('needs the pro plan') });
     }
     cli('plans', 'set', '--account', accountId, '--plan', 'pro');
     for (const url of h.urls) {

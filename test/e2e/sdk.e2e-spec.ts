@@ -115,9 +115,12 @@ describe('TypeScript SDK against standalone', () => {
     await expect(unreachable.credits.get()).rejects.toMatchObject({ code: 'connection_error', status: 0 });
   });
 
-  it('lists models and reads credits', async () => {
+  it('lists models, reads one, and reads credits', async () => {
     const models = await client.models.list();
     expect(models.find((m) => m.id === 'pixel-flux-1')).toMatchObject({ type: 'TEXT_TO_IMAGE', available: true });
+    const one = await client.models.get('pixel-flux-1');
+    expect(one).toMatchObject({ id: 'pixel-flux-1', type: 'TEXT_TO_IMAGE', inputs: { type: 'object' } });
+    await expect(client.models.get('no-such-model')).rejects.toMatchObject({ name: 'GenerationApiError', status: 404 });
     expect(await client.credits.get()).toMatchObject({ plan: 'pro', limits: { parallel_tasks: expect.any(Number) } });
   });
 

@@ -3,7 +3,10 @@
  * Deno, Bun, browsers), with no dependencies: `GenerationClient` for the API, `verifyWebhook` for
  * the signed events the service sends.
  */
-export { GenerationClient, Generations, Models, CreditsApi, parseRetryAfter, retryDelayMs } from './client.js';
+export { GenerationClient } from './client.js';
+export { Generations } from './generations.js';
+export { Models, CreditsApi } from './catalogue.js';
+export { parseRetryAfter, retryDelayMs } from './retry.js';
 export type {
   CreateGenerationBody,
   CreateGenerationOptions,
@@ -11,7 +14,7 @@ export type {
   ListGenerationsOptions,
   RequestOptions,
   WaitOptions,
-} from './client.js';
+} from './options.js';
 export { Uploads } from './uploads.js';
 export type { CreateUploadOptions } from './uploads.js';
 export { GenerationApiError, WebhookVerificationError } from './errors.js';

@@ -1,4 +1,5 @@
-import type { GenerationClient, RequestOptions } from './client.js';
+import type { GenerationClient } from './client.js';
+import type { RequestOptions } from './options.js';
 import type { Upload } from './types.js';
 
 export interface CreateUploadOptions extends RequestOptions {
