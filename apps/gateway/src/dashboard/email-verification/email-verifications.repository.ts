@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../../gateway.tokens';
+import { openMailedLink } from '../../users/mailed-links';
 
 /** Sign-up verification links (`auth.email_verifications`, migration 1764970000000). */
 @Injectable()
@@ -10,20 +11,11 @@ export class EmailVerificationsRepository {
 
   /**
    * Opens a verification for the user with this token hash unless one was mailed less than
-   * `windowSeconds` ago. One statement: of concurrent requests exactly one wins a window. Returns
+   * `windowSeconds` ago (openMailedLink: of concurrent requests exactly one wins a window). Returns
    * 0 when the mail may be sent, else the seconds until the window ends (nothing changed).
    */
   async open(userId: string, tokenHash: Buffer, ttlSeconds: number, windowSeconds: number): Promise<number> {
-    const opened = await sqlRows<{ user_id: string }>(
-      this.db,
-      `INSERT INTO email_verifications (user_id, token_hash, sent_at, expires_at)
-       VALUES ($1, $2, now(), now() + make_interval(secs => $3))
-       ON CONFLICT (user_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, sent_at = EXCLUDED.sent_at, expires_at = EXCLUDED.expires_at
-       WHERE email_verifications.sent_at <= now() - make_interval(secs => $4)
-       RETURNING user_id`,
-      [userId, tokenHash, ttlSeconds, windowSeconds],
-    );
-    if (opened.length === 1) return 0;
+    if (await openMailedLink(this.db, 'email_verifications', { userId, tokenHash, ttlSeconds, windowSeconds })) return 0;
     const [row] = await sqlRows<{ wait: number }>(
       this.db,
       `SELECT ceil(extract(epoch FROM sent_at + make_interval(secs => $2) - now()))::int AS wait FROM email_verifications WHERE user_id = $1`,

@@ -2,28 +2,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../../gateway.tokens';
+import { openMailedLink } from '../../users/mailed-links';
 
 /** Password reset links (`auth.password_resets`, migration 1764870000002). */
 @Injectable()
 export class PasswordResetsRepository {
   constructor(@Inject(AUTH_DB) private readonly db: DataSource) {}
 
-  /**
-   * Opens a reset for the user with this token hash, unless a mail for one was sent less than
-   * `windowSeconds` ago: one statement, so of any number of concurrent requests exactly one wins a
-   * window (true: send the mail), the others change nothing (false). A new reset replaces the last.
-   */
-  async open(userId: string, tokenHash: Buffer, ttlSeconds: number, windowSeconds: number): Promise<boolean> {
-    const rows = await sqlRows<{ user_id: string }>(
-      this.db,
-      `INSERT INTO password_resets (user_id, token_hash, sent_at, expires_at)
-       VALUES ($1, $2, now(), now() + make_interval(secs => $3))
-       ON CONFLICT (user_id) DO UPDATE SET token_hash = EXCLUDED.token_hash, sent_at = EXCLUDED.sent_at, expires_at = EXCLUDED.expires_at
-       WHERE password_resets.sent_at <= now() - make_interval(secs => $4)
-       RETURNING user_id`,
-      [userId, tokenHash, ttlSeconds, windowSeconds],
-    );
-    return rows.length === 1;
+  /** Opens a reset (a new one replaces the last) unless a mail was sent within the window: true, send the mail (openMailedLink). */
+  open(userId: string, tokenHash: Buffer, ttlSeconds: number, windowSeconds: number): Promise<boolean> {
+    return openMailedLink(this.db, 'password_resets', { userId, tokenHash, ttlSeconds, windowSeconds });
   }
 
   /**
