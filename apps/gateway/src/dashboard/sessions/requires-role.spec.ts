@@ -44,5 +44,10 @@ describe('dashboard routes and roles', () => {
     expect(role['POST /dashboard/api/keys']).toBe('developer');
     expect(role['POST /dashboard/api/keys/:id/generate']).toBe('developer');
     expect(role['GET /dashboard/api/usage/ledger']).toBe('viewer');
+    // Requiring two-factor sign-in of every member is the owners'; a member's own second factor is theirs, whatever their role.
+    expect(role['PUT /dashboard/api/account/two-factor-requirement']).toBe('owner');
+    expect(role['POST /dashboard/api/two-factor/enrollment']).toBe('viewer');
+    expect(role['POST /dashboard/api/two-factor/disable']).toBe('viewer');
+    expect(role['POST /dashboard/api/email-verification/resend']).toBe('viewer');
   });
 });
