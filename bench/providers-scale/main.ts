@@ -21,6 +21,8 @@ import { benchServers, onlySet, positiveInteger } from '../support/settings';
  *   with every job parked, memory per parked job, and CPU per status check (the process's CPU over a
  *   window where it only checks, divided by the fake's status reads in that window);
  * - capped: the same binding with `maxInFlight: 50` (never more than 50 at once on the fake);
+ * - callbacks: the scale run with `"callbacks": true` (the fake calls back when each prediction
+ *   ends): status reads per job, which the callbacks should keep at one or fewer;
  * - baseline (standalone): 100 jobs with PROVIDER_PARKING=false, the behaviour before parking (each
  *   job polls from inside one of WORKER_CONCURRENCY slots), in the same run.
  * Every database, stream and folder it makes is removed at the end.
@@ -32,6 +34,7 @@ const PREDICTION_MS = positiveInteger('BENCH_PREDICTION_MS', 3_000);
 const PARKED_PREDICTION_MS = positiveInteger('BENCH_PARKED_PREDICTION_MS', 20_000);
 const CAPPED_JOBS = positiveInteger('BENCH_CAPPED_JOBS', 300);
 const CAP = positiveInteger('BENCH_MAX_IN_FLIGHT', 50);
+const CALLBACK_JOBS = positiveInteger('BENCH_CALLBACK_JOBS', JOBS);
 const BASELINE_JOBS = positiveInteger('BENCH_BASELINE_JOBS', 100);
 const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 8);
 const LIMIT_SECONDS = positiveInteger('BENCH_LIMIT_SECONDS', 900);
@@ -145,10 +148,11 @@ interface Row {
 }
 
 async function parkedService(label: string, start: (options: ModeOptions) => Promise<RunningMode>, rows: Row[]): Promise<void> {
-  const [fast, long, capped] = await Promise.all([
+  const [fast, long, capped, calling] = await Promise.all([
     startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS }),
     startFakeReplicate({ token: TOKEN, durationMs: PARKED_PREDICTION_MS }),
     startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS }),
+    startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS, webhookRetries: 3 }),
   ]);
   log(`- ${label}: starting`);
   const mode = await start({
@@ -227,10 +231,28 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
         'RSS idle / peak': `- / ${mb(cappedDone.peakRss)} MB`,
       },
     });
+
+    log(`- ${label}: callbacks on, ${CALLBACK_JOBS} jobs`);
+    await bind(mode, 'voice-1', calling, 'ok-audio', { callbacks: true });
+    const called = await submitAll(mode, 'voice-1', 'TEXT_TO_AUDIO', CALLBACK_JOBS);
+    const calledDone = await waitFinished(db, mode, called.ids, 600_000);
+    const accepted = calling.callbacks.filter((c) => c.status === 200).length;
+    rows.push({
+      label: `${label}, callbacks on`,
+      cells: {
+        jobs: String(CALLBACK_JOBS),
+        submits: `${seconds(called.lastAt - called.firstAt)} s`,
+        'last submit to all final': `${seconds(calledDone.at - called.lastAt)} s`,
+        'peak in flight upstream': String(calling.peakInFlight()),
+        'status reads per job': `${(statusReads(calling) / CALLBACK_JOBS).toFixed(2)} (${accepted} callbacks accepted)`,
+        failed: String(calledDone.failed),
+        'RSS idle / peak': `- / ${mb(calledDone.peakRss)} MB`,
+      },
+    });
   } finally {
     await db.end();
     await mode.stop();
-    await Promise.all([fast, long, capped].map((f) => f.close()));
+    await Promise.all([fast, long, capped, calling].map((f) => f.close()));
   }
 }
 

@@ -154,6 +154,9 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
         ...own(1),
         CDN_BASE_URL: `${url}/cdn`,
         WORKER_CONCURRENCY: String(workers),
+        // Provider callbacks reach the gateway (bindings with "callbacks": true; standalone makes its own key).
+        PROVIDER_CALLBACK_BASE_URL: url,
+        PROVIDER_CALLBACK_KEY: randomBytes(32).toString('base64'),
         ...options.generationEnv,
       }),
       new AppProcess('webhooks', join('apps', 'webhooks', 'src', 'main.js'), { ...common, ...own(2) }),

@@ -184,6 +184,9 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   const database = await createTestDatabase('dist');
   const storageDir = mkdtempSync(join(tmpdir(), 'gen-dist-'));
   const pool = new Pool({ connectionString: database.url, max: 4 });
+  // An idle connection the server ends (57P01: a restart, a terminated session) is dropped by the
+  // pool and the next query opens another; unheard, its 'error' would fail the whole test file.
+  pool.on('error', () => undefined);
   const rpc = new NatsRpcClient({
     url: natsUrl,
     service: 'dist-harness',
