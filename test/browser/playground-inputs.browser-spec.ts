@@ -29,7 +29,7 @@ const INPUTS = {
 /**
  * The playground's form from the model's input schema, in Chromium against standalone and the
  * Replicate fake: enums as selects, short ranges as sliders, wide ones as number fields, booleans as
- * checkboxes, media as a URL; a refused input named at its field; several outputs shown; the
+ * checkboxes, media as a URL or an uploaded file; a refused input named at its field; several outputs shown; the
  * generation page with the input as applied and the metadata. Screenshots at laptop and phone width
  * in test-artifacts/playground-inputs/.
  */
@@ -145,6 +145,30 @@ describe('dashboard: the playground builds its form from the model inputs', () =
     await screenshots(page, '03-playground-three-outputs', { dir: SHOTS });
   });
 
+  it('uploads a file for a media input: the field holds its URL, and the provider is given that URL', async () => {
+    await page.goto(`${h.url}/dashboard/playground?model=fox-flux`);
+    const form = page.getByTestId('input-form');
+    await form.waitFor();
+    const media = form.locator('[data-input="image_prompt"]');
+    // A file whose bytes are not what it says is refused at the field; nothing is kept.
+    await media.locator('input[type="file"]').setInputFiles({ name: 'notes.png', mimeType: 'image/png', buffer: Buffer.from('not a picture at all') });
+    await media.locator('.field-error').waitFor();
+    expect(await media.locator('.field-error').textContent()).toMatch(/^The file is not image\/png/);
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(2000, 5)]);
+    await media.locator('input[type="file"]').setInputFiles({ name: 'fox.png', mimeType: 'image/png', buffer: png });
+    const url = media.locator('input[type="url"]');
+    for (let i = 0; i < 100 && !(await url.inputValue()).startsWith(`${h.url}/cdn/`); i++) await page.waitForTimeout(100);
+    const uploaded = await url.inputValue();
+    expect(uploaded).toMatch(new RegExp(`^${h.url}/cdn/[0-9a-f]{2}/[0-9a-f]{32}\\.png$`));
+    expect(Buffer.from(await (await fetch(uploaded)).arrayBuffer())).toEqual(png);
+    await screenshots(page, '04-playground-uploaded-file', { dir: SHOTS });
+    await page.getByLabel('Prompt', { exact: true }).fill('the fox, as in this picture');
+    const before = fake.predictions.length;
+    await page.getByRole('button', { name: /^Generate/ }).click();
+    await page.locator('.result').getByText('Generation completed.').waitFor({ timeout: 30_000 });
+    expect(fake.predictions.slice(before).map((p) => p.input.image_prompt)).toEqual([uploaded]);
+  });
+
   it('shows the input as applied, the metadata and every output on the generation page', async () => {
     const submitted = await http(h.url, 'POST', '/api/v1/generate', {
       key,
@@ -161,6 +185,6 @@ describe('dashboard: the playground builds its form from the model inputs', () =
     expect(metadata).toContain('customerstudio');
     await expect(page.getByTestId('generation-outputs').locator('li').count()).resolves.toBe(2);
     await expect(page.locator('.output-gallery img').count()).resolves.toBe(2);
-    await screenshots(page, '04-generation-input-metadata', { dir: SHOTS });
+    await screenshots(page, '05-generation-input-metadata', { dir: SHOTS });
   });
 });

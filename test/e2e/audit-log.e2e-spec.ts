@@ -61,6 +61,39 @@ describe('standalone: audit log in the dashboard', () => {
     expect(log.actions).toContain('key.revoked');
   });
 
+  it('records a key renamed and its scopes changed, each with the value before; the new scopes apply to the key at once; bad changes are 422 and change nothing', async () => {
+    const { c, ip } = client();
+    const email = testEmail('relabel');
+    expect((await c.signUp(email, TEST_PASSWORD)).status).toBe(201);
+    const created = (await c.request('POST', '/keys', { body: { name: 'first name' } })).body;
+    const key = created.key;
+    const api = (path: string) => fetch(`${h.url}/api/v1${path}`, { headers: { authorization: `Bearer ${created.api_key}` } });
+    expect((await api('/generations')).status).toBe(200);
+
+    const renamed = await c.request('PUT', `/keys/${key.id}/label`, { body: { name: '  second name ' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: key.id, name: 'second name' });
+    const scoped = await c.request('PUT', `/keys/${key.id}/label`, { body: { scopes: ['generate'] } });
+    expect(scoped.status).toBe(200);
+    expect(scoped.body.scopes).toEqual(['generate']);
+    // The very next request with the key has lost `read`.
+    expect((await api('/generations')).status).toBe(403);
+
+    for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { scopes: [] }, { scopes: ['everything'] }, { name: 7 }]) {
+      const res = await c.request('PUT', `/keys/${key.id}/label`, { body });
+      expect({ body, status: res.status, code: res.body?.error?.code }).toEqual({ body, status: 422, code: 'validation_error' });
+    }
+    expect((await c.request('PUT', '/keys/00000000-0000-4000-8000-000000000000/label', { body: { name: 'nobody' } })).status).toBe(404);
+
+    const log = await entries(c);
+    expect(log.data.slice(0, 2).map((e) => [e.action, e.actor, e.ip, e.target, e.details])).toEqual([
+      ['key.scopes_changed', email, ip, key.id, { name: 'second name', scopes: ['generate'], from: key.scopes }],
+      ['key.renamed', email, ip, key.id, { name: 'second name', from: 'first name' }],
+    ]);
+    const keys = (await c.request('GET', '/keys')).body;
+    expect(JSON.stringify(keys)).toContain('second name');
+  });
+
   it('filters by action and actor, pages with a cursor, refuses an unknown action, and exports what the filters select as CSV', async () => {
     const { c } = client();
     const email = testEmail('auditcsv');

@@ -1,5 +1,8 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
 import type { GenerationOutput, GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, MemberRole, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
+import { api, uploadFile } from './api-client';
+
+export { ApiError, api, onUnauthorized, setCsrfToken, uploadFile } from './api-client';
 
 // Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
@@ -161,76 +164,6 @@ export interface GenerateBody {
   input?: Record<string, unknown>;
 }
 
-/** An error answer. `field` is set when the message names a form field ("email: ..."). */
-export class ApiError extends Error {
-  readonly field: string | null;
-  readonly detail: string;
-
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly retryAfterSeconds: number | null = null,
-  ) {
-    super(message);
-    const first = message.split('; ')[0];
-    const match = /^([a-z_]+): (.+)$/s.exec(first);
-    this.field = match ? match[1] : null;
-    this.detail = match ? match[2] : message;
-  }
-}
-
-let csrfToken = '';
-let onSignedOut: () => void = () => undefined;
-
-export function setCsrfToken(token: string): void {
-  csrfToken = token;
-}
-
-/** Called when any call answers 401: the session has ended, the app shows the sign-in page. */
-export function onUnauthorized(handler: () => void): void {
-  onSignedOut = handler;
-}
-
-export async function api<T>(
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
-  path: string,
-  body?: unknown,
-  extraHeaders: Record<string, string> = {},
-): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
-  let response: Response;
-  try {
-    response = await fetch(`/dashboard/api${path}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-    });
-  } catch {
-    throw new ApiError(0, 'network_error', 'The server could not be reached. Check your connection and try again.');
-  }
-  if (response.status === 204) return undefined as T;
-  const data: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data as { error?: { code?: string; message?: string } } | null)?.error;
-    const retry = Number(response.headers.get('retry-after'));
-    const failure = new ApiError(
-      response.status,
-      error?.code ?? 'internal_error',
-      error?.message ?? `The request failed (HTTP ${response.status}).`,
-      Number.isFinite(retry) && retry > 0 ? retry : null,
-    );
-    const isSessionCall =
-      path === '/sign-in' || path === '/sign-in/two-factor' || path === '/email-verification/verify' || path === '/sign-up' || path === '/session' || path.startsWith('/password-reset') || (path.startsWith('/invitations/') && path !== '/invitations/accept');
-    if (response.status === 401 && !isSessionCall) onSignedOut();
-    throw failure;
-  }
-  return data as T;
-}
-
 export const dashboardApi = {
   session: () => api<Session>('GET', '/session'),
   signIn: (email: string, password: string) => api<Session>('POST', '/sign-in', { email, password }),
@@ -262,6 +195,8 @@ export const dashboardApi = {
   /** The playground: POST /api/v1/generate with one of the account's keys; `attempt` makes a retry safe (Idempotency-Key). */
   generate: (keyId: string, input: GenerateBody, attempt: string) =>
     api<Generation>('POST', `/keys/${keyId}/generate`, input, { 'idempotency-key': attempt }),
+  /** Uploads a file for a media input as the key (POST /api/v1/uploads for the account); answers its URL among the rest. */
+  upload: (keyId: string, file: File) => uploadFile<{ id: string; url: string; expires_at: string }>(`/keys/${keyId}/uploads`, file),
   ledger: (cursor?: string) => api<LedgerPage>('GET', `/usage/ledger?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
   usage: (days = 30) => api<UsageReply>('GET', `/usage/summary?days=${days}`),
   sendTestEvent: (keyId: string, url: string | null) => api<Delivery>('POST', `/keys/${keyId}/test-events`, url ? { url } : {}),

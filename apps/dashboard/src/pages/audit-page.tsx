@@ -27,6 +27,8 @@ const ACTION_LABELS: Record<string, string> = {
   'key.caps_set': 'Spending caps set',
   'key.webhook_scheme_set': 'Webhook signature scheme set',
   'key.secret_rotated': 'Signing secret rotated with overlap',
+  'key.renamed': 'Key renamed',
+  'key.scopes_changed': 'Key scopes changed',
   'member.invited': 'Member invited',
   'member.invitation_revoked': 'Invitation withdrawn',
   'member.joined': 'Member joined',

@@ -1,6 +1,7 @@
 import { FormEvent, useCallback, useEffect, useId, useMemo, useState } from 'react';
 import { ApiError, ApiKey, dashboardApi, GenerateBody, Generation, GENERATION_TYPES, Model, ModelInfo, ModelsPage } from '../api';
 import { InputForm, InputValues } from '../components/input-form';
+import { useMediaUpload } from '../components/use-media-upload';
 import { DEMO_HINT, isDemo, ProviderBadge } from '../components/model-label';
 import { Preview } from '../components/preview';
 import { CopyButton, EmptyState, FormError, Loading, LoadError, Notice, PageHeading, StatusBadge } from '../components/ui';
@@ -149,6 +150,8 @@ export function PlaygroundPage() {
   const selectedKey = usable.find((k) => k.id === keyId) ?? usable[0];
   const firstAvailable = catalogue?.data.find((m) => m.available);
   const model = catalogue?.data.find((m) => m.id === modelId) ?? firstAvailable;
+  const uploadRefused = useCallback((field: string, message: string) => setErrors((e) => ({ ...e, input: { ...(e.input ?? {}), [field]: message } })), []);
+  const media = useMediaUpload(selectedKey?.id, uploadRefused);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -305,6 +308,8 @@ export function PlaygroundPage() {
                   setInputValues(values);
                   if (errors.input) setErrors({ ...errors, input: undefined, form: undefined });
                 }}
+                uploading={media.uploading}
+                onUpload={media.upload}
               />
             )}
             <FormError message={errors.form ?? null} />

@@ -34,6 +34,8 @@ export const AUDIT_ACTIONS = [
   'user.recovery_code_used',
   'user.recovery_codes_renewed',
   'account.two_factor_required_set',
+  'key.renamed',
+  'key.scopes_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -180,6 +180,27 @@ export class ApiKeysService {
     return this.get(accountId, keyId);
   }
 
+  /**
+   * Renames an active key and/or replaces its scopes. Scopes take effect on the key's next request
+   * everywhere (the cache change is announced); the values before are returned for the audit log.
+   */
+  async relabel(
+    accountId: string,
+    keyId: string,
+    change: { name?: string; scopes?: ApiKeyScope[] },
+  ): Promise<{ key: ApiKeyEntity; previousName: string; previousScopes: string[] }> {
+    const name = change.name === undefined ? undefined : change.name.trim();
+    if (name !== undefined && (name.length === 0 || name.length > 100)) throw new ValidationError('name: 1 to 100 characters.');
+    const scopes = change.scopes === undefined ? undefined : [...new Set(change.scopes)];
+    if (scopes !== undefined && (scopes.length === 0 || scopes.some((s) => !API_KEY_SCOPES.includes(s)))) {
+      throw new ValidationError(`scopes: one or more of ${API_KEY_SCOPES.join(', ')}.`);
+    }
+    const updated = await this.repository.updateActiveKeyLabel(accountId, keyId, { name, scopes });
+    if (!updated) throw new NotFoundError('No such active key.');
+    await this.cache.announce({ apiKeyId: keyId, lookupId: updated.lookupId });
+    return { key: await this.get(accountId, keyId), previousName: updated.previousName, previousScopes: updated.previousScopes };
+  }
+
   /** One of the account's keys (active or revoked). */
   async get(accountId: string, keyId: string): Promise<ApiKeyEntity> {
     const key = await this.repository.findKey(accountId, keyId);

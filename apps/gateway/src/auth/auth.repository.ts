@@ -182,6 +182,27 @@ export class AuthRepository {
   }
 
   /**
+   * Renames an active key and sets its scopes (each when given); returns the values before and the
+   * lookup id, or null when no active key matched. One statement reads the old values under the row lock.
+   */
+  async updateActiveKeyLabel(
+    accountId: string,
+    keyId: string,
+    change: { name?: string; scopes?: string[] },
+  ): Promise<{ lookupId: string; previousName: string; previousScopes: string[] } | null> {
+    const rows = await sqlRows<{ lookup_id: string; previous_name: string; previous_scopes: string[] }>(
+      this.db,
+      `UPDATE api_keys k SET name = COALESCE($3, k.name), scopes = COALESCE($4::text[], k.scopes)
+         FROM (SELECT id, name, scopes FROM api_keys WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL FOR UPDATE) old
+        WHERE k.id = old.id
+        RETURNING k.lookup_id, old.name AS previous_name, old.scopes AS previous_scopes`,
+      [keyId, accountId, change.name ?? null, change.scopes ?? null],
+    );
+    const row = rows[0];
+    return row ? { lookupId: row.lookup_id, previousName: row.previous_name, previousScopes: row.previous_scopes } : null;
+  }
+
+  /**
    * How the dispatcher signs a key's next attempt (internal, by key id): its secret and scheme, and
    * the previous secret only while the overlap lasts, on the database's clock.
    */

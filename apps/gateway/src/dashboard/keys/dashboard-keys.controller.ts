@@ -9,7 +9,7 @@ import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
-import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto } from './key.dto';
+import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto, KeyLabelDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
 
@@ -56,6 +56,18 @@ export class DashboardKeysController {
   ): Promise<KeyChangeReply> {
     // No body renews at once; {"overlap_seconds": n} rotates a standard key with an overlap.
     return this.keys.renewWebhookSecret(session.accountId, id, actor, renewSecretOverlap(body));
+  }
+
+  /** Renames the key and/or changes its scopes (scopes apply from the key's next request). */
+  @Put(':id/label')
+  @RequiresRole('admin')
+  relabel(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: KeyLabelDto,
+  ): Promise<KeyView> {
+    return this.keys.relabel(session.accountId, id, body, actor);
   }
 
   /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */

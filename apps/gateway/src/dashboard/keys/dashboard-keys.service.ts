@@ -168,6 +168,18 @@ export class DashboardKeysService {
     return toKeyView(key);
   }
 
+  /** A new name and/or scopes; each change is its own audit entry, with the value before. */
+  async relabel(accountId: string, keyId: string, change: { name?: string; scopes?: ApiKeyScope[] }, actor: AuditActor): Promise<KeyView> {
+    const { key, previousName, previousScopes } = await this.keys.relabel(accountId, keyId, change);
+    if (key.name !== previousName) {
+      await this.audit.record({ accountId, actor, action: 'key.renamed', target: key.id, details: { name: key.name, from: previousName } });
+    }
+    if (change.scopes !== undefined && [...key.scopes].sort().join() !== [...previousScopes].sort().join()) {
+      await this.audit.record({ accountId, actor, action: 'key.scopes_changed', target: key.id, details: { name: key.name, scopes: key.scopes, from: previousScopes } });
+    }
+    return toKeyView(key);
+  }
+
   async revoke(accountId: string, keyId: string, actor: AuditActor): Promise<void> {
     await this.keys.revoke(accountId, keyId);
     const key = await this.keys.get(accountId, keyId);

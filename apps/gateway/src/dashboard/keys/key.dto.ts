@@ -21,6 +21,21 @@ export class CreateKeyDto {
   webhook_url?: string | null;
 }
 
+/** A key's name and/or scopes; an absent field keeps its value (at least one is needed). */
+export class KeyLabelDto {
+  @ValidateIf((body: KeyLabelDto) => body.name !== undefined || body.scopes === undefined)
+  @IsString({ message: 'name: Enter a name for the key (or give scopes).' })
+  @MaxLength(1000, { message: 'name: Use at most 100 characters.' })
+  name?: string;
+
+  @IsOptional()
+  @IsArray({ message: 'scopes: must be a list.' })
+  @ArrayNotEmpty({ message: 'scopes: Choose at least one permission.' })
+  @ArrayMaxSize(API_KEY_SCOPES.length, { message: 'scopes: too many entries.' })
+  @IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each one of ${API_KEY_SCOPES.join(', ')}.` })
+  scopes?: ApiKeyScope[];
+}
+
 export class UpdateKeyDto {
   /** The new default webhook URL, or null (or empty) to remove it. */
   @IsDefined({ message: 'webhook_url: required (null removes it).' })
