@@ -10,6 +10,7 @@ import { StandaloneHarness, startStandaloneHarness } from '../support/standalone
 
 const DASHBOARD_DIR = join(__dirname, '..', '..', 'dist', 'apps', 'dashboard');
 const SHOTS = join(ARTIFACTS_ROOT, 'dashboard-accounts');
+const RESET_PASSWORD = 'a brand new passphrase';
 
 /**
  * Spending caps and the audit log in Chromium against standalone: a key's caps set on the keys page,
@@ -153,7 +154,7 @@ describe('spending caps and the audit log in a browser', () => {
   });
 
   it('a forgotten password: the mailed link opens the reset page, the new password works and every session ended', async () => {
-    const NEW_PASSWORD = 'a brand new passphrase';
+    const NEW_PASSWORD = RESET_PASSWORD;
     const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const reset = await other.newPage();
     await reset.goto(`${h.url}/dashboard/sign-in`);
@@ -182,5 +183,31 @@ describe('spending caps and the audit log in a browser', () => {
     // The first browser's session ended with the reset: its next call signs it out.
     await page.goto(`${h.url}/dashboard/settings/keys`);
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  });
+  it('sets the low-balance alert on the account page: a bad value is shown beside the field, a good one saved, the crossing shown', async () => {
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(RESET_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor({ state: 'detached' }); // back where it was sent from
+    await page.goto(`${h.url}/dashboard/settings/account`);
+    const field = page.getByLabel('Alert below (credits)');
+    await field.fill('12.5');
+    await page.getByRole('button', { name: 'Save threshold' }).click();
+    await page.getByText('Enter a whole number of credits from 0 to 2,147,483,647, or leave it empty for no alerts.').waitFor();
+    await screenshots(page, '08-low-balance-refused');
+    const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id;
+    const { available } = await h.running.app.get(BillingService).balance(accountId);
+    await field.fill(String(available + 1));
+    await page.getByRole('button', { name: 'Save threshold' }).click();
+    await page.getByText(`You will be alerted when available credits fall below ${(available + 1).toLocaleString('en-US')}.`).waitFor();
+    // An operator's debit of 1 credit lowers the balance below the threshold: the crossing, alerted.
+    await h.running.app.get(BillingService).adjust(accountId, -1, 'browser test');
+    await page.reload();
+    await page.getByText('(below the threshold: alerted)').waitFor();
+    expect(await page.getByLabel('Alert below (credits)').inputValue()).toBe(String(available + 1));
+    await screenshots(page, '09-low-balance-set');
+    const alert = (mails: Array<{ subject: string }>) => mails.filter((m) => m.subject.startsWith(`Low balance: ${available - 1} credits left on `));
+    for (let i = 0; i < 100 && alert(await smtp.mailsTo(email, 0, 0)).length === 0; i++) await page.waitForTimeout(50);
+    expect(alert(await smtp.mailsTo(email, 0, 0))).toHaveLength(1);
   });
 });

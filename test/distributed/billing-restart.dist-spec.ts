@@ -1,4 +1,8 @@
+import { createServer, IncomingHttpHeaders } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { addCatalogueModel, eventually, FakeUpstream, http, sanitisationProblems, startFakeUpstream } from '@gen/testing';
+import { verify } from '@gen/webhook-signature';
+import { runCliWith } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 
 /**
@@ -137,5 +141,67 @@ describe('distributed: an event survives the billing process being down', () => 
     const releases = await h.query('SELECT id FROM billing.ledger WHERE account_id = $1 AND job_id = $2 AND kind = $3', [accountId, jobId, 'release']);
     expect(releases).toHaveLength(1);
     expect((await http(h.url, 'GET', `/api/v1/generations/${jobId}`, { key })).body).toMatchObject({ status: 'failed', credits_charged: 0, output_url: null });
+  });
+  it('an account.low_balance event committed while billing is down is published when it is back and crosses to the webhooks and gateway processes over NATS', async () => {
+    const received: Array<{ headers: IncomingHttpHeaders; raw: Buffer }> = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const { accountId, keyId } = await h.account('pro', 100);
+      const env = {
+        DATABASE_URL: h.database.url,
+        NATS_URL: process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222',
+        NATS_SUBJECT_PREFIX: h.subjectPrefix,
+        WEBHOOK_SECRET_ENCRYPTION_KEY: h.secretEncryptionKey,
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      };
+      const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/account-events`;
+      const set = runCliWith(env, 'keys', 'set-webhook-url', '--account', accountId, '--key', keyId, '--url', hook, '--json');
+      expect(set.code).toBe(0);
+      const secret = set.json.webhook_secret as string;
+      expect(runCliWith(env, 'accounts', 'set-low-balance', '--account', accountId, '--credits', '95').code).toBe(0);
+
+      // Billing is down: the operator's debit commits the crossing and its event (the CLI publishes nothing).
+      await h.kill('billing', 'SIGKILL');
+      expect(runCliWith(env, 'credits', 'grant', '--account', accountId, '--amount', '-10', '--note', 'chargeback').code).toBe(0);
+      const outbox = await h.query<{ id: string; published_at: Date | null }>(
+        `SELECT id, published_at FROM billing.outbox WHERE payload->>'accountId' = $1`,
+        [accountId],
+      );
+      expect(outbox).toEqual([{ id: expect.any(String), published_at: null }]);
+
+      await h.restart('billing');
+      const [event] = await eventually(
+        async () => received.filter((r) => r.headers['x-service-event'] === 'account.low_balance'),
+        (r) => r.length >= 1,
+        30_000,
+      );
+      expect(verify(event.raw, event.headers, secret)).toMatchObject({ event: 'account.low_balance' });
+      expect(JSON.parse(event.raw.toString('utf8'))).toMatchObject({ event: 'account.low_balance', id: outbox[0].id, account_id: accountId, threshold: 95, available: 90 });
+      // It went over JetStream, with the outbox row's id as its message id, and both consumers took it.
+      const jsm = await (await h.nats()).jetstreamManager();
+      const message = await jsm.streams.getMessage(h.streamName, { last_by_subj: `${h.subjectPrefix}events.account.low_balance` });
+      expect(message.header.get('Nats-Msg-Id')).toBe(outbox[0].id);
+      for (const consumer of ['webhooks-account_low_balance', 'gateway-account_low_balance']) {
+        const info = await eventually(
+          () => jsm.consumers.info(h.streamName, consumer),
+          (c) => c.delivered.consumer_seq >= 1 && c.num_ack_pending === 0 && c.num_pending === 0,
+          15_000,
+        );
+        expect(info.delivered.consumer_seq).toBeGreaterThanOrEqual(1);
+      }
+      expect(received.filter((r) => r.headers['x-service-event'] === 'account.low_balance')).toHaveLength(1);
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

@@ -38,6 +38,8 @@ export interface DistributedHarness {
   database: TestDatabase;
   subjectPrefix: string;
   streamName: string;
+  /** The gateways' WEBHOOK_SECRET_ENCRYPTION_KEY (for the operator CLI, which must read and write the same secrets). */
+  secretEncryptionKey: string;
   storageDir: string;
   /** Creates an account (auth rows + billing account over NATS) and returns a live key for it. */
   account(plan?: PlanName, credits?: number): Promise<{ accountId: string; key: string; keyId: string }>;
@@ -369,6 +371,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
     database,
     subjectPrefix,
     streamName,
+    secretEncryptionKey,
     storageDir,
     account: (plan = 'pro', credits = 1000) => provision(plan, credits),
     async query<T>(sql: string, params: unknown[] = []) {

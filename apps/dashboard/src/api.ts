@@ -99,6 +99,14 @@ export interface ModelsPage {
 export type LedgerEntry = LedgerEntryView;
 export type LedgerPage = LedgerReply;
 
+/** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, latest deliveries. */
+export interface LowBalance {
+  threshold: number | null;
+  available: number;
+  below: boolean;
+  deliveries: Delivery[];
+}
+
 export interface SessionView {
   id: string;
   current: boolean;
@@ -202,6 +210,8 @@ export const dashboardApi = {
   },
   endSession: (id: string) => api<void>('DELETE', `/account/sessions/${id}`),
   endOtherSessions: () => api<{ ended_sessions: number }>('DELETE', '/account/sessions'),
+  lowBalance: () => api<LowBalance>('GET', '/account/low-balance'),
+  setLowBalance: (threshold: number | null) => api<Omit<LowBalance, 'deliveries'>>('PUT', '/account/low-balance', { threshold }),
   switchAccount: (accountId: string) => api<Session>('PUT', '/session/account', { account_id: accountId }),
   members: () => api<{ data: Member[]; invitations: Invitation[] }>('GET', '/members'),
   invite: (email: string, role: MemberRole) => api<{ mailed: boolean }>('POST', '/members/invitations', { email, role }),

@@ -5,6 +5,8 @@ import { TwoFactorSettings } from '../components/two-factor-settings';
 import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
+import { useCan } from '../role';
+import { LowBalanceSection } from './low-balance-section';
 
 const MIN_PASSWORD = 10;
 
@@ -231,8 +233,9 @@ function Sessions() {
   );
 }
 
-/** Settings, Account: password, two-factor sign-in and sessions. */
+/** Settings, Account: the low-balance alert (owners and admins), password, two-factor sign-in and sessions. */
 export function AccountPage({ session, onSessionChanged }: { session: Session; onSessionChanged: () => void }) {
+  const can = useCan();
   return (
     <main id="main">
       <PageHeading title="Account">Settings</PageHeading>
@@ -240,6 +243,7 @@ export function AccountPage({ session, onSessionChanged }: { session: Session; o
       <p className="lead">
         Signed in as <strong>{session.user?.email}</strong>.
       </p>
+      {can('admin') && <LowBalanceSection />}
       {session.user ? <PasswordForm email={session.user.email} /> : <Notice title="No user">Sign in again.</Notice>}
       <TwoFactorSettings session={session} onChanged={onSessionChanged} />
       <Sessions />
