@@ -190,7 +190,7 @@ async function measure(subject: Subject): Promise<{ adapter: number[]; bare: num
     const times: Record<'adapter' | 'bare', number> = { adapter: 0, bare: 0 };
     for (const which of order) {
       const started = process.hrtime.bigint();
-      const bytes = which === 'adapter' ? (await subject.engine.generate(engineRequest(subject.type)))[0].data : await subject.bare();
+      const bytes = which === 'adapter' ? ((await subject.engine.generate(engineRequest(subject.type)))[0].data ?? Buffer.alloc(0)) : await subject.bare();
       times[which] = Number(process.hrtime.bigint() - started) / 1e6;
       if (bytes.length === 0) throw new Error(`${subject.name}: empty output`);
     }

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOGUE, Engine, EngineError } from '@gen/generation';
-import { eventually, http } from '@gen/testing';
+import { createOutputStorage } from '@gen/storage';
+import { ASSETS, eventually, http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /** Fails every run, the way an engine reports a user-facing failure. */
@@ -19,16 +20,26 @@ const crashingEngine: Engine = {
 describe('standalone: outputs on the content host', () => {
   let h: StandaloneHarness;
   let key: string;
+  /** Streams its output into the storage itself, as provider adapters do with a download. */
+  const prestoredEngine: Engine = {
+    name: 'prestored',
+    generate: async () => {
+      const storage = createOutputStorage({ driver: 'local', dir: join(h.dataDir, 'outputs') });
+      const stored = await storage.putStream((async function* () { yield ASSETS.png; })(), 'png');
+      return [{ stored: { key: stored, bytes: ASSETS.png.length }, contentType: 'image/png', extension: 'png' }];
+    },
+  };
 
   beforeAll(async () => {
     h = await startStandaloneHarness(
       {},
       {
-        engines: { refusing: refusingEngine, crashing: crashingEngine },
+        engines: { refusing: refusingEngine, crashing: crashingEngine, prestored: prestoredEngine },
         models: [
           ...CATALOGUE,
           { ...CATALOGUE[0], id: 'refusing-image', engine: 'refusing' },
           { ...CATALOGUE[0], id: 'crashing-image', engine: 'crashing' },
+          { ...CATALOGUE[0], id: 'prestored-image', engine: 'prestored' },
         ],
       },
     );
@@ -109,6 +120,19 @@ describe('standalone: outputs on the content host', () => {
       expect([probe, res.status]).toEqual([probe, 404]);
       if (res.body) expect(res.body.error.code).toBe('not_found');
     }
+  });
+
+  it('an output the engine already stored is the output of the job as is: same key, no second copy', async () => {
+    const before = storedFiles();
+    const record = await generateAndWait('prestored-image', 'TEXT_TO_IMAGE');
+    expect(record.status).toBe('completed');
+    const added = storedFiles().filter((p) => !before.includes(p));
+    expect(added).toHaveLength(1);
+    expect(new URL(record.output_url).pathname).toBe(`/cdn/${added[0].split(/[\\/]/).join('/')}`);
+    const asset = await fetch(record.output_url);
+    expect(Buffer.from(await asset.arrayBuffer()).equals(ASSETS.png)).toBe(true);
+    const [job] = await h.running.databases.generation.query('SELECT outputs FROM jobs WHERE id = $1', [record.id]);
+    expect(job.outputs).toEqual([{ key: added[0].split(/[\\/]/).join('/'), content_type: 'image/png', bytes: ASSETS.png.length }]);
   });
 
   it.each([

@@ -56,9 +56,11 @@ export interface GenerationModuleOptions {
 export class GenerationModule {
   static register(options: GenerationModuleOptions): DynamicModule {
     const env = options.env ?? process.env;
+    const storage = createOutputStorage(options.storage ?? { driver: 'local', dir: options.storageDir });
     const context: ProviderContext = {
       env: (name) => env[name],
       allowPrivateNetworks: options.settings.upstreamAllowPrivateNetworks ?? false,
+      storage,
     };
     return {
       module: GenerationModule,
@@ -71,7 +73,7 @@ export class GenerationModule {
         { provide: CATALOGUE_SEED, useValue: options.models ?? null },
         { provide: ENGINE_KINDS, useValue: engineKinds(options) },
         { provide: PROVIDER_CONTEXT, useValue: context },
-        { provide: OutputStorage, useValue: createOutputStorage(options.storage ?? { driver: 'local', dir: options.storageDir }) },
+        { provide: OutputStorage, useValue: storage },
         {
           provide: OUTBOX_SETTINGS,
           useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },

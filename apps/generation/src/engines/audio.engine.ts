@@ -1,4 +1,4 @@
-import type { Engine, EngineOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 import { synthesizeMelody } from './melody';
@@ -13,7 +13,7 @@ import { encodeWavPcm16 } from './wav-writer';
 export class AudioEngine implements Engine {
   readonly name = 'audio';
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     await beginGeneration(request);
     const sampleRate = readNumberParam(request.params, 'sampleRate', 22050, { min: 8000, max: 48000, integer: true });
     const durationSeconds = readNumberParam(request.params, 'durationSeconds', 2, { min: 0.1, max: 60 });

@@ -2,9 +2,8 @@ import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
 import type { CallbackVerifier } from '../callbacks/callback-verifier';
 
-/** One asset an engine produced: its bytes and how to serve them. */
-export interface EngineOutput {
-  data: Buffer;
+/** How to serve one asset an engine produced. */
+interface EngineOutputInfo {
   contentType: string;
   /** File extension without the dot (`png`, `mp4`, `wav`, `glb`): one the storage knows. */
   extension: OutputExtension;
@@ -14,6 +13,24 @@ export interface EngineOutput {
   /** Seconds, where the engine or the file says (videos, audio). */
   durationS?: number;
 }
+
+/** An asset held in memory: the job runner stores it. */
+export interface BufferedOutput extends EngineOutputInfo {
+  data: Buffer;
+  stored?: undefined;
+}
+
+/**
+ * An asset the engine already streamed into the storage (a provider's download): the runner takes
+ * the object as is, and deletes it if the job cannot keep it.
+ */
+export interface StoredOutput extends EngineOutputInfo {
+  stored: { key: string; bytes: number };
+  data?: undefined;
+}
+
+/** One asset an engine produced: its bytes, or the object they were streamed into, and how to serve them. */
+export type EngineOutput = BufferedOutput | StoredOutput;
 
 export interface EngineRequest {
   jobId: string;

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import type { Engine, EngineOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 import { createPromptRng } from './prompt-seed';
@@ -12,7 +12,7 @@ import { createScene, renderScene } from './scene';
 export class ImageEngine implements Engine {
   readonly name = 'image';
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     await beginGeneration(request);
     const width = readNumberParam(request.params, 'width', 512, { min: 64, max: 2048, integer: true });
     const height = readNumberParam(request.params, 'height', 512, { min: 64, max: 2048, integer: true });

@@ -1,12 +1,12 @@
 import type { GenerationType } from '@gen/contracts';
 import { AudioEngine } from './audio.engine';
-import type { Engine, EngineOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { ImageEngine } from './image.engine';
 import { MeshEngine } from './mesh.engine';
 import { VideoEngine } from './video.engine';
 
 /** The smallest valid asset of each type, made once by the built-in engines. */
-const TINY: Record<GenerationType, { engine: Engine; params: Record<string, unknown> }> = {
+const TINY: Record<GenerationType, { engine: { generate(request: EngineRequest): Promise<BufferedOutput[]> }; params: Record<string, unknown> }> = {
   TEXT_TO_IMAGE: { engine: new ImageEngine(), params: { width: 64, height: 64 } },
   TEXT_TO_VIDEO: { engine: new VideoEngine(), params: { width: 32, height: 32, durationSeconds: 0.5, fps: 2 } },
   TEXT_TO_AUDIO: { engine: new AudioEngine(), params: { sampleRate: 8000, durationSeconds: 0.1 } },
@@ -20,9 +20,9 @@ const TINY: Record<GenerationType, { engine: Engine; params: Record<string, unkn
  */
 export class InstantEngine implements Engine {
   readonly name = 'instant';
-  private readonly assets = new Map<GenerationType, Promise<EngineOutput[]>>();
+  private readonly assets = new Map<GenerationType, Promise<BufferedOutput[]>>();
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     request.signal.throwIfAborted();
     let asset = this.assets.get(request.type);
     if (!asset) {

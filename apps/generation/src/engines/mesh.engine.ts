@@ -1,4 +1,4 @@
-import type { Engine, EngineOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { beginGeneration } from './engine-runtime';
 import { encodeMeshGlb } from './glb-writer';
 import { buildStarPrism } from './prism-geometry';
@@ -11,7 +11,7 @@ import { createPromptRng } from './prompt-seed';
 export class MeshEngine implements Engine {
   readonly name = 'mesh';
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     await beginGeneration(request);
     const rng = createPromptRng(request.prompt, request.seed, 'mesh');
     const geometry = buildStarPrism({

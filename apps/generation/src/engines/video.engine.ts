@@ -1,5 +1,5 @@
 import { AvcMp4Writer } from './avc-mp4-writer';
-import { EngineError, type Engine, type EngineOutput, type EngineRequest } from './engine';
+import { EngineError, type Engine, type BufferedOutput, type EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 import { H264PcmEncoder } from './h264-pcm-encoder';
@@ -20,7 +20,7 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 export class VideoEngine implements Engine {
   readonly name = 'video';
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     await beginGeneration(request);
     const { params, signal } = request;
     const width = even(readNumberParam(params, 'width', 160, { min: 32, max: 640, integer: true }));

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import type { Engine, EngineOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { EngineError } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration } from './engine-runtime';
@@ -31,7 +31,7 @@ export class VoiceEngine implements Engine {
     return this.availability;
   }
 
-  async generate(request: EngineRequest): Promise<EngineOutput[]> {
+  async generate(request: EngineRequest): Promise<BufferedOutput[]> {
     await beginGeneration(request);
     const unavailable = this.unavailableReason();
     if (unavailable) throw new EngineError(`${unavailable} Your credits were refunded.`);

@@ -391,18 +391,20 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     const stored: JobOutput[] = [];
     try {
       for (const output of outputs) {
-        const key = await this.storage.put(output.data, output.extension);
+        const key = output.stored ? output.stored.key : await this.storage.put(output.data, output.extension);
         stored.push({
           key,
           content_type: output.contentType,
-          bytes: output.data.length,
+          bytes: output.stored ? output.stored.bytes : output.data.length,
           ...(output.width !== undefined && { width: output.width }),
           ...(output.height !== undefined && { height: output.height }),
           ...(output.durationS !== undefined && { duration_s: output.durationS }),
         });
       }
     } catch (error) {
-      await this.discardOutputs(jobId, stored);
+      // Objects the engine already streamed in, past the one that failed, go too.
+      const streamed = outputs.slice(stored.length).flatMap((o) => (o.stored ? [{ key: o.stored.key, content_type: o.contentType, bytes: o.stored.bytes }] : []));
+      await this.discardOutputs(jobId, [...stored, ...streamed]);
       throw error;
     }
     return stored;

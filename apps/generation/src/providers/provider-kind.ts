@@ -1,3 +1,4 @@
+import type { OutputStorage } from '@gen/storage';
 import type { Engine } from '../engines/engine';
 
 /** What an engine kind may read from the process when it builds an engine. */
@@ -9,6 +10,8 @@ export interface ProviderContext {
    * cluster network, tests): UPSTREAM_ALLOW_PRIVATE_NETWORKS; standalone allows it.
    */
   allowPrivateNetworks: boolean;
+  /** Where provider adapters stream the outputs they download; absent (tools, unit tests): downloads are read into memory. */
+  storage?: OutputStorage;
 }
 
 /** The provider of every built-in engine's models: they are demos, not AI models (docs/catalogue.md). */

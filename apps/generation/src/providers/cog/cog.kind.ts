@@ -36,6 +36,6 @@ export const cogEngineKind: EngineKind = {
     if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
     const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
     if (credential === 'missing') return unavailableEngine(name);
-    return new CogEngine(name, parsed, credential, context.allowPrivateNetworks);
+    return new CogEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
   },
 };

@@ -42,6 +42,6 @@ export const falEngineKind: EngineKind = {
     if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
     const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Key ');
     if (credential === 'missing' || credential === null) return unavailableEngine(name);
-    return new FalEngine(name, parsed, credential, context.allowPrivateNetworks);
+    return new FalEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
   },
 };

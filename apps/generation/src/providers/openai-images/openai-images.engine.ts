@@ -31,7 +31,7 @@ export class OpenAiImagesEngine extends UpstreamEngine<OpenAiImagesSettings> {
     if (data.length === 0) throw new UpstreamFailure('malformed', 'images answer has no data[0]');
     if (data.length > MAX_OUTPUTS) throw new UpstreamFailure('malformed', `images answer has ${data.length} images (at most ${MAX_OUTPUTS})`);
     // Every image the call made (`n`), in its order: inline ones decoded, URLs downloaded.
-    return Promise.all(
+    return this.client.output.settle(
       data.map(async (item, i) => {
         if (!isRecord(item)) throw new UpstreamFailure('malformed', `images answer data[${i}] is not an object`);
         if (typeof item.b64_json === 'string' && item.b64_json !== '') return this.client.output.fromBase64(item.b64_json, request.type);

@@ -34,6 +34,6 @@ export const openAiImagesEngineKind: EngineKind = {
     if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
     const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
     if (credential === 'missing') return unavailableEngine(name);
-    return new OpenAiImagesEngine(name, parsed, credential, context.allowPrivateNetworks);
+    return new OpenAiImagesEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
   },
 };

@@ -17,6 +17,6 @@ export const remoteEngineKind: EngineKind = {
     if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
     const credential = parsed.auth ? readCredential(parsed.auth.valueEnv, context, parsed.auth.header, parsed.auth.prefix) : null;
     if (credential === 'missing') return unavailableEngine(name);
-    return new RemoteEngine(name, parsed, credential, context.allowPrivateNetworks);
+    return new RemoteEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
   },
 };

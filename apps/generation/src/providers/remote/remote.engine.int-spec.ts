@@ -159,7 +159,7 @@ describe('RemoteEngine', () => {
 
   it('downloads from an allowed output origin without sending it the credential', async () => {
     const [output] = await run(engine('foreign-output', { outputOrigins: [upstream.cdnUrl] }));
-    expect(output.data.equals(upstream.png)).toBe(true);
+    expect(output.data?.equals(upstream.png)).toBe(true);
     const download = upstream.requests.find((r) => r.origin === 'cdn');
     expect(download).toBeDefined();
     expect(download?.headers.authorization).toBeUndefined();

@@ -43,6 +43,6 @@ export const replicateEngineKind: EngineKind = {
     if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
     const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
     if (credential === 'missing' || credential === null) return unavailableEngine(name);
-    return new ReplicateEngine(name, parsed, credential, context.allowPrivateNetworks);
+    return new ReplicateEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
   },
 };

@@ -39,7 +39,7 @@ describe('OutputFetcher', () => {
   const signal = new AbortController().signal;
 
   it('downloads from the API origin with the credential, following a redirect on it', async () => {
-    expect((await fetcher().fetch(`${api}/to-png`, 'TEXT_TO_IMAGE', signal)).data.equals(ASSETS.png)).toBe(true);
+    expect((await fetcher().fetch(`${api}/to-png`, 'TEXT_TO_IMAGE', signal)).data?.equals(ASSETS.png)).toBe(true);
     expect(seen.map((s) => s.authorization)).toEqual(['Bearer secret', 'Bearer secret']);
   });
 
@@ -68,7 +68,7 @@ describe('OutputFetcher', () => {
   });
 
   it('decodes data URIs (base64 and percent-encoded) and checks what they hold', async () => {
-    expect((await fetcher().fetch(dataUri('png'), 'TEXT_TO_IMAGE', signal)).data.equals(ASSETS.png)).toBe(true);
+    expect((await fetcher().fetch(dataUri('png'), 'TEXT_TO_IMAGE', signal)).data?.equals(ASSETS.png)).toBe(true);
     const percent = `data:application/octet-stream,${[...ASSETS.wav].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('')}`;
     expect((await fetcher().fetch(percent, 'TEXT_TO_AUDIO', signal)).extension).toBe('wav');
     expect(await kind(fetcher().fetch('data:image/png;base64,!!!', 'TEXT_TO_IMAGE', signal))).toBe('malformed');

@@ -1,8 +1,9 @@
 import type { GenerationType } from '@gen/contracts';
+import { ObjectTooLargeError, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
 import type { EngineOutput } from '../../engines/engine';
-import { outputFormatFor } from './output-format';
+import { FORMATS_BY_TYPE, outputFormatFor } from './output-format';
 import { UpstreamFailure } from './upstream-failure';
-import { UpstreamHttp } from './upstream-http';
+import { readLimited, UpstreamHttp } from './upstream-http';
 
 const MAX_OUTPUT_REDIRECTS = 3;
 
@@ -23,7 +24,9 @@ export interface OutputFetchOptions {
  * from an allowed origin, up to 3 redirects each checked again, never larger than `maxOutputBytes`),
  * a `data:` URI (Replicate's sync mode, Cog's default) or bare base64 (OpenAI's `b64_json`). Whatever
  * the upstream claims the type is, the bytes decide (`outputFormatFor`): an HTML error page served as
- * `200 image/png` is refused.
+ * `200 image/png` is refused. With a storage, a downloaded output is streamed into it as it arrives
+ * (its format sniffed from the first bytes, the cap counted on the way, nothing kept on failure):
+ * a video is never whole in memory.
  */
 export class OutputFetcher {
   private readonly exact: ReadonlySet<string>;
@@ -32,6 +35,8 @@ export class OutputFetcher {
   constructor(
     private readonly http: UpstreamHttp,
     private readonly options: OutputFetchOptions,
+    /** Where downloads are streamed; absent (unit tests): they are read into memory. */
+    private readonly storage?: OutputStorage,
   ) {
     const exact = new Set<string>([options.apiOrigin]);
     const wildcards: Array<{ protocol: string; suffix: string; port: string }> = [];
@@ -49,17 +54,16 @@ export class OutputFetcher {
     if (/^data:/i.test(reference)) return this.decodeDataUri(reference, type);
     let url = this.allowedUrl(reference, `${this.options.apiBase}/`);
     for (let hop = 0; ; hop++) {
-      const answer = await this.http.send(
+      const answer = await this.http.open(
         {
           method: 'GET',
           url,
           // The credential goes to the API's own origin only, never to a CDN it points at.
           headers: url.origin === this.options.apiOrigin ? this.options.apiHeaders('*/*') : { accept: '*/*', 'user-agent': USER_AGENT },
-          maxBytes: this.options.maxOutputBytes,
-          tooLarge: 'output_invalid',
         },
         signal,
       );
+      if (answer.status < 200 || answer.status >= 300) answer.discard();
       if (answer.status >= 300 && answer.status < 400 && answer.location && hop < MAX_OUTPUT_REDIRECTS) {
         url = this.allowedUrl(answer.location, url.href);
         continue;
@@ -70,7 +74,45 @@ export class OutputFetcher {
       if (answer.status < 200 || answer.status >= 300) {
         throw new UpstreamFailure('output_unavailable', `output download ${url.pathname}: HTTP ${answer.status}`);
       }
-      return this.checked(answer.body, type);
+      if (this.storage) return this.streamed(this.storage, answer.body, type);
+      const body = await readLimited(answer.body, this.options.maxOutputBytes, () => {
+        throw new UpstreamFailure('output_invalid', `output download ${url.pathname}: body larger than ${this.options.maxOutputBytes} bytes`);
+      });
+      return this.checked(body, type);
+    }
+  }
+
+  /**
+   * Every output once all are settled; if one failed, those already streamed into the storage are
+   * deleted (nothing is left without a job pointing at it) and the first failure is thrown.
+   */
+  async settle(pending: ReadonlyArray<Promise<EngineOutput>>): Promise<EngineOutput[]> {
+    const results = await Promise.allSettled(pending);
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    const outputs = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    if (!failed) return outputs;
+    await this.discard(outputs);
+    throw failed.reason;
+  }
+
+  /** Deletes the objects of outputs already streamed into the storage (best effort). */
+  async discard(outputs: readonly EngineOutput[]): Promise<void> {
+    const keys = outputs.flatMap((o) => (o.stored ? [o.stored.key] : []));
+    if (keys.length > 0) await this.storage?.deleteMany(keys).catch(() => undefined);
+  }
+
+  /** The same rule as `outputFormatFor`, applied to the first bytes while the rest streams into the storage. */
+  private async streamed(storage: OutputStorage, body: AsyncIterable<Buffer>, type: GenerationType): Promise<EngineOutput> {
+    try {
+      const object = await putSniffed(storage, body, {
+        maxBytes: this.options.maxOutputBytes,
+        accept: (format) => format !== null && FORMATS_BY_TYPE[type].includes(format),
+      });
+      return { stored: { key: object.key, bytes: object.bytes }, contentType: object.format.contentType, extension: object.format.extension };
+    } catch (error) {
+      if (error instanceof ObjectTooLargeError) throw new UpstreamFailure('output_invalid', `output is over maxOutputBytes (${this.options.maxOutputBytes})`);
+      if (error instanceof UnacceptedFormatError) throw new UpstreamFailure('output_invalid', `output is not a ${type} asset we accept`);
+      throw error;
     }
   }
 

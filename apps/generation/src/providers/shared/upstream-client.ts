@@ -1,3 +1,4 @@
+import type { OutputStorage } from '@gen/storage';
 import { Logger } from '@nestjs/common';
 import { type Engine, type EngineOutput, type EngineRequest, UpstreamNotNow } from '../../engines/engine';
 import { delay } from '../../engines/engine-runtime';
@@ -54,6 +55,7 @@ export class UpstreamClient {
     readonly settings: ClientSettings,
     private readonly credential: Credential | null,
     allowPrivateNetworks: boolean,
+    storage?: OutputStorage,
   ) {
     this.http = new UpstreamHttp({
       connectTimeoutMs: settings.connectTimeoutMs,
@@ -67,7 +69,7 @@ export class UpstreamClient {
       outputOrigins: settings.outputOrigins,
       maxOutputBytes: settings.maxOutputBytes,
       apiHeaders: (accept) => this.apiHeaders(accept),
-    });
+    }, storage);
   }
 
   /** `{baseUrl}{path}`; `path` starts with `/` and has its variable parts already encoded. */
@@ -219,7 +221,7 @@ export class UpstreamJob {
   fetchOutputs(references: readonly string[]): Promise<EngineOutput[]> {
     if (references.length === 0) throw new UpstreamFailure('malformed', 'the answer has no output');
     if (references.length > MAX_OUTPUTS) throw new UpstreamFailure('malformed', `the answer has ${references.length} outputs (at most ${MAX_OUTPUTS})`);
-    return Promise.all(references.map((reference) => this.retrying(true, () => this.client.output.fetch(reference, this.request.type, this.signal))));
+    return this.client.output.settle(references.map((reference) => this.retrying(true, () => this.client.output.fetch(reference, this.request.type, this.signal))));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { OutputStorage } from '@gen/storage';
 import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPending, UpstreamPhases } from '../../engines/engine';
 import type { BindingSettings } from './binding-settings';
 import { ClientSettings, Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from './upstream-client';
@@ -25,8 +26,10 @@ export abstract class UpstreamEngine<S extends ClientSettings> implements Engine
     protected readonly settings: S,
     credential: Credential | null,
     allowPrivateNetworks: boolean,
+    /** Where output downloads are streamed (ProviderContext.storage); absent: read into memory. */
+    storage?: OutputStorage,
   ) {
-    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks);
+    this.client = new UpstreamClient(name, settings, credential, allowPrivateNetworks, storage);
     this.inlineLimit = inlineJsonLimit(settings.maxOutputBytes);
   }
 

@@ -1,5 +1,5 @@
 import { createSafeDispatcher } from '@gen/webhook-policy';
-import { Agent, errors, request } from 'undici';
+import { Agent, Dispatcher, errors, request } from 'undici';
 import { UpstreamFailure, UpstreamFailureKind } from './upstream-failure';
 
 export interface UpstreamCall {
@@ -22,6 +22,12 @@ export interface UpstreamAnswer {
   /** `Retry-After` in ms (seconds or an HTTP date), when present and sensible. */
   retryAfterMs: number | null;
   body: Buffer;
+}
+
+/** An answer whose body is still to be read (`UpstreamHttp.open`). */
+export interface UpstreamStream extends Omit<UpstreamAnswer, 'body'> {
+  body: AsyncIterable<Buffer>;
+  discard(): void;
 }
 
 export interface UpstreamHttpOptions {
@@ -62,13 +68,32 @@ export class UpstreamHttp {
   }
 
   async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamAnswer> {
+    const opened = await this.open(call, signal);
+    const body = await readLimited(opened.body, call.maxBytes, () => {
+      throw new UpstreamFailure(call.tooLarge, `${call.method} ${call.url.pathname}: body larger than ${call.maxBytes} bytes`);
+    });
+    return { status: opened.status, location: opened.location, retryAfterMs: opened.retryAfterMs, body };
+  }
+
+  /**
+   * The call's status and headers, its body not read yet (output downloads stream it into the
+   * storage). The body's errors arrive as the same failures `send` throws; `discard()` drops a body
+   * that is not wanted (a redirect, an error status), which must be done when it is not read.
+   */
+  async open(call: Omit<UpstreamCall, 'maxBytes' | 'tooLarge'>, signal: AbortSignal): Promise<UpstreamStream> {
     signal.throwIfAborted();
     const timeoutMs = Math.max(1, call.timeoutMs ?? this.options.requestTimeoutMs);
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = AbortSignal.any([signal, timeout]);
     const what = `${call.method} ${call.url.pathname}`;
+    const failure = (error: unknown): unknown => {
+      if (signal.aborted) return signal.reason;
+      if (error instanceof UpstreamFailure) return error;
+      return networkFailure(error, what, timeout.aborted, timeoutMs);
+    };
+    let response: Dispatcher.ResponseData;
     try {
-      const response = await request(call.url, {
+      response = await request(call.url, {
         method: call.method,
         headers: call.headers,
         body: call.body,
@@ -77,20 +102,17 @@ export class UpstreamHttp {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const body = await readLimited(response.body, call.maxBytes, () => {
-        throw new UpstreamFailure(call.tooLarge, `${what}: body larger than ${call.maxBytes} bytes`);
-      });
-      return {
-        status: response.statusCode,
-        location: header(response.headers.location),
-        retryAfterMs: parseRetryAfter(header(response.headers['retry-after'])),
-        body,
-      };
     } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      if (error instanceof UpstreamFailure) throw error;
-      throw networkFailure(error, what, timeout.aborted, timeoutMs);
+      throw failure(error);
     }
+    const raw = response.body;
+    return {
+      status: response.statusCode,
+      location: header(response.headers.location),
+      retryAfterMs: parseRetryAfter(header(response.headers['retry-after'])),
+      body: mappedBody(raw, failure),
+      discard: () => drop(raw),
+    };
   }
 
   close(): Promise<void> {
@@ -145,18 +167,35 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
 }
 
-async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }, maxBytes: number, onTooLarge: () => never): Promise<Buffer> {
+/** Reads a body whole, failing past `maxBytes` (leaving the loop stops and destroys the body). */
+export async function readLimited(body: AsyncIterable<Buffer>, maxBytes: number, onTooLarge: () => never): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      onTooLarge();
-    }
+    if (size > maxBytes) onTooLarge();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
+}
+
+/** A response body whose errors are the call's failures, destroyed when its reader stops early. */
+async function* mappedBody(body: Dispatcher.ResponseData['body'], failure: (error: unknown) => unknown): AsyncGenerator<Buffer> {
+  let done = false;
+  try {
+    for await (const chunk of body) yield chunk;
+    done = true;
+  } catch (error) {
+    throw failure(error);
+  } finally {
+    if (!done) drop(body);
+  }
+}
+
+/** Destroys a body not read to its end; its abort error is expected and nobody else listens for it. */
+function drop(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 /**
