@@ -1,5 +1,5 @@
 import type { PathItemObject } from '@nestjs/swagger';
-import { signedRequestParameters } from './signed-request.docs';
+import { SIGNED_REQUEST_RESPONSES, signedRequestParameters } from './signed-request.docs';
 
 /** `account.low_balance` as the document's `webhooks` entry: signed and retried as generation events are. */
 export function lowBalanceWebhookOperation(): PathItemObject {
@@ -35,10 +35,7 @@ export function lowBalanceWebhookOperation(): PathItemObject {
           },
         },
       },
-      responses: {
-        '2XX': { description: 'Received: no further attempt is made.' },
-        default: { description: 'Any other answer, or none within 5 s: the attempt failed, and the next one follows (three in all).' },
-      },
+      responses: SIGNED_REQUEST_RESPONSES,
     },
   };
 }

@@ -11,7 +11,7 @@ import { API_KEY_SCHEME } from '../api/docs/api-docs.decorators';
 import { AccountLowBalanceEventDto } from '../api/docs/account-event.dto';
 import { WebhookEventDto } from '../api/docs/api-schemas.dto';
 import { lowBalanceWebhookOperation } from './account-webhooks.docs';
-import { signedRequestParameters } from './signed-request.docs';
+import { SIGNED_REQUEST_RESPONSES, signedRequestParameters } from './signed-request.docs';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
@@ -242,10 +242,7 @@ function webhookOperation(event: WebhookEventName): PathItemObject {
           },
         },
       },
-      responses: {
-        '2XX': { description: 'Received: no further attempt is made.' },
-        default: { description: 'Any other answer, or none within 5 s: the attempt failed, and the next one follows (three in all).' },
-      },
+      responses: SIGNED_REQUEST_RESPONSES,
     },
   };
 }

@@ -32,3 +32,9 @@ export function signedRequestParameters(event: string): ParameterObject[] {
     { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', enum: [WEBHOOK_USER_AGENT] }, example: WEBHOOK_USER_AGENT },
   ];
 }
+
+/** What the service takes as the answer to a signed request (every webhook event). */
+export const SIGNED_REQUEST_RESPONSES = {
+  '2XX': { description: 'Received: no further attempt is made.' },
+  default: { description: 'Any other answer, or none within 5 s: the attempt failed, and the next one follows (three in all).' },
+};
