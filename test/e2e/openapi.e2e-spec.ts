@@ -172,8 +172,9 @@ describe('standalone: the OpenAPI document', () => {
     expect(text).not.toMatch(/JWT|docs\/[a-z-]+\.md|apps\/|libs\//);
   });
 
-  it('documents the webhooks: both events, their headers, the body and the signature', () => {
-    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(['generation.completed', 'generation.failed']);
+  it('documents the webhooks: every event, their headers, the body and the signature', () => {
+    expect(Object.keys(doc.webhooks ?? {}).sort()).toEqual(['account.low_balance', 'generation.completed', 'generation.failed']);
+    const schemaOf = (event: string) => (event === 'account.low_balance' ? 'AccountLowBalanceEventDto' : 'WebhookEventDto');
     for (const [event, item] of Object.entries(doc.webhooks ?? {})) {
       const post = item.post;
       expect(post.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(
@@ -183,8 +184,8 @@ describe('standalone: the OpenAPI document', () => {
       expect(post.description).toMatch(/HMAC-SHA256/);
       expect(post.description).toContain('<X-Service-Timestamp>.<raw body>');
       const body = post.requestBody?.content['application/json'];
-      expect(body?.schema).toEqual({ $ref: '#/components/schemas/WebhookEventDto' });
-      expect({ event, problems: validator.checkSchema('WebhookEventDto', body?.example) }).toEqual({ event, problems: [] });
+      expect(body?.schema).toEqual({ $ref: `#/components/schemas/${schemaOf(event)}` });
+      expect({ event, problems: validator.checkSchema(schemaOf(event), body?.example) }).toEqual({ event, problems: [] });
       expect((body?.example as { event: string }).event).toBe(event);
       expect(Object.keys(post.responses)).toContain('2XX');
     }

@@ -3,14 +3,15 @@ import { DocumentBuilder, OpenAPIObject, PathItemObject, SwaggerModule } from '@
 import {
   DEFAULT_TOLERANCE_SECONDS,
   DELIVERY_ID_HEADER,
-  EVENT_HEADER,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
-  WEBHOOK_USER_AGENT,
   WebhookEventName,
 } from '@gen/webhook-signature';
 import { API_KEY_SCHEME } from '../api/docs/api-docs.decorators';
+import { AccountLowBalanceEventDto } from '../api/docs/account-event.dto';
 import { WebhookEventDto } from '../api/docs/api-schemas.dto';
+import { lowBalanceWebhookOperation } from './account-webhooks.docs';
+import { SIGNED_REQUEST_RESPONSES, signedRequestParameters } from './signed-request.docs';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
@@ -67,7 +68,7 @@ export function buildOpenApiDocument(app: NestFastifyApplication): OpenAPIObject
   Object.assign(config.info, { license: { name: 'Proprietary: use under your Generation Service agreement', identifier: 'LicenseRef-Generation-Service-Agreement' } });
   const generated = SwaggerModule.createDocument(app, config, {
     operationIdFactory: unnamedOperationId,
-    extraModels: [WebhookEventDto],
+    extraModels: [WebhookEventDto, AccountLowBalanceEventDto],
   });
   return toPublicDocument(generated);
 }
@@ -85,6 +86,7 @@ export function toPublicDocument(generated: OpenAPIObject): OpenAPIObject {
     webhooks: {
       'generation.completed': webhookOperation('generation.completed'),
       'generation.failed': webhookOperation('generation.failed'),
+      'account.low_balance': lowBalanceWebhookOperation(),
     },
   };
   const schemas = generated.components?.schemas ?? {};
@@ -200,34 +202,7 @@ function webhookOperation(event: WebhookEventName): PathItemObject {
         'is the same on every attempt of a delivery: use it to drop duplicates.',
       ].join('\n'),
       security: [],
-      parameters: [
-        { name: EVENT_HEADER, in: 'header', required: true, description: 'The event; equal to the body\'s `event`.', schema: { type: 'string', enum: [event] }, example: event },
-        {
-          name: TIMESTAMP_HEADER,
-          in: 'header',
-          required: true,
-          description: 'When this attempt was signed, in Unix seconds.',
-          schema: { type: 'string', pattern: '^[0-9]+$' },
-          example: '1763919602',
-        },
-        {
-          name: SIGNATURE_HEADER,
-          in: 'header',
-          required: true,
-          description: '`sha256=` and the HMAC-SHA256 in lowercase hex (see above).',
-          schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' },
-          example: 'sha256=5d7b1c0e2f4a6b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e',
-        },
-        {
-          name: DELIVERY_ID_HEADER,
-          in: 'header',
-          required: true,
-          description: 'The delivery: `wh_` and at least 20 letters and digits, the same on every attempt. Opaque beyond the prefix.',
-          schema: { type: 'string', pattern: '^wh_[A-Za-z0-9]{20,}$' },
-          example: 'wh_4fQ9mZ2xLr7TbN1cVw8KpD3s',
-        },
-        { name: 'User-Agent', in: 'header', required: true, schema: { type: 'string', enum: [WEBHOOK_USER_AGENT] }, example: WEBHOOK_USER_AGENT },
-      ],
+      parameters: signedRequestParameters(event),
       requestBody: {
         required: true,
         content: {
@@ -267,10 +242,7 @@ function webhookOperation(event: WebhookEventName): PathItemObject {
           },
         },
       },
-      responses: {
-        '2XX': { description: 'Received: no further attempt is made.' },
-        default: { description: 'Any other answer, or none within 5 s: the attempt failed, and the next one follows (three in all).' },
-      },
+      responses: SIGNED_REQUEST_RESPONSES,
     },
   };
 }
@@ -283,3 +255,4 @@ export function setupOpenApi(app: NestFastifyApplication): void {
     customSiteTitle: 'Generation Service API',
   });
 }
+

@@ -2,6 +2,21 @@
 // test/e2e/sdk.e2e-spec.ts fails when this file and the live document differ; to rewrite it:
 //   WRITE_SDK_TYPES=1 npx jest --config jest.config.js test/e2e/sdk.e2e-spec.ts
 
+export interface AccountLowBalanceEvent {
+  /** Equal to the X-Service-Event header. */
+  event: "account.low_balance";
+  /** The event: the same in every delivery of it (one per destination URL). Drop duplicates by it. */
+  id: string;
+  /** Your account. */
+  account_id: string;
+  /** The alert threshold set for the account, in credits. */
+  threshold: number;
+  /** Available credits right after the change that crossed the threshold. */
+  available: number;
+  /** When the balance crossed the threshold. */
+  created_at: string;
+}
+
 export interface Credits {
   plan: "free" | "lite" | "pro" | "enterprise";
   /** Credits that can be reserved now. */

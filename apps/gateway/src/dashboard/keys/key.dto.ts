@@ -1,17 +1,24 @@
+import { applyDecorators } from '@nestjs/common';
 import { ValidationError } from '@gen/errors';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsDefined, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { API_KEY_SCOPES, ApiKeyScope, WEBHOOK_SCHEMES, WebhookScheme } from '../../auth/api-key.entity';
+
+/** An optional list of a key's permissions: at least one, each known. */
+const ScopesField = () =>
+  applyDecorators(
+    IsOptional(),
+    IsArray({ message: 'scopes: must be a list.' }),
+    ArrayNotEmpty({ message: 'scopes: Choose at least one permission.' }),
+    ArrayMaxSize(API_KEY_SCOPES.length, { message: 'scopes: too many entries.' }),
+    IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each one of ${API_KEY_SCOPES.join(', ')}.` }),
+  );
 
 export class CreateKeyDto {
   @IsString({ message: 'name: Enter a name for the key.' })
   @MaxLength(1000, { message: 'name: Use at most 100 characters.' })
   name!: string;
 
-  @IsOptional()
-  @IsArray({ message: 'scopes: must be a list.' })
-  @ArrayNotEmpty({ message: 'scopes: Choose at least one permission.' })
-  @ArrayMaxSize(API_KEY_SCOPES.length, { message: 'scopes: too many entries.' })
-  @IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each one of ${API_KEY_SCOPES.join(', ')}.` })
+  @ScopesField()
   scopes?: ApiKeyScope[];
 
   /** Optional; empty or null means none. */
@@ -28,11 +35,7 @@ export class KeyLabelDto {
   @MaxLength(1000, { message: 'name: Use at most 100 characters.' })
   name?: string;
 
-  @IsOptional()
-  @IsArray({ message: 'scopes: must be a list.' })
-  @ArrayNotEmpty({ message: 'scopes: Choose at least one permission.' })
-  @ArrayMaxSize(API_KEY_SCOPES.length, { message: 'scopes: too many entries.' })
-  @IsIn(API_KEY_SCOPES, { each: true, message: `scopes: each one of ${API_KEY_SCOPES.join(', ')}.` })
+  @ScopesField()
   scopes?: ApiKeyScope[];
 }
 
