@@ -1,6 +1,7 @@
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BillingService } from '@gen/billing';
+import { GatewayJanitorService } from '@gen/gateway';
 import { http } from '@gen/testing';
 import { verify } from '@gen/webhook-signature';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
@@ -124,6 +125,14 @@ describe('standalone: low-balance alerts', () => {
     await sleep(700); // nothing more comes
     expect(receiver.lowBalance()).toHaveLength(2);
     expect(await alertMails(email, 3, 100)).toHaveLength(2);
+
+    // The janitor forgets the mails sent once they are a week old, and only those.
+    const auth = h.running.databases.auth;
+    const mailedRows = async () => Number((await auth.query(`SELECT count(*)::int AS n FROM low_balance_mails WHERE account_id = $1`, [accountId]))[0].n);
+    expect(await mailedRows()).toBe(2);
+    await auth.query(`UPDATE low_balance_mails SET sent_at = now() - interval '8 days' WHERE account_id = $1 AND sent_at = (SELECT min(sent_at) FROM low_balance_mails WHERE account_id = $1)`, [accountId]);
+    expect((await h.running.app.get(GatewayJanitorService).sweep()).lowBalanceMails).toBeGreaterThanOrEqual(1);
+    expect(await mailedRows()).toBe(1);
 
     // The change is in the audit log, as the user's.
     const audit = (await c.request('GET', '/audit?action=account.low_balance_threshold_set')).body.data;

@@ -42,4 +42,17 @@ export class LowBalanceRepository {
       [eventId, emailKey, accountId],
     );
   }
+
+  /**
+   * Forgets mails sent more than `days` ago: the record only has to outlive a redelivery of its event
+   * (JetStream's, within minutes), so a week is ample.
+   */
+  async forgetMailedBefore(days: number): Promise<number> {
+    const rows = await sqlRows<{ event_id: string }>(
+      this.db,
+      `DELETE FROM low_balance_mails WHERE sent_at < now() - $1::int * interval '1 day' RETURNING event_id`,
+      [days],
+    );
+    return rows.length;
+  }
 }

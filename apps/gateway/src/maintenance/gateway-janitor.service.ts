@@ -2,16 +2,20 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { AuditService } from '../audit/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { LowBalanceRepository } from '../low-balance/low-balance.repository';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';
 import { UploadsService } from '../uploads/uploads.service';
 
 /** Ended rate-limit windows are kept this long (a request counted at a window's very end is done by then). */
 const WINDOW_GRACE_MS = 60_000;
 const SWEEP_INTERVAL_MS = 60_000;
+/** Low-balance mails sent are remembered this long (against mailing someone twice for one redelivered event). */
+const LOW_BALANCE_MAILS_KEPT_DAYS = 7;
 
 /**
  * Removes ended rate-limit windows, idempotency records past their 24 h, audit entries past
- * AUDIT_RETENTION_DAYS and uploads past their end (objects, then rows). Every gateway replica
+ * AUDIT_RETENTION_DAYS, uploads past their end (objects, then rows) and week-old records of
+ * low-balance mails sent. Every gateway replica
  * sweeps (with jitter, so they spread out); concurrent sweeps are harmless.
  */
 @Injectable()
@@ -26,6 +30,7 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
     private readonly idempotency: IdempotencyService,
     private readonly audit: AuditService,
     private readonly uploads: UploadsService,
+    private readonly lowBalance: LowBalanceRepository,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -49,11 +54,12 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
   }
 
   /** One pass; returns what was removed. */
-  async sweep(): Promise<{ windows: number; idempotencyKeys: number; auditEntries: number; uploads: number }> {
+  async sweep(): Promise<{ windows: number; idempotencyKeys: number; auditEntries: number; uploads: number; lowBalanceMails: number }> {
     const windows = await this.windows.deleteExpired(WINDOW_GRACE_MS);
     const idempotencyKeys = await this.idempotency.deleteExpired();
     const auditEntries = await this.audit.purge(this.settings.auditRetentionDays);
     const uploads = await this.uploads.sweepExpired();
-    return { windows, idempotencyKeys, auditEntries, uploads };
+    const lowBalanceMails = await this.lowBalance.forgetMailedBefore(LOW_BALANCE_MAILS_KEPT_DAYS);
+    return { windows, idempotencyKeys, auditEntries, uploads, lowBalanceMails };
   }
 }
