@@ -47,15 +47,18 @@ function start(env: Record<string, string>): Started {
   return { child, output: () => output, exited };
 }
 
-async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+async function until<T>(what: string, read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs: number, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
     if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}: ${JSON.stringify(value)}`);
-    await sleep(100);
+    await sleep(intervalMs);
   }
 }
+
+/** The demo key's plan allows 60 requests a minute: API reads are paced under it (one list a 1.5 s). */
+const API_POLL_MS = 1_500;
 
 /**
  * `npm start`'s process on the embedded PostgreSQL (no DATABASE_URL), killed with SIGKILL mid-job:
@@ -94,7 +97,7 @@ describe('standalone on embedded PostgreSQL: kill -9, then start again on the sa
       expect(res.status).toBe(202);
       ids.push(res.body.id);
     }
-    await until('a job to be running', () => http(url, 'GET', `/api/v1/generations/${ids[0]}`, { key }).then((r) => r.body.status), (s) => s === 'processing', 10_000);
+    await until('a job to be running', () => http(url, 'GET', `/api/v1/generations/${ids[0]}`, { key }).then((r) => r.body.status), (s) => s === 'processing', 10_000, 500);
 
     first.child.kill('SIGKILL');
     await first.exited;
@@ -127,12 +130,16 @@ describe('standalone on embedded PostgreSQL: kill -9, then start again on the sa
     expect(third.output()).not.toContain('undefined');
     const records = await until(
       'every job to complete',
-      () => Promise.all(ids.map((id) => http(url, 'GET', `/api/v1/generations/${id}`, { key }).then((r) => r.body))),
+      async () => {
+        const page = (await http(url, 'GET', '/api/v1/generations?limit=10', { key })).body as { data?: Array<{ id: string; status: string; credits_charged: number }> };
+        return ids.map((id) => page.data?.find((r) => r.id === id) ?? { id, status: 'unknown', credits_charged: 0 });
+      },
       (rs) => rs.every((r) => r.status === 'completed'),
-      60_000,
+      90_000,
+      API_POLL_MS,
     );
     expect(records.map((r) => r.credits_charged)).toEqual([40, 10, expect.any(Number)]);
-    const credits = await until('billing to settle', () => http(url, 'GET', '/api/v1/credits', { key }).then((r) => r.body), (b) => b.held === 0, 20_000);
+    const credits = await until('billing to settle', () => http(url, 'GET', '/api/v1/credits', { key }).then((r) => r.body), (b) => b.held === 0, 20_000, API_POLL_MS);
     expect(credits.available).toBe(1000 - records.reduce((sum, r) => sum + r.credits_charged, 0));
 
     third.child.kill('SIGTERM');
