@@ -59,8 +59,8 @@ describe('toPublicDocument', () => {
     expect((doc.components?.schemas?.PartDto as { properties: Record<string, { example?: unknown }> }).properties.id.example).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('adds both webhook events, and the tags in use, each once, with their descriptions', () => {
-    expect(Object.keys(doc.webhooks ?? {})).toEqual(['generation.completed', 'generation.failed']);
+  it('adds every webhook event, and the tags in use, each once, with their descriptions', () => {
+    expect(Object.keys(doc.webhooks ?? {})).toEqual(['generation.completed', 'generation.failed', 'account.low_balance']);
     expect(doc.tags?.map((t) => t.name)).toEqual(['things', 'outputs', 'webhooks']);
     expect(doc.tags?.find((t) => t.name === 'outputs')?.description).toBe(TAG_DESCRIPTIONS.outputs);
     expect(doc.tags?.find((t) => t.name === 'webhooks')?.description).toBe(TAG_DESCRIPTIONS.webhooks);
