@@ -59,13 +59,15 @@ export class NatsJetStreamServer extends ServerNats {
   }
 
   /**
-   * Stops taking new work: request subscriptions are removed (NATS routes new requests to the other
-   * replicas of the queue group) and the JetStream consumers stop pulling. Work in flight goes on.
+   * Stops taking new work: request subscriptions are drained (NATS routes new requests to the other
+   * replicas of the queue group, and a request already on its way to this one is still answered:
+   * a plain unsubscribe would drop it and its caller would wait for a timeout) and the JetStream
+   * consumers stop pulling. Work in flight goes on.
    */
   async stopAccepting(): Promise<void> {
     if (!this.accepting) return;
     this.accepting = false;
-    for (const subscription of this.requestSubscriptions) subscription.unsubscribe();
+    await Promise.allSettled(this.requestSubscriptions.map((subscription) => subscription.drain()));
     await Promise.allSettled(this.consumers.map((messages) => messages.close()));
   }
 
