@@ -134,7 +134,10 @@ describe('members and roles in a browser', () => {
     await owner.getByRole('combobox', { name: `Role of ${devEmail}` }).selectOption('viewer');
     expect((await changed).status()).toBe(204);
     // The list is read again after the change: the select shows the role the server has.
-    await owner.waitForFunction(`document.querySelector('tr[data-member="${devEmail}"] select')?.value === 'viewer'`);
+    // (Read through the locator, not a string evaluated in the page: the dashboard's CSP forbids eval.)
+    const roleSelect = owner.locator(`tr[data-member="${devEmail}"] select`);
+    for (let i = 0; i < 100 && (await roleSelect.inputValue()) !== 'viewer'; i++) await owner.waitForTimeout(100);
+    expect(await roleSelect.inputValue()).toBe('viewer');
     await screenshots(owner, '05-owner-members');
 
     await member.goto(`${h.url}/dashboard/settings/keys`);
