@@ -1,7 +1,7 @@
-import { IfGiven, IntBetween, Nested, Rule } from '@gen/contracts';
+import { IfGiven, Nested, Rule } from '@gen/contracts';
 import { IsOptional } from 'class-validator';
 import { HttpUrl, IsPlainObject, Origins } from '../shared/binding-rules';
-import { BINDING_DEFAULTS, EnvName, TimeoutsDto, WaitDto } from '../shared/binding.dto';
+import { EnvName, UpstreamCallsDto } from '../shared/binding.dto';
 
 /**
  * A `remote` binding as operators write it (docs/engines.md, "remote"); `parseRemoteEngineSettings`
@@ -31,7 +31,7 @@ export class RemoteAuthDto {
   value?: unknown;
 }
 
-export class RemoteBindingDto extends WaitDto {
+export class RemoteBindingDto extends UpstreamCallsDto {
   @HttpUrl(true)
   baseUrl!: string;
 
@@ -60,19 +60,6 @@ export class RemoteBindingDto extends WaitDto {
   @IfGiven()
   @IsPlainObject('must be an object of static parameters')
   params?: Record<string, unknown>;
-
-  @IsOptional()
-  @Nested(() => TimeoutsDto)
-  timeouts?: TimeoutsDto | null;
-
-  @IntBetween(10, 60_000)
-  pollIntervalMs: number = BINDING_DEFAULTS.pollIntervalMs;
-
-  @IntBetween(0, 10)
-  retries: number = BINDING_DEFAULTS.retries;
-
-  @IntBetween(1, 1024 ** 3)
-  maxOutputBytes: number = BINDING_DEFAULTS.maxOutputBytes;
 
   @IfGiven()
   @Origins(false)

@@ -1,7 +1,6 @@
 import { validateShape } from '@gen/contracts';
 import { normalUrl } from '../shared/binding-rules';
-import { BINDING_DEFAULTS, checkTimings, WaitSettings, waitSettings } from '../shared/binding-settings';
-import { TimeoutsDto } from '../shared/binding.dto';
+import { BINDING_DEFAULTS, callSettings, checkTimings, WaitSettings } from '../shared/binding-settings';
 import { RemoteBindingDto } from './remote-binding.dto';
 
 /**
@@ -51,7 +50,6 @@ export function parseRemoteEngineSettings(raw: Record<string, unknown>, where: s
     return null;
   }
   const value = result.value;
-  const timeouts = value.timeouts ?? new TimeoutsDto();
   const settings: RemoteEngineSettings = {
     baseUrl: normalUrl(value.baseUrl, true),
     submitPath: value.submitPath ?? REMOTE_DEFAULTS.submitPath,
@@ -60,14 +58,8 @@ export function parseRemoteEngineSettings(raw: Record<string, unknown>, where: s
     upstreamModel: value.upstreamModel?.trim() ?? null,
     auth: value.auth ? { header: value.auth.header.trim(), valueEnv: value.auth.valueEnv, prefix: value.auth.prefix } : null,
     params: value.params ?? {},
-    connectTimeoutMs: timeouts.connectMs,
-    requestTimeoutMs: timeouts.requestMs ?? REMOTE_DEFAULTS.requestTimeoutMs,
-    totalTimeoutMs: timeouts.totalMs ?? REMOTE_DEFAULTS.totalTimeoutMs,
-    pollIntervalMs: value.pollIntervalMs,
-    retries: value.retries,
-    maxOutputBytes: value.maxOutputBytes,
     outputOrigins: (value.outputOrigins ?? []).map((origin) => normalUrl(origin, false)),
-    ...waitSettings(value, value.pollIntervalMs),
+    ...callSettings(value, { requestMs: REMOTE_DEFAULTS.requestTimeoutMs, totalMs: REMOTE_DEFAULTS.totalTimeoutMs }),
   };
   const start = problems.length;
   checkTimings(settings, where, problems);

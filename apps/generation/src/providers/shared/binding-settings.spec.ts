@@ -69,9 +69,9 @@ describe('readBinding', () => {
   it('refuses null where a value is needed, and names every bad item of a list', () => {
     expect(read({ upstreamModel: 'a/b', tokenEnv: 'TOKEN', pollIntervalMs: null, seedField: null, outputOrigins: ['https://ok.test', 'ftp://x', 'https://a.test/p'] }).problems).toEqual([
       'b.seedField must be a field name (letters, digits, _)',
-      'b.pollIntervalMs must be an integer between 10 and 60000',
       'b.outputOrigins[1] must use http or https',
       'b.outputOrigins[2] must be an origin (scheme, host, port), without a path',
+      'b.pollIntervalMs must be an integer between 10 and 60000',
     ]);
   });
 
@@ -103,7 +103,7 @@ describe('readBinding', () => {
       'b.headers: a credential is never stored in the catalogue; name the environment variable holding it in tokenEnv',
     ]);
     const [unknown, nested] = read({ upstreamModel: 'a/b', tokenEnv: 'T', colour: 1, timeouts: { idleMs: 1 } }).problems;
-    expect(unknown).toMatch(/^b\.colour is not a setting of this engine \(known: maxPollIntervalMs, .*baseUrl, upstreamModel, tokenEnv, .*callbacks\)$/);
+    expect(unknown).toMatch(/^b\.colour is not a setting of this engine \(known: timeouts, pollIntervalMs, .*baseUrl, upstreamModel, tokenEnv, .*callbacks\)$/);
     expect(nested).toBe('b.timeouts.idleMs is not a known setting');
   });
 });

@@ -2,7 +2,7 @@ import { Shape, validateShape } from '@gen/contracts';
 import type { EngineRequest } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 import { normalOrigin, normalUrl } from './binding-rules';
-import { BINDING_DEFAULTS, BindingDto, TimeoutsDto, WaitDto } from './binding.dto';
+import { BINDING_DEFAULTS, BindingDto, TimeoutsDto, UpstreamCallsDto } from './binding.dto';
 
 export { BINDING_DEFAULTS, BindingDto, ENV_NAME } from './binding.dto';
 
@@ -141,8 +141,6 @@ function checkKindRules(raw: Record<string, unknown>, where: string, spec: Bindi
 }
 
 function toBindingSettings(value: BindingDto, spec: BindingSpec): BindingSettings {
-  const timeouts = value.timeouts ?? new TimeoutsDto();
-  const pollIntervalMs = value.pollIntervalMs;
   return {
     baseUrl: value.baseUrl === undefined ? (spec.defaultBaseUrl as string) : normalUrl(value.baseUrl, true),
     upstreamModel: typeof value.upstreamModel === 'string' ? value.upstreamModel : null,
@@ -151,23 +149,29 @@ function toBindingSettings(value: BindingDto, spec: BindingSpec): BindingSetting
     inputMap: value.inputMap,
     promptField: value.promptField,
     seedField: value.seedField ?? null,
-    connectTimeoutMs: timeouts.connectMs,
-    requestTimeoutMs: timeouts.requestMs ?? spec.defaults.requestMs,
-    totalTimeoutMs: timeouts.totalMs ?? spec.defaults.totalMs,
-    pollIntervalMs,
-    retries: value.retries,
-    maxOutputBytes: value.maxOutputBytes,
     outputOrigins: value.outputOrigins === undefined ? [...spec.defaults.outputOrigins] : value.outputOrigins.map((o) => normalOrigin(o) as string),
     outputPath: value.outputPath?.split('.') ?? null,
     callbacks: value.callbacks,
-    ...waitSettings(value, pollIntervalMs),
+    ...callSettings(value, spec.defaults),
   };
 }
 
-/** The wait settings with their defaults (`maxPollIntervalMs`: at least `pollIntervalMs`). */
-export function waitSettings(value: WaitDto, pollIntervalMs: number): WaitSettings {
+export type CallSettings = Pick<
+  BindingSettings,
+  'connectTimeoutMs' | 'requestTimeoutMs' | 'totalTimeoutMs' | 'pollIntervalMs' | 'retries' | 'maxOutputBytes' | keyof WaitSettings
+>;
+
+/** The settings of upstream calls with their defaults: the kind's call and total timeouts, `maxPollIntervalMs` at least `pollIntervalMs`. */
+export function callSettings(value: UpstreamCallsDto, defaults: { requestMs: number; totalMs: number }): CallSettings {
+  const timeouts = value.timeouts ?? new TimeoutsDto();
   return {
-    maxPollIntervalMs: value.maxPollIntervalMs ?? Math.max(pollIntervalMs, BINDING_DEFAULTS.maxPollIntervalMs),
+    connectTimeoutMs: timeouts.connectMs,
+    requestTimeoutMs: timeouts.requestMs ?? defaults.requestMs,
+    totalTimeoutMs: timeouts.totalMs ?? defaults.totalMs,
+    pollIntervalMs: value.pollIntervalMs,
+    retries: value.retries,
+    maxOutputBytes: value.maxOutputBytes,
+    maxPollIntervalMs: value.maxPollIntervalMs ?? Math.max(value.pollIntervalMs, BINDING_DEFAULTS.maxPollIntervalMs),
     maxInFlight: value.maxInFlight ?? null,
     maxRequestsPerSecond: value.maxRequestsPerSecond ?? null,
   };

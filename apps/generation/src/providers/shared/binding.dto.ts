@@ -37,22 +37,6 @@ const inputMapProblems = (map: Record<string, unknown>) =>
 /** The name of an environment variable holding a credential (never the credential itself). */
 export const EnvName = (message: string) => Rule('envName', (value) => typeof value === 'string' && ENV_NAME.test(value), message);
 
-/** The upstream wait (docs/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
-export class WaitDto {
-  /** Default: `pollIntervalMs` or 10 s, whichever is longer. */
-  @IfGiven()
-  @IntBetween(10, 300_000)
-  maxPollIntervalMs?: number;
-
-  @IsOptional()
-  @IntBetween(1, 1_000_000)
-  maxInFlight?: number | null;
-
-  @IsOptional()
-  @IntBetween(1, 100_000)
-  maxRequestsPerSecond?: number | null;
-}
-
 /** `timeouts`: `requestMs` and `totalMs` default to the kind's. */
 export class TimeoutsDto {
   @IntBetween(50, 60_000)
@@ -67,7 +51,40 @@ export class TimeoutsDto {
   totalMs?: number;
 }
 
-export class BindingDto extends WaitDto {
+/**
+ * How upstream calls are made and waited for (docs/jobs.md, "Waiting upstream"): timeouts, polling,
+ * retries, the largest output and the caps; shared with the `remote` kind.
+ */
+export class UpstreamCallsDto {
+  @IsOptional()
+  @Nested(() => TimeoutsDto)
+  timeouts?: TimeoutsDto | null;
+
+  @IntBetween(10, 60_000)
+  pollIntervalMs: number = BINDING_DEFAULTS.pollIntervalMs;
+
+  @IntBetween(0, 10)
+  retries: number = BINDING_DEFAULTS.retries;
+
+  @IntBetween(1, 1024 ** 3)
+  maxOutputBytes: number = BINDING_DEFAULTS.maxOutputBytes;
+
+
+  /** Default: `pollIntervalMs` or 10 s, whichever is longer. */
+  @IfGiven()
+  @IntBetween(10, 300_000)
+  maxPollIntervalMs?: number;
+
+  @IsOptional()
+  @IntBetween(1, 1_000_000)
+  maxInFlight?: number | null;
+
+  @IsOptional()
+  @IntBetween(1, 100_000)
+  maxRequestsPerSecond?: number | null;
+}
+
+export class BindingDto extends UpstreamCallsDto {
   /** Default: the kind's (required of a self-hosted server). */
   @IfGiven()
   @HttpUrl(true)
@@ -97,19 +114,6 @@ export class BindingDto extends WaitDto {
   @IfGiven()
   @Rule('fieldName', isField, 'must be a field name (letters, digits, _)')
   seedField?: string;
-
-  @IsOptional()
-  @Nested(() => TimeoutsDto)
-  timeouts?: TimeoutsDto | null;
-
-  @IntBetween(10, 60_000)
-  pollIntervalMs: number = BINDING_DEFAULTS.pollIntervalMs;
-
-  @IntBetween(0, 10)
-  retries: number = BINDING_DEFAULTS.retries;
-
-  @IntBetween(1, 1024 ** 3)
-  maxOutputBytes: number = BINDING_DEFAULTS.maxOutputBytes;
 
   /** Default: the kind's. */
   @IfGiven()
