@@ -16,6 +16,7 @@ import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provi
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
+import { JobFinishWriter } from './jobs/job-finish-writer.service';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
@@ -26,6 +27,7 @@ import { BindingLimits } from './jobs/binding-limits.service';
 import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
+import { SyncWaits } from './jobs/runtime/sync-waits';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
@@ -90,7 +92,9 @@ export class GenerationModule {
         ProviderCallbacks,
         CallbackReceiver,
         JobRunnerService,
+        JobFinishWriter,
         JobFinisher,
+        SyncWaits,
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,

@@ -6,14 +6,13 @@ import { CatalogueService } from '../catalogue/catalogue.service';
 import type { ModelDefinition } from '../catalogue/catalogue';
 import { Engine, EngineError, EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPending, UpstreamPhases } from '../engines/engine';
 import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { OutboxRelayService } from '../outbox/outbox-relay.service';
-import type { OutboxMessage } from '../outbox/outbox.repository';
 import { OutputStorage } from '@gen/storage';
-import { finishedEvent } from './job-events';
+import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { JobFinisher } from './job-finisher.service';
 import { toGenerationRecord } from './job-record';
 import type { JobEntity, JobOutput } from './job.entity';
 import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
+import { SyncWaits } from './runtime/sync-waits';
 import { JobMetrics } from '../metrics/job-metrics';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
@@ -53,9 +52,7 @@ interface Run {
   progress?: number;
 }
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
-/** Emitted on `finished` once shutdown has finished or handed back every job of this process. */
-const DRAINED = Symbol('drained');
-/** Emitted on `finished` when a run gives back a provider slot. */
+/** Emitted on `slots` when a run gives back a provider slot. */
 const IO_FREED = Symbol('io-freed');
 
 /**
@@ -76,7 +73,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private reserved = 0;
   /** Runs holding each pool now. */
   private readonly active: Record<Pool, number> = { cpu: 0, io: 0 };
-  private readonly finished = new EventEmitter();
+  private readonly slots = new EventEmitter();
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private progressTimer?: NodeJS.Timeout;
@@ -87,7 +84,6 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     () => this.nudge(),
   );
   private stopping = false;
-  private drained = false;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -95,6 +91,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly storage: OutputStorage,
     private readonly relay: OutboxRelayService,
     private readonly finisher: JobFinisher,
+    private readonly waits: SyncWaits,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     private readonly metrics: JobMetrics,
     private readonly broadcaster: Broadcaster,
@@ -103,7 +100,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly upstreamMetrics: UpstreamMetrics,
     private readonly callbacks: ProviderCallbacks,
   ) {
-    this.finished.setMaxListeners(0);
+    this.slots.setMaxListeners(0);
   }
 
   onApplicationBootstrap(): void {
@@ -123,13 +120,6 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       if (record.status === 'completed' || record.status === 'failed') this.stop(record.id);
     });
     this.nudge();
-  }
-
-  /** A job finished outside a run (a cancel), its event leased to this process: counted, its event sent now, synchronous waiters answered. */
-  finishedElsewhere(job: JobEntity, event: OutboxMessage): void {
-    this.metrics.finished(job);
-    this.relay.publish([event]);
-    this.finished.emit(job.id, job);
   }
 
   /**
@@ -183,8 +173,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       await all();
     }
     clearTimeout(timer);
-    this.drained = true;
-    this.finished.emit(DRAINED);
+    this.waits.drain();
     await this.finisher.drain();
     await this.relay.drain().catch((error: unknown) => this.logger.warn({ err: error }, 'Final outbox flush failed; another replica publishes it'));
   }
@@ -201,37 +190,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
 
   /** Resolves with the job once it is final (finished anywhere) within `ms`; null if it is not by then. */
   waitForFinish(jobId: string, ms: number): Promise<JobEntity | null> {
-    const finalJob = async () => {
-      const job = await this.jobs.findById(jobId);
-      return job !== null && (job.status === 'completed' || job.status === 'failed') ? job : null;
-    };
-    return new Promise<JobEntity | null>((resolve) => {
-      let settled = false;
-      const finish = (job: JobEntity | null) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(deadline);
-        clearInterval(poll);
-        this.finished.off(jobId, onLocal);
-        this.finished.off(DRAINED, onDrained);
-        resolve(job);
-      };
-      // Listen before looking, so a run of this process that ends in between is not missed.
-      const onLocal = (job: JobEntity) => finish(job);
-      // Shutting down: answer with the job as it stands (another replica runs it if it is not done).
-      const onDrained = () => {
-        finalJob().then(finish, () => finish(null));
-      };
-      this.finished.on(jobId, onLocal);
-      this.finished.once(DRAINED, onDrained);
-      if (this.drained) onDrained();
-      const deadline = setTimeout(() => finish(null), ms);
-      const check = () => void finalJob().then((job) => job && finish(job), () => undefined);
-      // Another replica may run it (or it was already final): look at the row now and then. A run of
-      // this process reports its end itself, so the row is not read at once for it.
-      const poll = setInterval(check, 250);
-      if (!this.running.has(jobId)) check();
-    });
+    return this.waits.wait(jobId, ms, this.running.has(jobId));
   }
 
   /** Looks for claimable work now (coalesces concurrent calls). */
@@ -309,7 +268,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
 
   /** Calls `listener` when provider slots free up (the poll scheduler claims again). */
   onProviderSlotsFreed(listener: () => void): void {
-    this.finished.on(IO_FREED, listener);
+    this.slots.on(IO_FREED, listener);
   }
 
   /** Provider slots free for checks (the poll scheduler claims no more due jobs than this). */
@@ -327,7 +286,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     this.active[pool]++;
     run.done = this.execute(run).finally(() => {
       this.active[pool]--;
-      if (pool === 'io') this.finished.emit(IO_FREED);
+      if (pool === 'io') this.slots.emit(IO_FREED);
       if (this.running.get(job.id) === run) this.running.delete(job.id);
       this.nudge();
     });
@@ -367,17 +326,13 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     }
     let finished: FinishedJob | null;
     try {
-      finished = await this.finisher.finish({ jobId: job.id, owner: this.settings.workerId, outcome, event: (j) => finishedEvent(j, this.settings.cdnBaseUrl) });
+      finished = await this.finisher.finish(job.id, this.settings.workerId, outcome);
     } catch (error) {
       // Not written (the database kept failing it): the lease runs out and the job is queued again.
       this.logger.error({ err: error, jobId: job.id }, 'Could not write the final state; the job will run again');
       return;
     }
-    if (finished) {
-      this.metrics.finished(finished.job);
-      this.relay.publish([finished.event]);
-      this.finished.emit(job.id, finished.job);
-    } else if (outcome.status === 'completed') {
+    if (!finished && outcome.status === 'completed') {
       await this.discardOutputs(job.id, outcome.outputs);
     }
   }
@@ -618,16 +573,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     try {
       for (const { id, attempts } of await this.jobs.expiredLeases(50)) {
         if (attempts >= this.settings.maxAttempts) {
-          const failed = await this.finisher.finish({
-            jobId: id,
-            owner: null,
-            outcome: { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' },
-            event: (j) => finishedEvent(j, this.settings.cdnBaseUrl),
-          });
-          if (failed) {
-            this.metrics.finished(failed.job);
-            this.relay.publish([failed.event]);
-          }
+          await this.finisher.finish(id, null, { status: 'failed', error: 'The generation could not be completed. Your credits were refunded.' });
         } else if (this.settings.providerParking && (await this.parked.reparkExpired(id))) {
           // Its upstream job exists: checked again from the database, never submitted twice.
           this.logger.warn({ jobId: id, attempts }, 'Parked again a provider job whose worker stopped');

@@ -17,6 +17,7 @@ import { InputValidator } from '@gen/model-inputs';
 import { inputsOf, type ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { JobFinisher } from './job-finisher.service';
 import { JobRunnerService } from './job-runner.service';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
@@ -32,6 +33,7 @@ export class JobsService {
     private readonly jobs: JobsRepository,
     private readonly catalogue: CatalogueService,
     private readonly runner: JobRunnerService,
+    private readonly finisher: JobFinisher,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
   ) {
@@ -139,7 +141,7 @@ export class JobsService {
       case 'canceled':
         if (outcome.wasProcessing) this.runner.stop(outcome.job.id);
         if (outcome.wasParked) this.runner.cancelParked(outcome.job);
-        this.runner.finishedElsewhere(outcome.job, outcome.event);
+        this.finisher.publish(outcome);
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
     }
   }
