@@ -100,7 +100,7 @@ export class GenerationModule {
         CallbackJobsRepository,
         ProviderCallbacks,
         CallbackReceiver,
-        // The job runtime (docs/architecture.md): claimer -> runner, with its leases, progress and finisher.
+        // The job runtime (docs/design/architecture.md): claimer -> runner, with its leases, progress and finisher.
         RunningJobs,
         JobClaimer,
         JobRunner,

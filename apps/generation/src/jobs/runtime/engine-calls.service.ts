@@ -30,7 +30,7 @@ export class EngineCalls {
   async run(run: Run): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
     const signal = run.abort.signal;
-    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/catalogue.md).
+    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/operations/catalogue.md).
     const model = this.catalogue.find(job.modelId);
     if (!model) throw new EngineError('This model is no longer available. Your credits were refunded.');
     const { engine, unavailable } = this.catalogue.engineFor(model);
@@ -49,7 +49,7 @@ export class EngineCalls {
       params: { ...model.params, latencyMs: latency },
       signal: combined,
       upstreamRef: job.upstreamRef,
-      // Sent by adapters whose binding has "callbacks": true (docs/engines.md, "Callbacks").
+      // Sent by adapters whose binding has "callbacks": true (docs/operations/providers.md, "Callbacks").
       callbackUrl: this.callbacks.urlFor(job.id, model.engine),
       saveUpstreamRef: async (ref) => {
         run.upstreamRef = ref;

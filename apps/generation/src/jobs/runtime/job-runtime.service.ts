@@ -8,7 +8,7 @@ import { LeaseKeeper } from './lease-keeper.service';
 import { SyncWaits } from './sync-waits';
 
 /**
- * Starts and stops the job runtime's pieces in their order (docs/architecture.md): the claimer
+ * Starts and stops the job runtime's pieces in their order (docs/design/architecture.md): the claimer
  * finds work and hands it to the runner; the lease keeper keeps the runs' leases; progress is
  * flushed; the finisher makes finished jobs known.
  */

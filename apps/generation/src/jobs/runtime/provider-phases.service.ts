@@ -16,7 +16,7 @@ export const PARKED = Symbol('parked');
 const NOT_NOW_BACKOFF_MS = 500;
 
 /**
- * A provider job in phases (docs/jobs.md, "Waiting upstream"): a claimed job submits (a slot of its
+ * A provider job in phases (docs/design/jobs.md, "Waiting upstream"): a claimed job submits (a slot of its
  * binding first, where it caps them) and is parked; a parked one due for a check reads its upstream
  * state once, and is parked again or, once it ended, collected here.
  */

@@ -30,7 +30,7 @@ export interface Run {
 }
 
 /**
- * The runs of this process and the two pools they hold (docs/jobs.md, "Waiting upstream"): built-in
+ * The runs of this process and the two pools they hold (docs/design/jobs.md, "Waiting upstream"): built-in
  * engines take one of WORKER_CONCURRENCY CPU workers for their run; provider jobs take one of
  * PROVIDER_CONCURRENCY provider slots only while they submit, check once, or collect their output.
  * Workers promised to admissions under way (`reserve`) count as taken.
