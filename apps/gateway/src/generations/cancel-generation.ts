@@ -4,7 +4,7 @@ import { RpcClient } from '@gen/transport';
 import { withRpcRetries } from '../rpc/rpc-retries';
 import type { GenerationCommand } from './generation-command';
 
-/** Cancels a queued or running generation of the account (docs/jobs.md, "Cancel"); `409` once finished. */
+/** Cancels a queued or running generation of the account (docs/guide/generations.md, "Cancel"); `409` once finished. */
 @Injectable()
 export class CancelGeneration {
   constructor(private readonly rpc: RpcClient) {}

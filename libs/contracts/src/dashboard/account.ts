@@ -1,7 +1,7 @@
 import type { MemberRole } from '../member-roles';
 import type { LowBalanceView, WebhookDeliveryView } from '../messages';
 
-/** An account the user belongs to, with their role there (docs/dashboard.md, "Members and roles"). */
+/** An account the user belongs to, with their role there (docs/guide/dashboard.md, "Members and roles"). */
 export interface AccountChoice {
   id: string;
   name: string;
