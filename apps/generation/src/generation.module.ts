@@ -26,6 +26,10 @@ import { BindingLimits } from './jobs/binding-limits.service';
 import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
+import { UpstreamRefsRepository } from './jobs/upstream-refs.repository';
+import { UpstreamRefsWriter } from './jobs/upstream-refs.writer';
+import { SubmittedJobsRepository } from './jobs/submitted-jobs.repository';
+import { SubmittedJobsReader } from './jobs/submitted-jobs.reader';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
@@ -94,6 +98,10 @@ export class GenerationModule {
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,
+        UpstreamRefsRepository,
+        UpstreamRefsWriter,
+        SubmittedJobsRepository,
+        SubmittedJobsReader,
         BindingLimits,
         ParkedJobs,
         OutboxRelayService,

@@ -18,6 +18,7 @@ import { JobMetrics } from '../metrics/job-metrics';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
 import { BindingLimits } from './binding-limits.service';
+import { UpstreamRefsWriter } from './upstream-refs.writer';
 import { ParkedJobsRepository } from './parked-jobs.repository';
 import { CoalescedTask } from './coalesced-task';
 import { modelsOnBindings } from './binding-models';
@@ -102,6 +103,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly limits: BindingLimits,
     private readonly upstreamMetrics: UpstreamMetrics,
     private readonly callbacks: ProviderCallbacks,
+    private readonly upstreamRefs: UpstreamRefsWriter,
   ) {
     this.finished.setMaxListeners(0);
   }
@@ -470,7 +472,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       callbackUrl: this.callbacks.urlFor(job.id, model.engine),
       saveUpstreamRef: async (ref) => {
         run.upstreamRef = ref;
-        if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
+        if (await this.upstreamRefs.save(job.id, this.settings.workerId, ref)) return;
         // Not ours any more: finished by a cancel (the caller then cancels upstream), or taken over.
         throw signal.aborted && signal.reason === CANCELED ? CANCELED : LEASE_LOST;
       },
