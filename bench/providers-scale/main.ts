@@ -129,6 +129,27 @@ async function progress(db: PgPool, ids: string[]): Promise<Progress> {
   return rows[0];
 }
 
+/**
+ * Where the jobs' time went, from their own timestamps: queued (submit to claim), starting (claim to
+ * parked, i.e. the upstream submit and its reference stored) and upstream (parked to final: the
+ * prediction, the checks and collecting the output); p50 / p95 / max of each, in seconds.
+ */
+async function stages(db: PgPool, ids: string[]): Promise<string> {
+  const { rows } = await db.query<Record<string, number>>(
+    `WITH t AS (
+       SELECT extract(epoch FROM started_at - created_at) AS queued, extract(epoch FROM upstream_at - started_at) AS starting,
+              extract(epoch FROM completed_at - upstream_at) AS upstream
+       FROM generation.jobs WHERE id = ANY($1::uuid[]))
+     SELECT ${['queued', 'starting', 'upstream']
+       .map((c) => `percentile_cont(0.5) WITHIN GROUP (ORDER BY ${c}) AS ${c}_50, percentile_cont(0.95) WITHIN GROUP (ORDER BY ${c}) AS ${c}_95, max(${c}) AS ${c}_max`)
+       .join(', ')} FROM t`,
+    [ids],
+  );
+  const r = rows[0];
+  const f = (v: number | null) => (v === null ? '-' : Number(v).toFixed(2));
+  return ['queued', 'starting', 'upstream'].map((c) => `${c} ${f(r[`${c}_50`])} / ${f(r[`${c}_95`])} / ${f(r[`${c}_max`])}`).join('; ');
+}
+
 /** Waits until every job is final; samples the generation process's RSS meanwhile. */
 async function waitFinished(db: PgPool, mode: RunningMode, ids: string[], timeoutMs: number): Promise<{ at: number; failed: number; peakRss: number }> {
   const deadline = Date.now() + timeoutMs;
@@ -180,6 +201,7 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
           'status reads per job': (statusReads(fast) / JOBS).toFixed(2),
           failed: String(scaleDone.failed),
           'RSS idle / peak': `${mb(idleRss)} / ${mb(scaleDone.peakRss)} MB`,
+          'stages (s, p50 / p95 / max)': await stages(db, scale.ids),
         },
       });
     }
@@ -309,6 +331,7 @@ async function main(): Promise<void> {
 
   const columns = ['jobs', 'submits', 'last submit to all final', 'peak in flight upstream', 'status reads per job', 'failed', 'RSS idle / peak'];
   const extra = ['RSS, parked', 'memory per parked job', 'CPU per status check'];
+  const timing = ['stages (s, p50 / p95 / max)'];
   process.stdout.write(
     [
       '',
@@ -318,6 +341,8 @@ async function main(): Promise<void> {
       table(['run', ...columns], rows.map((r) => [r.label, ...columns.map((c) => r.cells[c] ?? '-')])),
       '',
       table(['run', ...extra], rows.filter((r) => r.cells['RSS, parked']).map((r) => [r.label, ...extra.map((c) => r.cells[c] ?? '-')])),
+      '',
+      table(['run', ...timing], rows.filter((r) => r.cells[timing[0]]).map((r) => [r.label, ...timing.map((c) => r.cells[c] ?? '-')])),
       '',
       `(${coreCount()} CPUs, load average ${loadAverage()} at the end, Node ${process.version}; commit ${commitMeasured()}; total ${seconds(Date.now() - started)} s)`,
       '',
