@@ -3,19 +3,26 @@ import { MetricsRegistry } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
-import { AccountController } from './api/account.controller';
+import { CreditsController } from './accounts/credits.controller';
+import { GetCredits } from './accounts/get-credits';
 import { AuditRepository } from './audit/audit.repository';
 import { AuditService } from './audit/audit.service';
-import { AccountPlanService } from './api/account-plan.service';
-import { GenerationsController } from './api/generations.controller';
-import { GenerationsService } from './api/generations.service';
-import { ModelCatalogue } from './api/model-catalogue';
-import { JobWaits } from './api/live/job-waits';
-import { SubmitDelivery } from './api/submit-delivery';
-import { CreditsLedgerController } from './api/ledger/credits-ledger.controller';
-import { CreditsLedgerService } from './api/ledger/credits-ledger.service';
-import { WebhookTestsController } from './api/webhook-tests/webhook-tests.controller';
-import { WebhookTestsService } from './api/webhook-tests/webhook-tests.service';
+import { AccountPlanService } from './plans/account-plan.service';
+import { GenerationsController } from './generations/generations.controller';
+import { GENERATION_USE_CASES } from './generations/generation-use-cases';
+import { GetModel } from './models/get-model';
+import { ListModels } from './models/list-models';
+import { ModelCatalogue } from './models/model-catalogue';
+import { ModelsController } from './models/models.controller';
+import { JobWaits } from './generations/live/job-waits';
+import { SubmitDelivery } from './generations/submit/submit-delivery';
+import { CreditsLedgerController } from './usage/credits-ledger.controller';
+import { ExportCreditLedger } from './usage/export-credit-ledger';
+import { GetCreditLedger } from './usage/get-credit-ledger';
+import { GetUsageSummary } from './usage/get-usage-summary';
+import { WebhookTestsController } from './webhook-tests/webhook-tests.controller';
+import { ListTestWebhooks } from './webhook-tests/list-test-webhooks';
+import { SendTestWebhook } from './webhook-tests/send-test-webhook';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { API_KEY_CACHE_SETTINGS, DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
@@ -24,7 +31,7 @@ import { AuthRepository } from './auth/auth.repository';
 import { AuthRpcController } from './auth/auth-rpc.controller';
 import { KeyWebhooksService } from './auth/key-webhooks.service';
 import { WebhookSecretCipher, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
-import { dashboardParts } from './dashboard/dashboard.parts';
+import { dashboardParts } from './dashboard.parts';
 import type { DashboardSettings } from './dashboard/dashboard.settings';
 import { UsersRepository } from './dashboard/sessions/users.repository';
 import { UserAccountsRepository } from './users/user-accounts.repository';
@@ -40,7 +47,7 @@ import { ProviderCallbackMetrics } from './provider-callbacks/provider-callback-
 import { ProviderCallbacksController } from './provider-callbacks/provider-callbacks.controller';
 import { ProviderCallbacksRelay } from './provider-callbacks/provider-callbacks.relay';
 import { RATE_LIMIT_PROVIDERS } from './rate-limit/rate-limit.providers';
-import { GenerationStreams } from './api/live/generation-streams.service';
+import { GenerationStreams } from './generations/live/generation-streams.service';
 import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
 import { LowBalanceRepository } from './low-balance/low-balance.repository';
 import { UploadsController } from './uploads/uploads.controller';
@@ -62,7 +69,8 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         GenerationsController,
-        AccountController,
+        ModelsController,
+        CreditsController,
         CreditsLedgerController,
         WebhookTestsController,
         OutputsController,
@@ -93,10 +101,16 @@ export class GatewayModule {
         KeyWebhooksService,
         ApiKeyGuard,
         AccountPlanService,
-        GenerationsService,
+        ...GENERATION_USE_CASES,
+        ListModels,
+        GetModel,
+        GetCredits,
         GenerationStreams,
-        CreditsLedgerService,
-        WebhookTestsService,
+        GetCreditLedger,
+        GetUsageSummary,
+        ExportCreditLedger,
+        SendTestWebhook,
+        ListTestWebhooks,
         ProvisioningService,
         ...RATE_LIMIT_PROVIDERS,
         IdempotencyRepository,

@@ -247,7 +247,7 @@ export class JobsRepository implements OnModuleDestroy {
 
   /**
    * Claims up to `max` of the account's oldest queued jobs, as many as its free parallel slots allow
-   * (docs/jobs.md), in one round trip (function `claim_jobs`, migration 1764730000000). The decision
+   * (docs/design/jobs.md), in one round trip (function `claim_jobs`, migration 1764730000000). The decision
    * is made under a lock on the account's row in `account_slots`, so claimers on any number of
    * replicas can never exceed the limit, and jobs start in submission order. A claimer that finds
    * the account being claimed by someone else right now skips it (SKIP LOCKED) instead of queueing
@@ -262,20 +262,6 @@ export class JobsRepository implements OnModuleDestroy {
     // migration 1764810000000): another pool's models, or a binding at its maxInFlight.
     const rows = skipModels.length === 0 ? await claimJobs.rows(this.db, [accountId, owner, leaseMs, max]) : await claimJobsExcept.rows(this.db, [accountId, owner, leaseMs, max, skipModels]);
     return bySeq(rows.map(jobFromRow));
-  }
-
-  /**
-   * Stores the upstream job a provider adapter submitted this job as, before it waits on it, so a
-   * later attempt (after this worker died) attaches to it instead of submitting again. Synchronous
-   * commit: this is what stands between a crash and paying the provider twice. False when this
-   * worker no longer holds the job.
-   */
-  async saveUpstreamRef(jobId: string, owner: string, ref: string): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(this.db,
-      `UPDATE jobs SET upstream_ref = $3 WHERE id = $1 AND status = 'processing' AND lease_owner = $2 RETURNING id`,
-      [jobId, owner, ref],
-    );
-    return rows.length === 1;
   }
 
   /**

@@ -22,7 +22,7 @@ const SPEC: BindingSpec = {
 };
 
 class FalBindingDto extends BindingDto {
-  /** fal's public keys for callback signatures (docs/engines.md, "Callbacks"): another URL for a test double or a proxy. */
+  /** fal's public keys for callback signatures (docs/operations/providers.md, "Callbacks"): another URL for a test double or a proxy. */
   @IfGiven()
   @HttpUrl(true)
   callbackJwksUrl?: string;

@@ -4,7 +4,7 @@ import { HttpUrl, IsPlainObject, Origins } from '../shared/binding-rules';
 import { EnvName, UpstreamCallsDto } from '../shared/binding.dto';
 
 /**
- * A `remote` binding as operators write it (docs/engines.md, "remote"); `parseRemoteEngineSettings`
+ * A `remote` binding as operators write it (docs/operations/providers.md, "remote"); `parseRemoteEngineSettings`
  * validates with it and applies the defaults of `REMOTE_DEFAULTS`.
  */
 

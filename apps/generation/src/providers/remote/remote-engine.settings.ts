@@ -4,7 +4,7 @@ import { BINDING_DEFAULTS, callSettings, checkTimings, WaitSettings } from '../s
 import { RemoteBindingDto } from './remote-binding.dto';
 
 /**
- * Settings of a model bound to our own generic protocol (docs/engines.md, "remote"):
+ * Settings of a model bound to our own generic protocol (docs/operations/providers.md, "remote"):
  * `{"engine": "remote", "baseUrl", "submitPath"?, "statusPath"?, "cancelPath"?, "upstreamModel"?,
  * "auth"?: {"header", "valueEnv", "prefix"?}, "params"?, "timeouts"?, ...}`. Validated without the
  * environment (`RemoteBindingDto`): the credential is only named (`auth.valueEnv`) and read when the engine is built.

@@ -7,7 +7,7 @@ import { BINDING_DEFAULTS, BindingDto, TimeoutsDto, UpstreamCallsDto } from './b
 export { BINDING_DEFAULTS, BindingDto, ENV_NAME } from './binding.dto';
 
 /**
- * The settings every provider binding shares (docs/engines.md, "Models and providers"):
+ * The settings every provider binding shares (docs/operations/providers.md, "Models and providers"):
  * `{"engine": "<kind>", "baseUrl", "upstreamModel", "tokenEnv", "input": {...}, "timeouts": {...}, ...}`.
  * Validated without the environment (the operator CLI validates with it too; the shape is
  * `BindingDto`); the credential is only ever named, by its environment variable, and read when
@@ -47,7 +47,7 @@ export interface BindingSettings {
   outputPath: string[] | null;
   /**
    * Whether submits ask the provider to call back when the upstream job ends (`"callbacks": true`;
-   * docs/engines.md, "Callbacks"): the job is then checked at once instead of at its next poll.
+   * docs/operations/providers.md, "Callbacks"): the job is then checked at once instead of at its next poll.
    */
   callbacks: boolean;
   /** The slowest cadence of a parked job's checks (they start at `pollIntervalMs` and slow down to this). */
@@ -58,7 +58,7 @@ export interface BindingSettings {
   maxRequestsPerSecond: number | null;
 }
 
-/** The settings of a binding's upstream wait (docs/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
+/** The settings of a binding's upstream wait (docs/design/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
 export type WaitSettings = Pick<BindingSettings, 'maxPollIntervalMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
 
 /** What varies between the kinds that share these settings. */

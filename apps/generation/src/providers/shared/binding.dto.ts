@@ -3,7 +3,7 @@ import { Allow, IsOptional } from 'class-validator';
 import { HttpUrl, IsPlainObject, Origins } from './binding-rules';
 
 /**
- * The shape of the settings every provider binding shares (docs/engines.md, "Models and providers"),
+ * The shape of the settings every provider binding shares (docs/operations/providers.md, "Models and providers"),
  * as operators write them: `{"baseUrl", "upstreamModel", "tokenEnv", "input": {...}, "timeouts": {...}, ...}`.
  * Field initialisers are the defaults that do not depend on the kind (`BindingSpec` has the others);
  * `readBinding` validates with it and turns it into `BindingSettings`.
@@ -52,7 +52,7 @@ export class TimeoutsDto {
 }
 
 /**
- * How upstream calls are made and waited for (docs/jobs.md, "Waiting upstream"): timeouts, polling,
+ * How upstream calls are made and waited for (docs/design/jobs.md, "Waiting upstream"): timeouts, polling,
  * retries, the largest output and the caps; shared with the `remote` kind.
  */
 export class UpstreamCallsDto {

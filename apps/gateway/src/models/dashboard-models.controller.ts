@@ -1,0 +1,27 @@
+import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { ModelsReply } from '@gen/contracts';
+import { GetCredits } from '../accounts/get-credits';
+import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
+import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { ListModels } from './list-models';
+
+/** The catalogue as the account sees it (the Models page and the playground's picker). */
+@Controller('dashboard/api')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardModelsController {
+  constructor(
+    private readonly listModels: ListModels,
+    private readonly credits: GetCredits,
+  ) {}
+
+  @Get('models')
+  @RequiresRole('viewer')
+  async models(@CurrentSession() session: LiveSession): Promise<ModelsReply> {
+    const { accountId } = session;
+    const [balance, models] = await Promise.all([this.credits.execute({ accountId }), this.listModels.execute({ accountId })]);
+    return { plan: balance.plan, credits: { available: balance.available, held: balance.held }, data: models };
+  }
+}
