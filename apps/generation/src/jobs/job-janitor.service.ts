@@ -1,9 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@gen/errors';
+import { PeriodicTask } from '@gen/observability';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutputStorage } from '@gen/storage';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
+import { LeaseReclaimer } from './lease-reclaimer.service';
 
 const DEADLINE_BATCH = 100;
 const OUTPUT_BATCH = 500;
@@ -11,34 +13,53 @@ const DEFAULT_SWEEP_MS = 60_000;
 
 /**
  * Time-driven job work, on every replica (each statement is safe to run from several at once):
- * jobs past their `Cancel-After` deadline are canceled (queued or running, whoever runs them),
- * and outputs past their retention are deleted from storage (their URLs then answer 410).
+ * expired leases of dead workers are reclaimed (`LeaseReclaimer`), jobs past their `Cancel-After`
+ * deadline are canceled (queued or running, whoever runs them), and outputs past their retention
+ * are deleted from storage (their URLs then answer 410).
  */
 @Injectable()
-export class JobJanitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobJanitorService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobJanitorService.name);
-  private deadlineTimer?: NodeJS.Timeout;
-  private outputTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
+  private readonly reclaims: PeriodicTask;
+  private readonly deadlines: PeriodicTask;
+  private readonly outputs: PeriodicTask;
 
   constructor(
     private readonly jobs: JobsRepository,
     private readonly service: JobsService,
     private readonly storage: OutputStorage,
-    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
-  ) {}
+    private readonly reclaimer: LeaseReclaimer,
+    @Inject(GENERATION_SETTINGS) settings: GenerationSettings,
+  ) {
+    const failed = (what: string) => (error: unknown) => this.logger.warn({ err: error }, what);
+    this.reclaims = new PeriodicTask({
+      name: 'Lease reclaim',
+      intervalMs: settings.pollIntervalMs,
+      run: () => this.reclaimer.reclaimExpired(),
+      onError: failed('Reclaiming expired leases failed'),
+    });
+    this.deadlines = new PeriodicTask({ name: 'Deadline cancels', intervalMs: settings.pollIntervalMs, run: () => this.cancelPastDeadline(), onError: failed('Janitor pass failed') });
+    this.outputs = new PeriodicTask({
+      name: 'Output sweep',
+      intervalMs: settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS,
+      run: () => this.deleteExpiredOutputs(),
+      onError: failed('Janitor pass failed'),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.deadlineTimer = setInterval(() => void this.run(() => this.cancelPastDeadline()), this.settings.pollIntervalMs);
-    this.outputTimer = setInterval(() => void this.run(() => this.deleteExpiredOutputs()), this.settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS);
-    this.deadlineTimer.unref();
-    this.outputTimer.unref();
+    this.reclaims.start();
+    this.deadlines.start();
+    this.outputs.start();
+  }
+
+  /** Shutdown began: no more reclaims (this process's own leases are handed back by its runtime). */
+  beforeApplicationShutdown(): Promise<void> {
+    return this.reclaims.stop();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.deadlineTimer);
-    clearInterval(this.outputTimer);
-    await this.sweeping;
+    await Promise.all([this.deadlines.stop(), this.outputs.stop()]);
   }
 
   /** Cancels every unfinished job whose deadline has passed; returns how many. */
@@ -67,13 +88,5 @@ export class JobJanitorService implements OnApplicationBootstrap, OnApplicationS
     }
     if (deleted > 0) this.logger.log({ deleted }, 'Deleted outputs past their retention');
     return deleted;
-  }
-
-  private async run(task: () => Promise<unknown>): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = task()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'Janitor pass failed'))
-      .finally(() => (this.sweeping = undefined));
-    await this.sweeping;
   }
 }
