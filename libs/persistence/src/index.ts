@@ -8,3 +8,4 @@ export * from './pg-retry';
 export * from './prepared';
 export * from './pg-notifications';
 export * from './sql-file';
+export * from './entity-rows';

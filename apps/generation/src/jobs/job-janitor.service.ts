@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { DomainError } from '@gen/errors';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutputStorage } from '@gen/storage';
-import { JobsRepository } from './jobs.repository';
+import { JobJanitorRepository } from './job-janitor.repository';
 import { JobsService } from './jobs.service';
 
 const DEADLINE_BATCH = 100;
@@ -22,7 +22,7 @@ export class JobJanitorService implements OnApplicationBootstrap, OnApplicationS
   private sweeping?: Promise<unknown>;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobJanitorRepository,
     private readonly service: JobsService,
     private readonly storage: OutputStorage,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,

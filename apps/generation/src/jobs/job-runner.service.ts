@@ -13,12 +13,17 @@ import { finishedEvent } from './job-events';
 import { JobFinisher } from './job-finisher.service';
 import { toGenerationRecord } from './job-record';
 import type { JobEntity, JobOutput } from './job.entity';
-import { ClaimOffer, FinishedJob, JobOutcome, JobsRepository } from './jobs.repository';
+import type { ClaimOffer } from './job-admission.repository';
+import { JobClaimsRepository } from './job-claims.repository';
+import type { FinishedJob, JobOutcome } from './job-finish.repository';
+import { JobJanitorRepository } from './job-janitor.repository';
+import { JobReadsRepository } from './job-reads.repository';
 import { JobMetrics } from '../metrics/job-metrics';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { ProviderCallbacks } from '../callbacks/provider-callbacks.service';
 import { BindingLimits } from './binding-limits.service';
 import { ParkedJobsRepository } from './parked-jobs.repository';
+import { ParkedJobsWriter } from './parked-jobs.writer';
 import { CoalescedTask } from './coalesced-task';
 import { modelsOnBindings } from './binding-models';
 import { pending } from './upstream-pending';
@@ -90,7 +95,9 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private drained = false;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobClaimsRepository,
+    private readonly reads: JobReadsRepository,
+    private readonly leases: JobJanitorRepository,
     private readonly catalogue: CatalogueService,
     private readonly storage: OutputStorage,
     private readonly relay: OutboxRelayService,
@@ -99,6 +106,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly metrics: JobMetrics,
     private readonly broadcaster: Broadcaster,
     private readonly parked: ParkedJobsRepository,
+    private readonly parks: ParkedJobsWriter,
     private readonly limits: BindingLimits,
     private readonly upstreamMetrics: UpstreamMetrics,
     private readonly callbacks: ProviderCallbacks,
@@ -133,7 +141,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * A claim for a submit's admission (JobsRepository.admit) when this process has a free worker, so
+   * A claim for a submit's admission (JobAdmissionWriter.admit) when this process has a free worker, so
    * that a job that can start at once costs no separate claim; undefined when full or stopping. The
    * worker stays promised until `accept`.
    */
@@ -202,7 +210,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   /** Resolves with the job once it is final (finished anywhere) within `ms`; null if it is not by then. */
   waitForFinish(jobId: string, ms: number): Promise<JobEntity | null> {
     const finalJob = async () => {
-      const job = await this.jobs.findById(jobId);
+      const job = await this.reads.findById(jobId);
       return job !== null && (job.status === 'completed' || job.status === 'failed') ? job : null;
     };
     return new Promise<JobEntity | null>((resolve) => {
@@ -352,7 +360,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       if (this.stopping && signal.aborted) {
         // Its upstream job exists: parked again, due now, for any replica's scheduler (or the lease reclaim, if this fails).
         if (run.upstreamRef !== null && this.settings.providerParking && run.engine?.phases) {
-          const parked = await this.parked
+          const parked = await this.parks
             .park({ jobId: job.id, owner: this.settings.workerId, delayMs: 0, submittedTotalMs: run.engine.phases.totalTimeoutMs, checked: false, progress: null, queuePosition: null })
             .catch(() => false);
           if (parked) this.metrics.handedBack(job);
@@ -418,7 +426,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private async discardOutputs(jobId: string, outputs: readonly JobOutput[]): Promise<void> {
     if (outputs.length === 0) return;
     try {
-      if ((await this.jobs.findById(jobId))?.outputKey === outputs[0].key) return;
+      if ((await this.reads.findById(jobId))?.outputKey === outputs[0].key) return;
       for (const output of outputs) await this.storage.delete(output.key);
     } catch (error) {
       this.logger.warn({ err: error, jobId }, 'Could not remove the outputs of a job we no longer own');
@@ -547,7 +555,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
     park: { submittedTotalMs: number | null; checked: boolean; delayMs: number } & UpstreamPending,
   ): Promise<typeof PARKED> {
     const signal = run.abort.signal;
-    const parked = await this.parked
+    const parked = await this.parks
       .park({
         jobId: run.job.id,
         owner: this.settings.workerId,
@@ -566,7 +574,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       this.announce({ ...run.job, upstreamQueuePosition: park.queuePosition ?? null }, park.progress ?? run.job.progress);
     }
     if (parked) return PARKED;
-    throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.jobs.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
+    throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.reads.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
   }
 
   /** A claimed job that cannot start now (its binding is full): queued again in its place, no attempt used. */
@@ -616,7 +624,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private async reclaimExpired(): Promise<void> {
     if (this.stopping) return;
     try {
-      for (const { id, attempts } of await this.jobs.expiredLeases(50)) {
+      for (const { id, attempts } of await this.leases.expiredLeases(50)) {
         if (attempts >= this.settings.maxAttempts) {
           const failed = await this.finisher.finish({
             jobId: id,
@@ -631,7 +639,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
         } else if (this.settings.providerParking && (await this.parked.reparkExpired(id))) {
           // Its upstream job exists: checked again from the database, never submitted twice.
           this.logger.warn({ jobId: id, attempts }, 'Parked again a provider job whose worker stopped');
-        } else if (await this.jobs.requeueExpired(id)) {
+        } else if (await this.leases.requeueExpired(id)) {
           this.metrics.requeued();
           this.logger.warn({ jobId: id, attempts }, 'Requeued a job whose worker stopped');
           this.nudge();
