@@ -16,10 +16,10 @@ import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provi
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
+import { JobFinishWriter } from './jobs/job-finish-writer.service';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
-import { JobRunnerService } from './jobs/job-runner.service';
 import { JobAdmissionRepository } from './jobs/job-admission.repository';
 import { JobAdmissionWriter } from './jobs/job-admission.writer';
 import { JobClaimsRepository } from './jobs/job-claims.repository';
@@ -32,6 +32,17 @@ import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
 import { ParkedJobsWriter } from './jobs/parked-jobs.writer';
+import { LeaseReclaimer } from './jobs/lease-reclaimer.service';
+import { EngineCalls } from './jobs/runtime/engine-calls.service';
+import { JobClaimer } from './jobs/runtime/job-claimer.service';
+import { JobOutputs } from './jobs/runtime/job-outputs.service';
+import { JobProgress } from './jobs/runtime/job-progress.service';
+import { JobRunner } from './jobs/runtime/job-runner.service';
+import { JobRuntime } from './jobs/runtime/job-runtime.service';
+import { LeaseKeeper } from './jobs/runtime/lease-keeper.service';
+import { ProviderPhases } from './jobs/runtime/provider-phases.service';
+import { RunningJobs } from './jobs/runtime/running-jobs';
+import { SyncWaits } from './jobs/runtime/sync-waits';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
@@ -100,8 +111,20 @@ export class GenerationModule {
         CallbackJobsRepository,
         ProviderCallbacks,
         CallbackReceiver,
-        JobRunnerService,
+        // The job runtime (docs/design/architecture.md): claimer -> runner, with its leases, progress and finisher.
+        RunningJobs,
+        JobClaimer,
+        JobRunner,
+        EngineCalls,
+        ProviderPhases,
+        JobOutputs,
+        JobProgress,
+        LeaseKeeper,
+        JobRuntime,
+        JobFinishWriter,
         JobFinisher,
+        SyncWaits,
+        LeaseReclaimer,
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,

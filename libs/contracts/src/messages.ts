@@ -80,7 +80,7 @@ export interface ReserveCreditsRequest {
   modelId: string;
   amount: number;
   minimum: number;
-  /** The API key of the submit: its spending caps apply (docs/limits.md). Absent: no key, no cap. */
+  /** The API key of the submit: its spending caps apply (docs/guide/limits.md). Absent: no key, no cap. */
   apiKeyId?: string;
 }
 export interface ReserveCreditsReply {
@@ -137,7 +137,7 @@ export interface SetKeyCapsRequest {
 }
 
 /**
- * An account's low-balance alert setting (docs/limits.md, "Low-balance alerts"): a whole number of
+ * An account's low-balance alert setting (docs/guide/limits.md, "Low-balance alerts"): a whole number of
  * credits; null when alerts are off. `below` is true while the current crossing has been alerted.
  */
 export interface LowBalanceView {

@@ -7,5 +7,6 @@ export * from './batch-queue';
 export * from './pg-retry';
 export * from './prepared';
 export * from './pg-notifications';
+export * from './outbox';
 export * from './sql-file';
 export * from './entity-rows';

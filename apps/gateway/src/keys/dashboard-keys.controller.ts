@@ -82,7 +82,7 @@ export class DashboardKeysController {
     return this.keys.setWebhookScheme(session.accountId, id, body.scheme, actor);
   }
 
-  /** The key's spending caps per UTC day and month (docs/limits.md, "Spending caps"). */
+  /** The key's spending caps per UTC day and month (docs/guide/limits.md, "Spending caps"). */
   @Put(':id/caps')
   @RequiresRole('admin')
   setCaps(

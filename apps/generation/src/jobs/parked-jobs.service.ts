@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { BindingLimits } from './binding-limits.service';
-import { JobRunnerService } from './job-runner.service';
+import { JobRunner } from './runtime/job-runner.service';
+import { RunningJobs } from './runtime/running-jobs';
 import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
 import { CoalescedTask } from './coalesced-task';
 import { CatalogueService } from '../catalogue/catalogue.service';
@@ -11,7 +12,7 @@ import { modelsOnBindings } from './binding-models';
 const LIMITS_REFRESH_MS = 1_000;
 
 /**
- * The poll scheduler of parked provider jobs, one per replica (docs/jobs.md, "Waiting upstream").
+ * The poll scheduler of parked provider jobs, one per replica (docs/design/jobs.md, "Waiting upstream").
  * Every `PROVIDER_CHECK_INTERVAL_MS` (and at once after a wake) it claims the parked jobs that are
  * due, as many as the process has free provider slots, in batches (one statement each, `SKIP
  * LOCKED`, so replicas share them), and hands them to the runner, which checks each upstream once and
@@ -32,14 +33,15 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     private readonly repository: ParkedJobsRepository,
-    private readonly runner: JobRunnerService,
+    private readonly runner: JobRunner,
+    private readonly running: RunningJobs,
     private readonly limits: BindingLimits,
     private readonly catalogue: CatalogueService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
     // Slots freed while due jobs are left over: claim again without waiting for the next tick.
-    runner.onProviderSlotsFreed(() => {
-      if (this.moreDue && this.runner.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
+    running.onFreed((pool) => {
+      if (pool === 'io' && this.moreDue && this.running.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
     });
   }
 
@@ -82,7 +84,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   /** Claims due jobs while there are some and the process has provider slots for them. */
   private async pump(): Promise<void> {
     for (;;) {
-      const free = this.runner.freeForChecks();
+      const free = this.running.freeForChecks();
       this.moreDue = free <= 0;
       if (this.stopping || free <= 0) return;
       const asked = Math.min(free, this.settings.providerCheckBatch);

@@ -131,9 +131,9 @@ export class GenerationsService {
     const problems = [...(checked.ok ? [] : checked.errors), ...(metadata.ok ? [] : metadata.errors)];
     if (problems.length > 0 || !checked.ok || !metadata.ok) throw new ValidationError(problems.join('; '));
     const webhookUrl = this.webhookDestination(body.webhook_url, key);
-    // Uploads named and media URLs fetched (docs/uploads.md): the provider gets URLs it can read.
+    // Uploads named and media URLs fetched (docs/guide/uploads.md): the provider gets URLs it can read.
     const { input, fetched } = await resolveMediaInputs(this.uploads, principal.accountId, model.inputs, checked.input);
-    // The price follows the inputs it names (docs/catalogue.md, "Prices that follow inputs").
+    // The price follows the inputs it names (docs/guide/models.md, "Prices that follow inputs").
     const credits = priceFor(model.credits, model.price_multipliers, input);
     // Keyed by the job id: a run repeated on another billing replica holds nothing twice.
     await withRpcRetries(() => this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
@@ -208,7 +208,7 @@ export class GenerationsService {
     return modelForPlan(model, plan.plan);
   }
 
-  /** Cancels one of the caller's generations (docs/jobs.md, "Cancel"). */
+  /** Cancels one of the caller's generations (docs/guide/generations.md, "Cancel"). */
   async cancel(principal: Principal, jobId: string): Promise<GenerationRecord> {
     // Canceling twice answers the same: safe to send again to another replica.
     const reply = await withRpcRetries(() =>
