@@ -18,8 +18,8 @@ const SAVE_PROGRESS = sql('save-progress.sql');
 const RELEASE_JOBS = sql('release-jobs.sql');
 
 /**
- * A worker's statements on the jobs it takes: fair claims, its leases (heartbeats, hand-backs),
- * the upstream reference and progress of a run. Each change is guarded by the lease owner in SQL.
+ * A worker's statements on the jobs it takes: fair claims, its leases (heartbeats, hand-backs)
+ * and the progress of a run. Each change is guarded by the lease owner in SQL.
  */
 @Injectable()
 export class JobClaimsRepository {
@@ -52,20 +52,6 @@ export class JobClaimsRepository {
     // another pool's models, or a binding at its maxInFlight.
     const rows = skipModels.length === 0 ? await claimJobs.rows(this.db, [accountId, owner, leaseMs, max]) : await claimJobsExcept.rows(this.db, [accountId, owner, leaseMs, max, skipModels]);
     return bySeq(rows.map(jobFromRow));
-  }
-
-  /**
-   * Stores the upstream job a provider adapter submitted this job as, before it waits on it, so a
-   * later attempt (after this worker died) attaches to it instead of submitting again. Synchronous
-   * commit: this is what stands between a crash and paying the provider twice. False when this
-   * worker no longer holds the job.
-   */
-  async saveUpstreamRef(jobId: string, owner: string, ref: string): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(this.db,
-      `UPDATE jobs SET upstream_ref = $3 WHERE id = $1 AND status = 'processing' AND lease_owner = $2 RETURNING id`,
-      [jobId, owner, ref],
-    );
-    return rows.length === 1;
   }
 
   /**
