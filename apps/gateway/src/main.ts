@@ -46,7 +46,7 @@ runMain('gateway', async () => {
           ],
         },
       }),
-      TransportModule.forRoot({ kind: 'nats', nats }),
+      TransportModule.forRoot({ kind: 'nats', nats, refusals: server.refusals }),
       GatewayModule.register({ dataSource, settings, dashboard, secretKeys }),
     ],
   })

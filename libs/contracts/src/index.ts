@@ -4,3 +4,4 @@ export * from './model-rules';
 export * from './health';
 export * from './provider-callbacks';
 export * from './member-roles';
+export * from './validation';

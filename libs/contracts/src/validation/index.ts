@@ -1,0 +1,2 @@
+export * from './validate-shape';
+export * from './nested';

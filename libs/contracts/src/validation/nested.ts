@@ -1,0 +1,21 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import { ValidateNested } from 'class-validator';
+
+type Shape = new () => object;
+
+/**
+ * A property holding an object of `shape` (or, with `each`, an array of them): built as that class
+ * (its field initialisers are the defaults) and validated with it. Written instead of
+ * class-transformer's `@Type`, which needs `reflect-metadata` loaded first (a library, the CLI and
+ * the dashboard do not load it).
+ */
+export function Nested(shape: () => Shape, options: { each?: boolean } = {}): PropertyDecorator {
+  const build = (value: unknown): unknown =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) ? plainToInstance(shape(), value, { exposeDefaultValues: true }) : value;
+  const transform = Transform(({ value }: { value: unknown }) => (options.each && Array.isArray(value) ? value.map(build) : build(value)));
+  const validate = ValidateNested({ each: options.each });
+  return (target, property) => {
+    transform(target, property as string);
+    validate(target, property);
+  };
+}
