@@ -1,5 +1,5 @@
 // Type-aware lint: promise misuse and non-exhaustive switches are errors (CONTRIBUTING.md, "Code").
-// Module boundaries: Nx's project graph and the tags in each project.json (docs/architecture.md, "Layout").
+// Module boundaries: Nx's project graph and the tags in each project.json (docs/design/architecture.md, "Layout").
 import { createRequire } from 'node:module';
 import nx from '@nx/eslint-plugin';
 import reactHooks from 'eslint-plugin-react-hooks';

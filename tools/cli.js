@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // `npm run cli -- <command>`: the operator CLI, at once on a built tree. When a source it is compiled
 // from (apps/ but the dashboard, libs/, the TypeScript settings) is newer than the build, it compiles
-// the services first (tsc, as `npm run build` does, without the dashboard: the CLI does not use it),
+// the services first (tsc and the SQL files, as `npm run build` does, without the dashboard: the CLI does not use it),
 // then runs. The CLI itself is dist/apps/cli/src/main.js (what containers run).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, utimesSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
+const { copySql } = require('./copy-sql');
 
 const ROOT = join(__dirname, '..');
 const MAIN = join('dist', 'apps', 'cli', 'src', 'main.js');
@@ -37,7 +38,7 @@ function newest(folder, keep) {
  */
 function buildState(root) {
   if (!existsSync(join(root, MAIN))) return 'missing';
-  const isSource = (name) => name.endsWith('.ts') && !name.endsWith('.spec.ts');
+  const isSource = (name) => (name.endsWith('.ts') && !name.endsWith('.spec.ts')) || name.endsWith('.sql');
   const sources = Math.max(
     ...SOURCE_FOLDERS.map((folder) => newest(join(root, folder), isSource)),
     ...SOURCE_FILES.map((file) => (existsSync(join(root, file)) ? statSync(join(root, file)).mtimeMs : 0)),
@@ -59,6 +60,7 @@ function compile(root) {
       return false;
     }
   }
+  copySql(root);
   const stamp = join(root, STAMP);
   if (!existsSync(stamp)) writeFileSync(stamp, '');
   const now = new Date();

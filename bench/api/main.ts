@@ -13,7 +13,7 @@ import { Counters, DatabaseCounters, PerRequest } from './database-counters';
 import { Floor, startFloor } from './floor';
 
 /**
- * `npm run bench:api` (docs/benchmarks.md, issue 13): the service's two hot routes side by side with
+ * `npm run bench:api` (bench/HISTORY.md, issue 13): the service's two hot routes side by side with
  * a bare Fastify + pg server doing the same database work once (floor-server.ts), on the same
  * PostgreSQL server, driven by the same client, in standalone and distributed mode, for one account
  * and for four. Tables (Markdown) to stdout, progress to stderr. Everything it makes is unique to

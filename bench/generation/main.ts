@@ -8,7 +8,7 @@ import { benchServers, onlySet, positiveNumber as number } from '../support/sett
 import { claimBenchmarks, ClaimResult } from './claims';
 
 /**
- * `npm run bench:generation` (docs/benchmarks.md): sync image generations per second end to end in
+ * `npm run bench:generation` (bench/HISTORY.md): sync image generations per second end to end in
  * standalone and distributed mode with the instant engine, and the job-claim throughput of the queue
  * alone next to a bare SKIP LOCKED loop, on the PostgreSQL server and NATS of this machine. Every
  * database, stream and folder it makes is removed at the end. Bounded: a watchdog (BENCH_LIMIT_SECONDS, 180 s)

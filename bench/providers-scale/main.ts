@@ -11,7 +11,7 @@ import { cli, sleep } from '../support/processes';
 import { benchServers, onlySet, positiveInteger } from '../support/settings';
 
 /**
- * `npm run bench:providers-scale` (docs/benchmarks.md, "Provider jobs at scale"): one generation
+ * `npm run bench:providers-scale` (bench/HISTORY.md, "Provider jobs at scale"): one generation
  * replica (standalone, then distributed) against the Replicate fake whose predictions run 3 s on the
  * wall clock, driven over HTTP by 50 connections:
  * - scale: 2,000 submits; the time from the last submit until every job is final, the most

@@ -4,7 +4,7 @@ import { DistributedHarness, startDistributed } from '../support/distributed-har
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Parked provider jobs with real processes and two generation replicas (docs/jobs.md, "Waiting
+ * Parked provider jobs with real processes and two generation replicas (docs/design/jobs.md, "Waiting
  * upstream"): a binding's `maxInFlight` holds over both replicas (the fake counts what it runs), and
  * a replica killed (-9) with hundreds of jobs parked loses none of them: the other replica checks and
  * finishes every one, each created upstream once and charged once.
@@ -151,7 +151,7 @@ describe('distributed: parked provider jobs over two generation replicas', () =>
     const ids = await submitMany(key, 'parked-slow', JOBS);
     await until('the jobs to be parked', () => counts(ids), (c) => c.parked >= JOBS * 0.9, 60_000);
     // Every job's upstream id stored: a kill between a provider's answer to the create and that write
-    // would make a second create (no provider here takes an idempotency key; docs/jobs.md, the one window left).
+    // would make a second create (no provider here takes an idempotency key; docs/design/jobs.md, the one window left).
     await until(
       'every job to have its upstream id',
       async () => (await h.query<{ n: number }>(`SELECT count(upstream_ref)::int AS n FROM generation.jobs WHERE id = ANY($1::uuid[])`, [ids]))[0],

@@ -4,7 +4,7 @@ import { DistributedHarness, startDistributed } from '../support/distributed-har
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Provider callbacks across processes (docs/operations.md, "Provider callbacks"): two gateways and
+ * Provider callbacks across processes (docs/operations/configure.md, "Provider callbacks"): two gateways and
  * two generation replicas. Jobs are submitted through the first gateway and parked by whichever
  * generation replica took them; the Replicate fake calls back, signed, through the second gateway (the
  * address PROVIDER_CALLBACK_BASE_URL names), whose callback crosses NATS to a generation replica that

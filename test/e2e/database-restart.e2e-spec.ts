@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_STALE_MS = 2_000;
 
 /**
- * A PostgreSQL restart under load (docs/operations.md, "PostgreSQL outage"): the server restarts
+ * A PostgreSQL restart under load (docs/operations/recover.md, "PostgreSQL outage"): the server restarts
  * with `pg_ctl restart -m fast` (sessions terminated: 57P01, then refused while it starts: 57P03,
  * ECONNREFUSED) and `-m immediate` (no shutdown checkpoint, crash recovery). Requests that meet it
  * are retried where that is safe and otherwise answered `503` with `Retry-After`; none is `500`.

@@ -97,19 +97,19 @@ describe('standalone: HTTP details', () => {
       expect(res.body.error.message).toBe(message);
     });
 
-    /** docs/errors.md's table of bodies and messages (after its `<!-- errors-doc: ... -->` marker). */
-    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'errors.md'), 'utf8');
+    /** docs/guide/errors.md's table of bodies and messages (after its `<!-- errors-doc: ... -->` marker). */
+    const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'guide', 'errors.md'), 'utf8');
     const table = doc.split('<!-- errors-doc: POST /api/v1/generate -->')[1]?.split('\n\n')[0] ?? '';
     const rows = [...table.matchAll(/^\| `(.+)` \| `(.+)` \|$/gm)].map((m) => ({ body: JSON.parse(m[1]) as object, message: m[2] }));
 
-    it('docs/errors.md has the table, and its JSON examples show messages from it', () => {
+    it('docs/guide/errors.md has the table, and its JSON examples show messages from it', () => {
       expect(rows.length).toBeGreaterThanOrEqual(5);
       const shown = [...doc.matchAll(/"message": "([^"]+)"/g)].map((m) => m[1]);
       expect(shown.length).toBeGreaterThan(0);
       for (const message of shown) expect(rows.map((r) => r.message)).toContain(message);
     });
 
-    it("answers docs/errors.md's examples word for word", async () => {
+    it("answers docs/guide/errors.md's examples word for word", async () => {
       const answers = [];
       for (const row of rows) {
         const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: row.body });

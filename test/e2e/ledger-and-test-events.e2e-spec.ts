@@ -190,7 +190,7 @@ describe('credit ledger and webhook test events (standalone)', () => {
       expect(got.headers['x-service-test']).toBe('true');
       expect(got.headers['user-agent']).toBe('Service-Webhook/1.0');
       const body = JSON.parse(got.raw.toString('utf8'));
-      // The spec's fields in its order, then the fields added since (docs/compatibility.md).
+      // The spec's fields in its order, then the fields added since (docs/guide/compatibility.md).
       expect(Object.keys(body)).toEqual(['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at', 'outputs', 'input', 'metadata']);
       expect(body).toMatchObject({ event: 'generation.completed', id: expect.stringMatching(/^test_/), status: 'completed', credits_charged: 0, error: null });
       // It is no generation of the account, and costs nothing.

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { DatabaseChannels } from '@gen/contracts';
@@ -126,7 +126,8 @@ describe('standalone: operability', () => {
     it('serves every metric that the operations and Kubernetes docs, the alert rules and the KEDA queries name', async () => {
       const text = await (await fetch(`${h.url}/metrics`)).text();
       const declared = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
-      const docs = ['docs/operations.md', 'docs/kubernetes.md', 'k8s/components/monitoring/prometheus-rule.yaml', 'k8s/components/keda/scaled-object.yaml'].map((f) => readFileSync(join(__dirname, '..', '..', f), 'utf8')).join('\n');
+      const operations = readdirSync(join(__dirname, '..', '..', 'docs', 'operations')).map((f) => `docs/operations/${f}`);
+      const docs = [...operations, 'k8s/components/monitoring/prometheus-rule.yaml', 'k8s/components/keda/scaled-object.yaml'].map((f) => readFileSync(join(__dirname, '..', '..', f), 'utf8')).join('\n');
       const named = new Set([...docs.matchAll(/\bgen_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|count|sum)$/, '')));
       // Families the docs name by prefix only (prom-client's process and Node.js metrics).
       for (const prefix of ['gen_process_', 'gen_nodejs_']) named.delete(prefix);

@@ -8,7 +8,7 @@ import { startStandaloneHarness, StandaloneHarness } from '../support/standalone
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Operations seen by a client of a standalone server (docs/operations.md): changes made beside the
+ * Operations seen by a client of a standalone server (docs/operations/configure.md, "Changes seen at once"): changes made beside the
  * server (the CLI writes the database directly) seen by the next request, bodies clients send on
  * every request, and what the dashboard publishes.
  */

@@ -15,7 +15,7 @@ interface JobRow {
 }
 
 /**
- * Parked provider jobs end to end in standalone (docs/jobs.md, "Waiting upstream"): a job waiting on
+ * Parked provider jobs end to end in standalone (docs/design/jobs.md, "Waiting upstream"): a job waiting on
  * its provider holds no worker and no lease, stays `processing` for its owner, is checked by the poll
  * scheduler, cancels upstream when canceled, keeps its deadline when the provider stops answering, and
  * a binding's `maxInFlight` holds (the fake counts its running predictions).

@@ -8,7 +8,7 @@ import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /**
- * Provider callbacks end to end in standalone (docs/engines.md, "Callbacks"): models bound with
+ * Provider callbacks end to end in standalone (docs/operations/providers.md, "Callbacks"): models bound with
  * `"callbacks": true` to the provider fakes, which call back the way each provider does (Replicate
  * and fal signed, Cog not), to the URL our submit gave them. Their polls are set far apart (the
  * fallback), so a job that finishes in a second finished because its callback woke it; and every

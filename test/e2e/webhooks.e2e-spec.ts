@@ -96,7 +96,7 @@ class CapturingLogger implements LoggerService {
   }
 }
 
-/** The spec's fields in the spec's order, then the ones added since (docs/compatibility.md). */
+/** The spec's fields in the spec's order, then the ones added since (docs/guide/compatibility.md). */
 const BODY_FIELDS = ['event', 'id', 'status', 'type', 'model', 'output_url', 'credits_charged', 'error', 'created_at', 'completed_at', 'outputs', 'input', 'metadata'];
 const FAILURE_MESSAGE = 'The model could not render this prompt. Your credits were refunded.';
 /** Renders nothing heavy: the timing tests must not share the event loop with PNG encoding. */

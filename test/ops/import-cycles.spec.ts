@@ -32,4 +32,9 @@ describe('gateway folders without import cycles', () => {
   it("the dashboard's sessions use provisioning and users", () => {
     expect([...importedFolders('dashboard/sessions')]).toEqual(expect.arrayContaining(['provisioning', 'users']));
   });
+
+  it('the API key guard uses rate-limit, which uses plans, and neither imports a feature folder back', () => {
+    expect([...importedFolders('plans')]).toEqual([]);
+    expect([...importedFolders('rate-limit')].filter((f) => f !== '' && f !== 'rate-limit')).toEqual(['plans']);
+  });
 });

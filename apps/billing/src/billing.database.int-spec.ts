@@ -1,11 +1,16 @@
 import { Client, Notification } from 'pg';
-import { createTestDatabase, schemaDrift } from '@gen/testing';
+import { createTestDatabase, functionDrift, schemaDrift } from '@gen/testing';
+import { BILLING_FUNCTIONS } from './billing.functions';
 import { openBillingDatabase } from './billing.database';
 
 /** Integration (real PostgreSQL): entities and migrations agree; generating a migration from the entities would produce nothing. */
 describe('billing schema', () => {
   it('has no difference between the entities and the migrated schema', async () => {
     expect(await schemaDrift((url) => openBillingDatabase(url, 2))).toEqual([]);
+  });
+
+  it('has each PL/pgSQL function as its .sql file defines it', async () => {
+    expect(await functionDrift((url) => openBillingDatabase(url, 2), 'billing', Object.values(BILLING_FUNCTIONS))).toEqual([]);
   });
 
   it('the batch functions, key caps and low-balance migrations revert and apply again', async () => {
@@ -26,6 +31,9 @@ describe('billing schema', () => {
     try {
       expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
       expect(await outbox()).toBe(true);
+      // 1765200000000 (the functions from their files) undone: the same functions, as the migrations before wrote them.
+      await db.undoLastMigration({ transaction: 'each' });
+      expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
       // 1764980000000 (low balance: the trigger, its function, the outbox and the columns) undone, then
       // 1764930000000 (the plan-change notice), then 1764870000000 (key caps) back to the functions of
       // 1764720000000, then those undone too.

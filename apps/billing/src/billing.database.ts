@@ -9,6 +9,7 @@ import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-b
 import { BillingKeyCaps1764870000000 } from './migrations/1764870000000-billing-key-caps';
 import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000000-billing-account-change-notify';
 import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billing-low-balance';
+import { BillingFunctionsFromFiles1765200000000 } from './migrations/1765200000000-billing-functions-from-files';
 import { BillingOutboxEntity } from './low-balance/billing-outbox.entity';
 import { KeyCapEntity } from './caps/key-cap.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
@@ -27,6 +28,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingKeyCaps1764870000000,
       BillingAccountChangeNotify1764930000000,
       BillingLowBalance1764980000000,
+      BillingFunctionsFromFiles1765200000000,
     ],
     poolSize,
   };

@@ -18,7 +18,7 @@ export interface BroadcastRelay {
  * gateway, whose in-process broadcasts reach only this process. With NATS configured (NATS_URL, and
  * NATS_SUBJECT_PREFIX as the deployment sets it), this forwards them to every gateway over NATS, so a
  * revoked key answers 401 at once everywhere. Without NATS (standalone, or NATS_URL unset), the
- * gateways' cache TTL makes the change seen within seconds instead (docs/limits.md).
+ * gateways' cache TTL makes the change seen within seconds instead (docs/guide/limits.md).
  */
 export function relayBroadcastsToNats(env: NodeJS.ProcessEnv, local: Broadcaster): BroadcastRelay | null {
   if (!env.NATS_URL?.trim()) return null;

@@ -115,7 +115,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
     options: {
       account: { description: 'account id', required: true },
       actor: { description: 'only entries of this actor (an email, or an operator name)' },
-      action: { description: 'only this action, e.g. key.revoked, user.sign_in_failed (docs/dashboard.md, "Audit log")' },
+      action: { description: 'only this action, e.g. key.revoked, user.sign_in_failed (docs/guide/dashboard.md, "Audit log")' },
       limit: { description: 'at most this many (default 50, max 1000)' },
     },
   },

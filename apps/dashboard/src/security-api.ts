@@ -1,4 +1,4 @@
-/** The dashboard API's sign-up verification and two-factor calls (docs/dashboard.md, "Two-factor sign-in"). */
+/** The dashboard API's sign-up verification and two-factor calls (docs/guide/dashboard.md, "Two-factor sign-in"). */
 import { api, Session } from './api';
 
 /** The password was right; sign-in ends with a code from the app (or a recovery code). */

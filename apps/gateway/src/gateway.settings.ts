@@ -38,7 +38,7 @@ export const GATEWAY_VARIABLES = {
   catalogueMaxStaleMs: int('CATALOGUE_MAX_STALE_MS', 5_000, "the longest a gateway serves its copy of the model catalogue after reading it, should a change's notice not reach it (past that a request waits for a fresh read, or `503`)", { min: 100, max: 3_600_000 }),
 };
 
-/** How each gateway keeps API keys in memory (ApiKeyCacheSettings; docs/limits.md, "API keys"). */
+/** How each gateway keeps API keys in memory (ApiKeyCacheSettings; docs/design/limits.md, "API keys"). */
 export const API_KEY_CACHE_VARIABLES = {
   ttlMs: int('API_KEY_CACHE_TTL_MS', DEFAULT_API_KEY_CACHE_SETTINGS.ttlMs, 'how long a gateway trusts a key read from the database (the safety net for a missed revocation broadcast)', { min: 100, max: 3_600_000 }),
   maxEntries: int('API_KEY_CACHE_MAX_ENTRIES', DEFAULT_API_KEY_CACHE_SETTINGS.maxEntries, 'API keys kept in memory per gateway', { min: 1, max: 10_000_000 }),
@@ -49,7 +49,7 @@ export const API_KEY_CACHE_VARIABLES = {
   broadcastTimeoutMs: int('API_KEY_BROADCAST_TIMEOUT_MS', DEFAULT_API_KEY_CACHE_SETTINGS.broadcastTimeoutMs, 'how long a key change waits for its broadcast to the other gateways before answering', { min: 0, max: 60_000 }),
 };
 
-/** How a gateway takes slices of an account's rate-limit window (RateLimitSettings; docs/limits.md). */
+/** How a gateway takes slices of an account's rate-limit window (RateLimitSettings; docs/guide/limits.md). */
 export const RATE_LIMIT_VARIABLES = {
   sliceHorizonMs: int('RATE_LIMIT_SLICE_HORIZON_MS', DEFAULT_RATE_LIMIT_SETTINGS.sliceHorizonMs, "a slice covers about this long of the gateway's recent pace", { min: 1, max: 60_000 }),
   maxSliceHits: int('RATE_LIMIT_MAX_SLICE', DEFAULT_RATE_LIMIT_SETTINGS.maxSliceHits, 'requests in one slice at most', { min: 1, max: 10_000_000 }),

@@ -1,4 +1,5 @@
-import { createTestDatabase, schemaDrift } from '@gen/testing';
+import { createTestDatabase, functionDrift, schemaDrift } from '@gen/testing';
+import { GENERATION_FUNCTIONS } from './generation.functions';
 import type { DataSource } from 'typeorm';
 import { openGenerationDatabase } from './generation.database';
 
@@ -15,6 +16,10 @@ async function undoThrough(db: DataSource, name: string): Promise<void> {
 describe('generation schema', () => {
   it('has no difference between the entities and the migrated schema', async () => {
     expect(await schemaDrift((url) => openGenerationDatabase(url, 2))).toEqual([]);
+  });
+
+  it('has each PL/pgSQL function as its .sql file defines it', async () => {
+    expect(await functionDrift((url) => openGenerationDatabase(url, 2), 'generation', Object.values(GENERATION_FUNCTIONS))).toEqual([]);
   });
 
   it('the admission batch migration reverts to admit_job and applies again', async () => {

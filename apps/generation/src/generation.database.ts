@@ -14,6 +14,7 @@ import { GenerationModelInputsOrder1764830000002 } from './migrations/1764830000
 import { GenerationCatalogueNotify1764840000001 } from './migrations/1764840000001-generation-catalogue-notify';
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/1764910000000-generation-upstream-queue-position';
+import { GenerationFunctionsFromFiles1765200000000 } from './migrations/1765200000000-generation-functions-from-files';
 import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
@@ -36,6 +37,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationCatalogueNotify1764840000001,
       GenerationModelLabels1764880000000,
       GenerationUpstreamQueuePosition1764910000000,
+      GenerationFunctionsFromFiles1765200000000,
     ],
     poolSize,
   };

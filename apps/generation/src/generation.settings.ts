@@ -50,7 +50,7 @@ export function readGenerationSettings(
       env.problem(
         `${name} is no longer read: engine bindings now live on each model of the catalogue. ` +
           'Move each binding into the model\'s "engine" field and apply it with `npm run cli -- models sync --file catalogue.json` ' +
-          '(docs/engines.md, "Moving from MODEL_ENGINES"), then unset the variable',
+          '(docs/operations/providers.md, "Moving from MODEL_ENGINES"), then unset the variable',
       );
     }
   }

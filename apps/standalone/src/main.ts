@@ -19,7 +19,7 @@ const DEMO_MODELS_NOTE = [
   'To serve real models (Replicate), run this once, then start again with your token set:',
   '  npm run cli -- models sync --file catalogues/replicate.json',
   '  REPLICATE_API_TOKEN=<your token> npm start',
-  '(fal: catalogues/fal.json and FAL_KEY; OpenAI: catalogues/openai.json and OPENAI_API_KEY; docs/catalogue.md)',
+  '(fal: catalogues/fal.json and FAL_KEY; OpenAI: catalogues/openai.json and OPENAI_API_KEY; docs/operations/catalogue.md)',
 ];
 
 /** `npm start`: the whole service in one process, data in DATA_DIR (default .data/). */

@@ -2,7 +2,7 @@ import { defaultsOf, EnvReader, int, SettingsOf } from '@gen/config';
 import { readWebhookDestinationPolicy, WebhookDestinationPolicy } from '@gen/webhook-policy';
 
 /**
- * The webhooks service's own variables (docs/webhooks.md, "Configuration"), read by the service and
+ * The webhooks service's own variables (docs/operations/webhooks.md, "Configuration"), read by the service and
  * by standalone; the destination rules (WEBHOOK_ALLOW_*) are the gateway's too
  * (WEBHOOK_DESTINATION_VARIABLES). Each value reaches the dispatcher as the field of the same name
  * of ResolvedWebhooksSettings: a new variable is one line here. The batching defaults are what
@@ -22,7 +22,7 @@ export const WEBHOOKS_VARIABLES = {
   // for the lot); stored without, it needs a claim of its own later. Waiting a little under
   // overload (its event is not acknowledged yet, so a crash loses nothing) keeps deliveries on the
   // cheap path; past this, it is stored unclaimed so that its event can be acknowledged.
-  admissionWaitMs: int('WEBHOOK_ADMISSION_WAIT_MS', 250, 'how long a new delivery may wait for a free attempt slot before it is stored unclaimed (`docs/webhooks.md`, "Durability")', { min: 0, max: 5_000 }),
+  admissionWaitMs: int('WEBHOOK_ADMISSION_WAIT_MS', 250, 'how long a new delivery may wait for a free attempt slot before it is stored unclaimed (`docs/design/webhooks.md`, "Durability")', { min: 0, max: 5_000 }),
   // The rest is kept for retries, so that a flood of new events does not make scheduled retries late.
   newDeliveryPercent: int('WEBHOOK_NEW_DELIVERY_PERCENT', 90, 'the share of `WEBHOOK_MAX_IN_FLIGHT` that new deliveries may fill; the rest is kept for retries', { min: 1, max: 100 }),
   insertBatch: int('WEBHOOK_INSERT_BATCH', 500, 'new deliveries written in one statement (a flushed commit)', { min: 1, max: 5_000 }),

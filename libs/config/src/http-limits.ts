@@ -19,7 +19,7 @@ export interface HttpLimits {
 export const HTTP_LIMIT_VARIABLES = {
   bodyLimitBytes: int('BODY_LIMIT_BYTES', 64 * 1024, 'largest request body (`413` above)', { min: 1024, max: 10 * 1024 * 1024 }),
   headersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 20_000, 'longest a request line and headers may take to arrive (`408` after, connection closed)', { min: 1_000, max: 300_000 }),
-  bodyTimeoutMs: int('HTTP_BODY_TIMEOUT_MS', 30_000, 'longest a request body may take to arrive after its headers (`408` after, connection closed); see `docs/operations.md`, "HTTP limits"', { min: 1_000, max: 600_000 }),
+  bodyTimeoutMs: int('HTTP_BODY_TIMEOUT_MS', 30_000, 'longest a request body may take to arrive after its headers (`408` after, connection closed); see `docs/operations/configure.md`, "HTTP limits"', { min: 1_000, max: 600_000 }),
   callbackBodyLimitBytes: int('PROVIDER_CALLBACK_BODY_LIMIT_BYTES', 512 * 1024, "largest body of a provider callback (`413` above; the provider's job record, so larger than `BODY_LIMIT_BYTES`; kept under NATS's 1 MiB message once encoded)", { min: 1024, max: 704 * 1024 }),
 };
 

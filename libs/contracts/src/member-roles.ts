@@ -1,5 +1,5 @@
 /**
- * The roles of an account's members (docs/dashboard.md, "Members and roles"), from most to least
+ * The roles of an account's members (docs/guide/dashboard.md, "Members and roles"), from most to least
  * trusted. Each includes what the roles after it may do.
  */
 export const MEMBER_ROLES = ['owner', 'admin', 'developer', 'viewer'] as const;

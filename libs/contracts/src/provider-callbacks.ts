@@ -9,7 +9,7 @@ import { IsIn, IsString, Length, Matches, MaxLength, ValidateBy } from 'class-va
  * reads its result from the provider's API, as a poll would.
  */
 
-/** The providers that call back (docs/engines.md, "Callbacks"). */
+/** The providers that call back (docs/operations/providers.md, "Callbacks"). */
 export const CALLBACK_PROVIDERS = ['replicate', 'fal', 'cog'] as const;
 export type CallbackProvider = (typeof CALLBACK_PROVIDERS)[number];
 

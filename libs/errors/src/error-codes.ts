@@ -2,7 +2,7 @@
  * The error codes of the public API (spec, "Errors"), plus the few an HTTP server needs for input
  * that never reaches a route (bad JSON, wrong media type, oversized body, a request too slow or too
  * large to read) and for a dependency that does not answer, `spending_cap_reached` (a key's own cap,
- * docs/limits.md), and the dashboard's sign-up and two-factor refusals (docs/dashboard.md). Each code has exactly one HTTP status; a status may have several codes (the first
+ * docs/guide/limits.md), and the dashboard's sign-up and two-factor refusals (docs/guide/dashboard.md). Each code has exactly one HTTP status; a status may have several codes (the first
  * listed is the one a bare status maps to).
  */
 export const ERROR_STATUS = {

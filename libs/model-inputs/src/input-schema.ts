@@ -1,5 +1,5 @@
 /**
- * A model's inputs: the subset of JSON Schema the service enforces (docs/catalogue.md, "Inputs").
+ * A model's inputs: the subset of JSON Schema the service enforces (docs/guide/models.md, "Inputs").
  * An object of flat properties, each a string, integer, number or boolean, with `enum`,
  * `minimum`/`maximum`, `minLength`/`maxLength`, `default`, `title`, `description`, and
  * `format: "uri"` for media (an https URL). Nothing nests: an input is never an object

@@ -1,7 +1,7 @@
 import type { InputsSchema } from './input-schema';
 
 /**
- * Prices that follow inputs (docs/catalogue.md, "Prices"). A model's `price_multipliers` name
+ * Prices that follow inputs (docs/guide/models.md, "Prices"). A model's `price_multipliers` name
  * numeric inputs; the price of a generation is
  *
  *     credits × value₁ × value₂ × ...   rounded up to a whole credit

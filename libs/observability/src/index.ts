@@ -9,6 +9,7 @@ export * from './health/readiness-check';
 export * from './health/health-ping.controller';
 export * from './lifecycle/drain-state';
 export * from './lifecycle/graceful-shutdown';
+export * from './lifecycle/periodic-task';
 export * from './http/observed-http';
 export * from './http/request-log';
 export * from './http/service-http-app';

@@ -7,3 +7,4 @@ export * from './batch-queue';
 export * from './pg-retry';
 export * from './prepared';
 export * from './pg-notifications';
+export * from './sql-file';

@@ -1,5 +1,5 @@
 // The project's deployment rules, checked on one rendered install (an overlay, with or without
-// components). Each rule says why it exists beside it; docs/kubernetes.md lists them.
+// components). Each rule says why it exists beside it; docs/operations/kubernetes.md lists them.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

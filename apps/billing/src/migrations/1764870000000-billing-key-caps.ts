@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { BillingBatchFunctions1764720000000 } from './1764720000000-billing-batch-functions';
 
 /**
- * Spending caps per API key (docs/limits.md, "Spending caps"): `key_caps` holds a key's caps in
+ * Spending caps per API key (docs/guide/limits.md, "Spending caps"): `key_caps` holds a key's caps in
  * credits per UTC day and per UTC month; `key_spend` what each key has held or been charged per UTC
  * day (a release, the refund of a failed generation, gives its credits back to the day of its hold).
  * Every hold records its key.

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Low-balance alerts (docs/limits.md, "Low-balance alerts").
+ * Low-balance alerts (docs/guide/limits.md, "Low-balance alerts").
  *
  * `accounts.low_balance_threshold` (null: off) and `accounts.low_balance_alerted` (the current
  * crossing has been alerted). A BEFORE UPDATE trigger on `accounts` detects the crossing in the

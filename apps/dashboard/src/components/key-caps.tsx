@@ -1,6 +1,7 @@
-import { FormEvent, useState } from 'react';
-import { ApiError, ApiKey, dashboardApi, KeyCaps } from '../api';
-import { Field, FormError } from './ui';
+import { useState } from 'react';
+import { ApiKey, dashboardApi, KeyCaps } from '../api';
+import { InlineEditor, InlineValue } from './inline-editor';
+import { Field } from './ui';
 
 /** A cap field: empty is no cap; otherwise a whole number of credits, at least 1. */
 function parseCapInput(value: string): { cap: number | null } | { error: string } {
@@ -24,82 +25,65 @@ export function SpendingCaps({ apiKey, onChanged }: { apiKey: ApiKey; onChanged:
   const [editing, setEditing] = useState(false);
   const [perDay, setPerDay] = useState('');
   const [perMonth, setPerMonth] = useState('');
-  const [errors, setErrors] = useState<{ per_day?: string; per_month?: string; form?: string }>({});
-  const [busy, setBusy] = useState(false);
-
-  const save = async (event: FormEvent) => {
-    event.preventDefault();
-    const day = parseCapInput(perDay);
-    const month = parseCapInput(perMonth);
-    const local = { per_day: 'error' in day ? day.error : undefined, per_month: 'error' in month ? month.error : undefined };
-    setErrors(local);
-    if ('error' in day || 'error' in month) return;
-    setBusy(true);
-    try {
-      const view = await dashboardApi.setKeyCaps(apiKey.id, { per_day: day.cap, per_month: month.cap });
-      setEditing(false);
-      onChanged(view);
-    } catch (err) {
-      if (err instanceof ApiError && (err.field === 'per_day' || err.field === 'per_month')) setErrors({ [err.field]: err.detail });
-      else setErrors({ form: err instanceof ApiError ? err.detail : 'The caps could not be saved.' });
-    } finally {
-      setBusy(false);
-    }
-  };
 
   if (!editing) {
+    const set = caps && (caps.per_day !== null || caps.per_month !== null);
     return (
-      <div className="kv">
-        <span className="kv-label">Spending caps (UTC)</span>
-        <span className={caps && (caps.per_day !== null || caps.per_month !== null) ? 'small' : 'muted small'} data-testid={`caps-${apiKey.id}`}>
+      <InlineValue
+        label="Spending caps (UTC)"
+        action={set ? 'Edit' : 'Set'}
+        actionLabel={`Set the spending caps of ${apiKey.name}`}
+        onEdit={() => {
+          setPerDay(caps?.per_day?.toString() ?? '');
+          setPerMonth(caps?.per_month?.toString() ?? '');
+          setEditing(true);
+        }}
+      >
+        <span className={set ? 'small' : 'muted small'} data-testid={`caps-${apiKey.id}`}>
           {caps ? `${capText(caps.per_day, caps.spent_today, 'day')}; ${capText(caps.per_month, caps.spent_this_month, 'month')}` : 'None'}
         </span>
-        <button
-          type="button"
-          className="button button-link"
-          onClick={() => {
-            setPerDay(caps?.per_day?.toString() ?? '');
-            setPerMonth(caps?.per_month?.toString() ?? '');
-            setErrors({});
-            setEditing(true);
-          }}
-          aria-label={`Set the spending caps of ${apiKey.name}`}
-        >
-          {caps && (caps.per_day !== null || caps.per_month !== null) ? 'Edit' : 'Set'}
-        </button>
-      </div>
+      </InlineValue>
     );
   }
+  const day = parseCapInput(perDay);
+  const month = parseCapInput(perMonth);
   return (
-    <form className="inline-form" onSubmit={(e) => void save(e)} noValidate aria-label={`Spending caps of ${apiKey.name}`}>
-      <Field
-        id={`cap-day-${apiKey.id}`}
-        label="Credits per day (UTC)"
-        hint="A generation that would pass it is refused until midnight UTC. Empty: no daily cap."
-        inputMode="numeric"
-        value={perDay}
-        onChange={(e) => setPerDay(e.target.value)}
-        error={errors.per_day}
-        autoFocus
-      />
-      <Field
-        id={`cap-month-${apiKey.id}`}
-        label="Credits per month (UTC)"
-        hint="Counted from the first of the month. Empty: no monthly cap."
-        inputMode="numeric"
-        value={perMonth}
-        onChange={(e) => setPerMonth(e.target.value)}
-        error={errors.per_month}
-      />
-      <FormError message={errors.form ?? null} />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save caps'}
-        </button>
-        <button type="button" className="button button-link" onClick={() => setEditing(false)}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    <InlineEditor
+      label={`Spending caps of ${apiKey.name}`}
+      fields={['per_day', 'per_month'] as const}
+      failure="The caps could not be saved."
+      validate={() => ({ per_day: 'error' in day ? day.error : undefined, per_month: 'error' in month ? month.error : undefined })}
+      onSave={async () => {
+        const view = await dashboardApi.setKeyCaps(apiKey.id, { per_day: 'cap' in day ? day.cap : null, per_month: 'cap' in month ? month.cap : null });
+        setEditing(false);
+        onChanged(view);
+      }}
+      submitLabel="Save caps"
+      onCancel={() => setEditing(false)}
+    >
+      {(errors) => (
+        <>
+          <Field
+            id={`cap-day-${apiKey.id}`}
+            label="Credits per day (UTC)"
+            hint="A generation that would pass it is refused until midnight UTC. Empty: no daily cap."
+            inputMode="numeric"
+            value={perDay}
+            onChange={(e) => setPerDay(e.target.value)}
+            error={errors.per_day}
+            autoFocus
+          />
+          <Field
+            id={`cap-month-${apiKey.id}`}
+            label="Credits per month (UTC)"
+            hint="Counted from the first of the month. Empty: no monthly cap."
+            inputMode="numeric"
+            value={perMonth}
+            onChange={(e) => setPerMonth(e.target.value)}
+            error={errors.per_month}
+          />
+        </>
+      )}
+    </InlineEditor>
   );
 }

@@ -1,5 +1,6 @@
 import { FormEvent, useState } from 'react';
 import { ApiError, ApiKey, dashboardApi, WebhookScheme } from '../api';
+import { InlineEditor, InlineValue } from './inline-editor';
 import { Field } from './ui';
 import { formatDate } from '../format';
 
@@ -9,78 +10,59 @@ export const WEBHOOK_HINT = 'Where we POST a signed event when a generation fini
 export function WebhookEditor({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey, secret: string | null) => void }) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(apiKey.webhook_url ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const inputId = `webhook-${apiKey.id}`;
 
   const save = async (url: string | null) => {
-    setBusy(true);
-    setError(null);
-    try {
-      const change = await dashboardApi.updateKey(apiKey.id, url);
-      setEditing(false);
-      onChanged(change.key, change.webhook_secret);
-    } catch (err) {
-      setError(err instanceof ApiError ? err.detail : 'The webhook URL could not be saved.');
-    } finally {
-      setBusy(false);
-    }
+    const change = await dashboardApi.updateKey(apiKey.id, url);
+    setEditing(false);
+    onChanged(change.key, change.webhook_secret);
   };
 
   if (!editing) {
+    const action = apiKey.webhook_url ? 'Edit' : 'Set';
     return (
-      <div className="kv">
-        <span className="kv-label">Default webhook URL</span>
+      <InlineValue
+        label="Default webhook URL"
+        action={action}
+        actionLabel={`${action} the default webhook URL of ${apiKey.name}`}
+        onEdit={() => {
+          setValue(apiKey.webhook_url ?? '');
+          setEditing(true);
+        }}
+      >
         <span className={apiKey.webhook_url ? 'mono small break' : 'muted'}>{apiKey.webhook_url ?? 'None'}</span>
-        <button
-          type="button"
-          className="button button-link"
-          onClick={() => {
-            setValue(apiKey.webhook_url ?? '');
-            setEditing(true);
-          }}
-          aria-label={`${apiKey.webhook_url ? 'Edit' : 'Set'} the default webhook URL of ${apiKey.name}`}
-        >
-          {apiKey.webhook_url ? 'Edit' : 'Set'}
-        </button>
-      </div>
+      </InlineValue>
     );
   }
   return (
-    <form
-      className="inline-form"
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save(value.trim() || null);
-      }}
-      noValidate
-    >
-      <Field
-        id={inputId}
-        label={`Default webhook URL of “${apiKey.name}”`}
-        hint={apiKey.has_webhook_secret ? WEBHOOK_HINT : `${WEBHOOK_HINT} Saving a URL also generates the key's signing secret.`}
-        type="url"
-        inputMode="url"
-        placeholder="https://example.com/webhooks/generation"
-        value={value}
-        onChange={(e) => setValue(e.target.value)}
-        error={error}
-        autoFocus
-      />
-      <div className="actions">
-        <button type="submit" className="button button-primary" disabled={busy}>
-          {busy ? 'Saving…' : 'Save'}
-        </button>
-        {apiKey.webhook_url && (
-          <button type="button" className="button button-secondary" disabled={busy} onClick={() => void save(null)}>
+    <InlineEditor
+      errorsOn="url"
+      failure="The webhook URL could not be saved."
+      onSave={() => save(value.trim() || null)}
+      submitLabel="Save"
+      onCancel={() => setEditing(false)}
+      extraActions={(run, busy) =>
+        apiKey.webhook_url && (
+          <button type="button" className="button button-secondary" disabled={busy} onClick={() => run(() => save(null))}>
             Remove URL
           </button>
-        )}
-        <button type="button" className="button button-link" onClick={() => setEditing(false)}>
-          Cancel
-        </button>
-      </div>
-    </form>
+        )
+      }
+    >
+      {(errors) => (
+        <Field
+          id={`webhook-${apiKey.id}`}
+          label={`Default webhook URL of “${apiKey.name}”`}
+          hint={apiKey.has_webhook_secret ? WEBHOOK_HINT : `${WEBHOOK_HINT} Saving a URL also generates the key's signing secret.`}
+          type="url"
+          inputMode="url"
+          placeholder="https://example.com/webhooks/generation"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          error={errors.url}
+          autoFocus
+        />
+      )}
+    </InlineEditor>
   );
 }
 

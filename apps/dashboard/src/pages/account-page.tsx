@@ -1,8 +1,9 @@
-import { FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { ApiError, dashboardApi, Session, SessionView } from '../api';
 import { SettingsNav } from '../components/settings-nav';
 import { TwoFactorSettings } from '../components/two-factor-settings';
-import { ConfirmDialog, Field, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
+import { InlineEditor } from '../components/inline-editor';
+import { ConfirmDialog, Field, Loading, LoadError, Notice, PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
 import { useCan } from '../role';
@@ -45,81 +46,69 @@ function PasswordForm({ email }: { email: string }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [errors, setErrors] = useState<{ current_password?: string; new_password?: string; confirm?: string; form?: string }>({});
-  const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setDone(null);
-    const local: typeof errors = {};
-    if (current === '') local.current_password = 'Enter your current password.';
-    if (next.length < MIN_PASSWORD) local.new_password = `Use at least ${MIN_PASSWORD} characters.`;
-    else if (confirm !== next) local.confirm = 'The two new passwords are not the same.';
-    setErrors(local);
-    if (Object.keys(local).length > 0) return;
-    setBusy(true);
-    try {
-      const result = await dashboardApi.changePassword(current, next);
-      setCurrent('');
-      setNext('');
-      setConfirm('');
-      setDone(
-        result.ended_sessions === 0
-          ? 'Password changed. You had no other sessions.'
-          : `Password changed. ${result.ended_sessions} other session${result.ended_sessions === 1 ?' was' : 's were'} signed out.`,
-      );
-    } catch (error) {
-      if (error instanceof ApiError && (error.field === 'current_password' || error.field === 'new_password')) setErrors({ [error.field]: error.detail });
-      else setErrors({ form: error instanceof ApiError ? error.detail : 'The password could not be changed.' });
-    } finally {
-      setBusy(false);
-    }
+  const validate = () => ({
+    current_password: current === '' ? 'Enter your current password.' : undefined,
+    new_password: next.length < MIN_PASSWORD ? `Use at least ${MIN_PASSWORD} characters.` : undefined,
+    confirm: next.length >= MIN_PASSWORD && confirm !== next ? 'The two new passwords are not the same.' : undefined,
+  });
+  const save = async () => {
+    const result = await dashboardApi.changePassword(current, next);
+    setCurrent('');
+    setNext('');
+    setConfirm('');
+    return result.ended_sessions === 0
+      ? 'Password changed. You had no other sessions.'
+      : `Password changed. ${result.ended_sessions} other session${result.ended_sessions === 1 ? ' was' : 's were'} signed out.`;
   };
 
   return (
-    <form className="card narrow-card" onSubmit={(e) => void submit(e)} noValidate aria-labelledby="password-heading">
-      <h2 id="password-heading">Change password</h2>
-      {/* For password managers: the account the new password belongs to. */}
-      <input type="email" autoComplete="username" value={email} readOnly hidden />
-      <Field
-        id="current-password"
-        label="Current password"
-        type="password"
-        autoComplete="current-password"
-        value={current}
-        onChange={(e) => setCurrent(e.target.value)}
-        error={errors.current_password}
-      />
-      <Field
-        id="new-password"
-        label="New password"
-        type="password"
-        autoComplete="new-password"
-        hint={`At least ${MIN_PASSWORD} characters. Your other sessions are signed out when it changes.`}
-        value={next}
-        onChange={(e) => setNext(e.target.value)}
-        error={errors.new_password}
-      />
-      <Field
-        id="confirm-password"
-        label="New password again"
-        type="password"
-        autoComplete="new-password"
-        value={confirm}
-        onChange={(e) => setConfirm(e.target.value)}
-        error={errors.confirm}
-      />
-      <FormError message={errors.form ?? null} />
-      {done && (
-        <p className="notice notice-success" role="status">
-          {done}
-        </p>
+    <InlineEditor
+      variant="card"
+      labelledBy="password-heading"
+      fields={['current_password', 'new_password', 'confirm'] as const}
+      failure="The password could not be changed."
+      validate={validate}
+      onSave={save}
+      submitLabel="Change password"
+      busyLabel="Changing…"
+    >
+      {(errors) => (
+        <>
+          <h2 id="password-heading">Change password</h2>
+          {/* For password managers: the account the new password belongs to. */}
+          <input type="email" autoComplete="username" value={email} readOnly hidden />
+          <Field
+            id="current-password"
+            label="Current password"
+            type="password"
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.target.value)}
+            error={errors.current_password}
+          />
+          <Field
+            id="new-password"
+            label="New password"
+            type="password"
+            autoComplete="new-password"
+            hint={`At least ${MIN_PASSWORD} characters. Your other sessions are signed out when it changes.`}
+            value={next}
+            onChange={(e) => setNext(e.target.value)}
+            error={errors.new_password}
+          />
+          <Field
+            id="confirm-password"
+            label="New password again"
+            type="password"
+            autoComplete="new-password"
+            value={confirm}
+            onChange={(e) => setConfirm(e.target.value)}
+            error={errors.confirm}
+          />
+        </>
       )}
-      <button type="submit" className="button button-primary" disabled={busy}>
-        {busy ? 'Changing…' : 'Change password'}
-      </button>
-    </form>
+    </InlineEditor>
   );
 }
 

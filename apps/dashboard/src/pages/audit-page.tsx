@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { AUDIT_CSV_URL, AuditEntry, dashboardApi } from '../api';
-import { HeadRow, Pager } from '../components/list-parts';
+import { PagedTable, useCursorPages } from '../components/paged-table';
 import { SettingsNav } from '../components/settings-nav';
-import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
+import { PageHeading } from '../components/ui';
 import { formatDate } from '../format';
 import { useAsync } from '../use-async';
 
@@ -73,12 +73,11 @@ function AuditRow({ entry }: { entry: AuditEntry }) {
 export function AuditPage() {
   const [actor, setActor] = useState('');
   const [action, setAction] = useState('');
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const [previous, setPrevious] = useState<Array<string | undefined>>([]);
+  const pages = useCursorPages();
+  const { cursor } = pages;
   const [state, reload] = useAsync(() => dashboardApi.audit({ actor, action, cursor, limit: PAGE_SIZE }), [actor, action, cursor]);
   const filter = (next: { actor?: string; action?: string }) => {
-    setPrevious([]);
-    setCursor(undefined);
+    pages.reset();
     if (next.actor !== undefined) setActor(next.actor);
     if (next.action !== undefined) setAction(next.action);
   };
@@ -128,45 +127,17 @@ export function AuditPage() {
           Export CSV
         </a>
       </div>
-      {state.status === 'loading' && <Loading />}
-      {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
-      {state.status === 'ready' &&
-        (state.data.data.length === 0 ? (
-          <EmptyState title={filtered ? 'No entries match these filters' : 'No entries yet'} />
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table className="table responsive audit">
-                <caption className="visually-hidden">Audit log, newest first</caption>
-                <HeadRow columns={['When', 'Who', 'Address', 'Action', 'Details']} />
-                <tbody>
-                  {state.data.data.map((entry) => (
-                    <AuditRow key={entry.id} entry={entry} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager
-              label="Audit log pages"
-              onNewer={
-                previous.length > 0
-                  ? () => {
-                      setCursor(previous[previous.length - 1]);
-                      setPrevious(previous.slice(0, -1));
-                    }
-                  : undefined
-              }
-              onOlder={
-                state.data.next_cursor
-                  ? () => {
-                      setPrevious([...previous, cursor]);
-                      setCursor(state.data.next_cursor ?? undefined);
-                    }
-                  : undefined
-              }
-            />
-          </>
-        ))}
+      <PagedTable
+        state={state}
+        reload={reload}
+        pages={pages}
+        emptyTitle={filtered ? 'No entries match these filters' : 'No entries yet'}
+        className="audit"
+        caption="Audit log, newest first"
+        columns={['When', 'Who', 'Address', 'Action', 'Details']}
+        pagerLabel="Audit log pages"
+        row={(entry) => <AuditRow key={entry.id} entry={entry} />}
+      />
     </main>
   );
 }

@@ -1,7 +1,8 @@
-import { FormEvent, useState } from 'react';
-import { ApiError, dashboardApi, LowBalance } from '../api';
+import { useState } from 'react';
+import { dashboardApi, LowBalance } from '../api';
 import { DeliveryItem } from '../components/delivery-item';
-import { Field, FormError, Loading, LoadError } from '../components/ui';
+import { InlineEditor } from '../components/inline-editor';
+import { Field, Loading, LoadError } from '../components/ui';
 import { useAsync } from '../use-async';
 
 const MAX = 2_147_483_647;
@@ -17,62 +18,45 @@ export function parseThresholdInput(value: string): { threshold: number | null }
 /** The threshold form, mounted once the setting is loaded (its field starts from the saved value). */
 function ThresholdForm({ setting, onSaved }: { setting: LowBalance; onSaved: (saved: Omit<LowBalance, 'deliveries'>) => void }) {
   const [value, setValue] = useState(setting.threshold === null ? '' : String(setting.threshold));
-  const [error, setError] = useState<string | null>(null);
-  const [formError, setFormError] = useState<string | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const parsed = parseThresholdInput(value);
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
-    setDone(null);
-    setFormError(null);
-    const parsed = parseThresholdInput(value);
-    if ('error' in parsed) {
-      setError(parsed.error);
-      return;
-    }
-    setError(null);
-    setBusy(true);
-    try {
-      const saved = await dashboardApi.setLowBalance(parsed.threshold);
-      onSaved(saved);
-      setDone(saved.threshold === null ? 'Low-balance alerts are off.' : `You will be alerted when available credits fall below ${saved.threshold.toLocaleString('en-US')}.`);
-    } catch (err) {
-      if (err instanceof ApiError && err.field === 'threshold') setError(err.detail);
-      else setFormError(err instanceof ApiError ? err.detail : 'The threshold could not be saved.');
-    } finally {
-      setBusy(false);
-    }
+  const save = async () => {
+    const saved = await dashboardApi.setLowBalance('threshold' in parsed ? parsed.threshold : null);
+    onSaved(saved);
+    return saved.threshold === null ? 'Low-balance alerts are off.' : `You will be alerted when available credits fall below ${saved.threshold.toLocaleString('en-US')}.`;
   };
 
   return (
-    <form className="card narrow-card" onSubmit={(e) => void submit(e)} noValidate aria-label="Low-balance alert">
-      <p className="hint">
-        When the available credits fall below this number, the account&apos;s owners and admins get an email, and every default webhook URL of
-        its API keys gets an <code>account.low_balance</code> event. Once per crossing: the next alert comes after the balance is back at or
-        above it.
-      </p>
-      <Field
-        id="low-balance-threshold"
-        label="Alert below (credits)"
-        inputMode="numeric"
-        autoComplete="off"
-        placeholder="No alert"
-        hint={`Available now: ${setting.available.toLocaleString('en-US')} credits${setting.below ? ' (below the threshold: alerted)' : ''}. Empty or 0 turns alerts off.`}
-        value={value}
-        onChange={(e) => setValue(e.target.value)}
-        error={error ?? undefined}
-      />
-      <FormError message={formError} />
-      {done && (
-        <p className="notice notice-success" role="status">
-          {done}
-        </p>
+    <InlineEditor
+      variant="card"
+      label="Low-balance alert"
+      fields={['threshold'] as const}
+      failure="The threshold could not be saved."
+      validate={() => ({ threshold: 'error' in parsed ? parsed.error : undefined })}
+      onSave={save}
+      submitLabel="Save threshold"
+    >
+      {(errors) => (
+        <>
+          <p className="hint">
+            When the available credits fall below this number, the account&apos;s owners and admins get an email, and every default webhook URL of
+            its API keys gets an <code>account.low_balance</code> event. Once per crossing: the next alert comes after the balance is back at or
+            above it.
+          </p>
+          <Field
+            id="low-balance-threshold"
+            label="Alert below (credits)"
+            inputMode="numeric"
+            autoComplete="off"
+            placeholder="No alert"
+            hint={`Available now: ${setting.available.toLocaleString('en-US')} credits${setting.below ? ' (below the threshold: alerted)' : ''}. Empty or 0 turns alerts off.`}
+            value={value}
+            onChange={(e) => setValue(e.target.value)}
+            error={errors.threshold}
+          />
+        </>
       )}
-      <button type="submit" className="button button-primary" disabled={busy}>
-        {busy ? 'Saving…' : 'Save threshold'}
-      </button>
-    </form>
+    </InlineEditor>
   );
 }
 

@@ -1,6 +1,6 @@
-import { useState } from 'react';
 import { dashboardApi, LEDGER_CSV_URL, LedgerEntry, LedgerKind, UsageReply } from '../api';
-import { HeadRow, NumCell, Pager } from '../components/list-parts';
+import { HeadRow, NumCell } from '../components/list-parts';
+import { PagedTable, useCursorPages } from '../components/paged-table';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
 import { credits, formatDate, formatDay, formatNumber, shortId, signed } from '../format';
 import { Link } from '../router';
@@ -200,9 +200,8 @@ function LedgerRow({ entry }: { entry: LedgerEntry }) {
 }
 
 function Ledger() {
-  const [cursor, setCursor] = useState<string | undefined>(undefined);
-  const [previous, setPrevious] = useState<Array<string | undefined>>([]);
-  const [state, reload] = useAsync(() => dashboardApi.ledger(cursor), [cursor]);
+  const pages = useCursorPages();
+  const [state, reload] = useAsync(() => dashboardApi.ledger(pages.cursor), [pages.cursor]);
   return (
     <section className="section" aria-labelledby="ledger-heading">
       <div className="section-head">
@@ -215,48 +214,18 @@ function Ledger() {
         Every change to your credits, newest first. A generation first holds its price, then is charged (capture) or refunded (release). The same
         list: <code>GET /api/v1/credits/ledger</code>.
       </p>
-      {state.status === 'loading' && <Loading />}
-      {state.status === 'error' && <LoadError message={state.error.detail} onRetry={reload} />}
-      {state.status === 'ready' &&
-        (state.data.data.length === 0 ? (
-          <EmptyState title="No entries" />
-        ) : (
-          <>
-            <div className="table-wrap">
-              <table className="table responsive ledger">
-                <caption className="visually-hidden">Credit ledger, newest first</caption>
-                <HeadRow
-                  columns={['When', 'Entry', 'Available', 'Held', 'Balance after', 'Generation', 'Model']}
-                  numeric={['Available', 'Held', 'Balance after']}
-                />
-                <tbody>
-                  {state.data.data.map((entry) => (
-                    <LedgerRow key={entry.id} entry={entry} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager
-              label="Ledger pages"
-              onNewer={
-                previous.length > 0
-                  ? () => {
-                      setCursor(previous[previous.length - 1]);
-                      setPrevious(previous.slice(0, -1));
-                    }
-                  : undefined
-              }
-              onOlder={
-                state.data.next_cursor
-                  ? () => {
-                      setPrevious([...previous, cursor]);
-                      setCursor(state.data.next_cursor ?? undefined);
-                    }
-                  : undefined
-              }
-            />
-          </>
-        ))}
+      <PagedTable
+        state={state}
+        reload={reload}
+        pages={pages}
+        emptyTitle="No entries"
+        className="ledger"
+        caption="Credit ledger, newest first"
+        columns={['When', 'Entry', 'Available', 'Held', 'Balance after', 'Generation', 'Model']}
+        numeric={['Available', 'Held', 'Balance after']}
+        pagerLabel="Ledger pages"
+        row={(entry) => <LedgerRow key={entry.id} entry={entry} />}
+      />
     </section>
   );
 }

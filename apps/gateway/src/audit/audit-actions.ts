@@ -1,5 +1,5 @@
 /**
- * What the audit log records (docs/dashboard.md, "Audit log"). Names are `<object>.<what happened>`;
+ * What the audit log records (docs/guide/dashboard.md, "Audit log"). Names are `<object>.<what happened>`;
  * new ones are only added, never renamed (exports and filters keep working).
  */
 export const AUDIT_ACTIONS = [

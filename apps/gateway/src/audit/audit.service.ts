@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'node:stream';
 import { ValidationError } from '@gen/errors';
-import { csvRow } from '../api/ledger/csv';
+import { csvRow } from '../http/csv';
 import { AUDIT_ACTIONS, AuditAction, AuditRecord } from './audit-actions';
 import { AuditEntry, AuditFilter, AuditRepository } from './audit.repository';
 

@@ -1,7 +1,7 @@
 /** DI token of the ApiKeyCache's settings. */
 export const API_KEY_CACHE_SETTINGS = Symbol('API_KEY_CACHE_SETTINGS');
 
-/** How each gateway keeps API keys in memory (see docs/limits.md, "API keys"). */
+/** How each gateway keeps API keys in memory (see docs/design/limits.md, "API keys"). */
 export interface ApiKeyCacheSettings {
   /**
    * How long a key read from the database is trusted without asking again (API_KEY_CACHE_TTL_MS).

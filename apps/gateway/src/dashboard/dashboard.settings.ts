@@ -3,7 +3,7 @@ import type { ThrottlePolicy } from './sessions/sign-in-throttle';
 
 export const DASHBOARD_SETTINGS = Symbol('DASHBOARD_SETTINGS');
 
-/** SIGNUP_MODE (docs/dashboard.md, "Sign-up"). */
+/** SIGNUP_MODE (docs/guide/dashboard.md, "Sign-up"). */
 export const SIGN_UP_MODES = ['open', 'verified', 'invite'] as const;
 export type SignUpMode = (typeof SIGN_UP_MODES)[number];
 

@@ -8,7 +8,7 @@ import { checkContentEncoding, handleClientError, handleFrameworkError, withBody
 import { RouteMethods } from './route-methods';
 import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callbacks.controller';
 import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
-import { setupOpenApi } from './openapi';
+import { setupOpenApi } from '../docs/openapi';
 import { createValidationPipe } from './validation';
 import { closeIfBodyUnread, takesRawBody } from '../uploads/raw-body';
 

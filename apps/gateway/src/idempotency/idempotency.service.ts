@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { IdempotencyRepository, StoredResponse } from './idempotency.repository';
 
-/** How long a key and its response are kept (ARCHITECTURE: "within 24 h"). */
+/** How long a key and its response are kept (docs/guide/limits.md, "Idempotency-Key": within 24 hours). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 

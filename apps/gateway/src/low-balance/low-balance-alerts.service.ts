@@ -11,7 +11,7 @@ export interface LowBalanceReply extends LowBalanceView {
 
 /**
  * An account's low-balance threshold as the dashboard and the operator CLI set it. Billing stores it
- * and detects the crossing (docs/limits.md, "Low-balance alerts").
+ * and detects the crossing (docs/guide/limits.md, "Low-balance alerts").
  */
 @Injectable()
 export class LowBalanceAlertsService {

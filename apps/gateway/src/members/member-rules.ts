@@ -3,7 +3,7 @@ import { canManageRole, MemberRole, roleAtLeast } from './member-role';
 import type { MembersCheck, MembersSnapshot } from './members.repository';
 
 /**
- * Who may change whom (docs/dashboard.md, "Members and roles"), judged on the account's members as
+ * Who may change whom (docs/guide/dashboard.md, "Members and roles"), judged on the account's members as
  * the repository locked them: owners manage everyone, admins everyone but owners, a member may
  * always leave, and an account always keeps an owner.
  */

@@ -15,7 +15,7 @@ export interface MemberContext {
 
 /**
  * An account's members: listing, role changes, removal (their sessions on the account end at once),
- * ownership transfer, and a user's accounts (docs/dashboard.md, "Members and roles"). Each change is
+ * ownership transfer, and a user's accounts (docs/guide/dashboard.md, "Members and roles"). Each change is
  * judged by member-rules.ts on the rows as locked when it is written, and recorded in the audit log.
  */
 @Injectable()

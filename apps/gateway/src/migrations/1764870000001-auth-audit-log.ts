@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The audit log (docs/dashboard.md, "Audit log"): append-only. A trigger refuses every UPDATE,
+ * The audit log (docs/guide/dashboard.md, "Audit log"): append-only. A trigger refuses every UPDATE,
  * DELETE and TRUNCATE, except the retention purge: `purge_audit_log(days)` deletes entries older
  * than `days` (at least 1) with a transaction-local flag the trigger lets through. No code path
  * changes or deletes an entry otherwise; the database refuses it even if one tried.

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Password reset links: at most one open per user (its token's hash, never the token), with when it
- * stops working and when its mail was sent (one mail per address per window, docs/dashboard.md).
+ * stops working and when its mail was sent (one mail per address per window, docs/guide/dashboard.md).
  */
 export class AuthPasswordResets1764870000002 implements MigrationInterface {
   name = 'AuthPasswordResets1764870000002';

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Accounts have members (docs/dashboard.md, "Members and roles"): `account_members` links a user to
+ * Accounts have members (docs/guide/dashboard.md, "Members and roles"): `account_members` links a user to
  * an account with a role, replacing "one account per user". Every existing user becomes the owner of
  * the account they had. `users.account_id` stays, nullable, as the account sign-in opens (the one
  * last used), so deleting an account no longer deletes its users. A session belongs to a membership:

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Sign-up email verification and TOTP two-factor sign-in (docs/dashboard.md):
+ * Sign-up email verification and TOTP two-factor sign-in (docs/guide/dashboard.md):
  * - users: when the email was verified (users who existed before count as verified: they signed up
  *   when no verification existed, and must not lose the right to create keys), the TOTP secret
  *   (encrypted), when it was confirmed, and the last time step used (a code is refused twice);

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The low-balance mails sent (docs/limits.md, "Low-balance alerts"): one row per event and
+ * The low-balance mails sent (docs/guide/limits.md, "Low-balance alerts"): one row per event and
  * recipient, written right after the mail left, so an event handled again (JetStream redelivers it
  * when a later mail of the same event failed) does not mail the same person twice. Raw SQL only
  * (no entity).

@@ -5,7 +5,7 @@ import { GoneError, NotFoundError } from '@gen/errors';
 import { isObjectKey, OUTPUT_CACHE_CONTROL, OUTPUT_EXTENSIONS, OUTPUT_FORMATS, OutputStorage } from '@gen/storage';
 import { RpcClient } from '@gen/transport';
 import type { FastifyReply } from 'fastify';
-import { ApiUnmeteredErrors, COMMON_HEADERS } from '../api/docs/api-docs.decorators';
+import { ApiUnmeteredErrors, COMMON_HEADERS } from '../docs/api-docs.decorators';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { parseByteRange } from './byte-range';
 

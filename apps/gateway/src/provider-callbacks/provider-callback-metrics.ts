@@ -22,7 +22,7 @@ function gatewayRefusal(status: number): GatewayCallbackRefusal {
 }
 
 /**
- * Counters of provider callbacks (docs/operations.md, "Provider callbacks"), counted by the gateway
+ * Counters of provider callbacks (docs/operations/configure.md, "Provider callbacks"), counted by the gateway
  * that received them, when the answer has gone: every callback is `received`; those whose token and
  * signature held are `verified`; those that changed nothing are `refused`, by reason (the generation
  * service's, or the gateway's own for a body too large, not JSON or too deep). `provider` is one of

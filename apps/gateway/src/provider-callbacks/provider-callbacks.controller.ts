@@ -8,7 +8,7 @@ export const PROVIDER_CALLBACKS_PREFIX = '/provider-callbacks/';
 
 /**
  * `POST /provider-callbacks/{provider}/{token}`: Replicate, fal and Cog telling us an upstream job
- * ended (docs/engines.md, "Callbacks"). No API key: the token in the URL (bound to one job by a MAC)
+ * ended (docs/operations/providers.md, "Callbacks"). No API key: the token in the URL (bound to one job by a MAC)
  * and the provider's own signature are the proof, both checked by the generation service. Left out
  * of the OpenAPI document on purpose: it is the providers' interface, in their formats, not one our
  * API clients call.

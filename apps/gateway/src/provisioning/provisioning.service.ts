@@ -84,7 +84,7 @@ export class ProvisioningService {
     if (!isEmailAddress(address)) throw new ValidationError('email: an address such as name@example.com.');
     // 120 random bits in 20 URL-safe characters: within the dashboard's 10 to 200, easy to copy.
     const password = randomBytes(15).toString('base64url');
-    // An operator names the address: it counts as verified (docs/dashboard.md, "Sign-up").
+    // An operator names the address: it counts as verified (docs/guide/dashboard.md, "Sign-up").
     const user = { email: address, emailKey: address.toLowerCase(), passwordHash: await new PasswordHasher().hash(password), emailVerifiedAt: new Date() };
     const created = await this.createAccountForUser(user, plan, credits, clean);
     return created ? { accountId: created.accountId, name: created.name, email: address, password } : null;

@@ -1,13 +1,16 @@
 import { ExecutionContext, Provider } from '@nestjs/common';
 import { getOptionsToken, getStorageToken, ThrottlerModuleOptions } from '@nestjs/throttler';
 import { UnauthorizedError } from '@gen/errors';
-import { AccountPlanService } from '../api/account-plan.service';
-import type { AuthenticatedRequest } from '../auth/api-key.guard';
+import type { FastifyRequest } from 'fastify';
+import { AccountPlanService } from '../plans/account-plan.service';
 import { AccountRateLimitGuard } from './account-rate-limit.guard';
 import { RateLimitRepository } from './rate-limit.repository';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from './rate-limit.settings';
 import { SlicedThrottlerStorage } from './sliced-throttler.storage';
+
+/** A request the API key guard authenticated (its principal set); only the account is counted here. */
+type AuthenticatedRequest = FastifyRequest & { principal?: { accountId: string } };
 
 /** The plans' limits are requests per minute. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;

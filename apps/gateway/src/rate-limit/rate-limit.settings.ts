@@ -1,7 +1,7 @@
 /** DI token of the rate limiter's settings. */
 export const RATE_LIMIT_SETTINGS = Symbol('RATE_LIMIT_SETTINGS');
 
-/** How a gateway takes slices of an account's window and spends them (see docs/limits.md). */
+/** How a gateway takes slices of an account's window and spends them (see docs/guide/limits.md). */
 export interface RateLimitSettings {
   /**
    * A slice covers the requests this gateway expects for the account in about this long, judged by

@@ -10,7 +10,7 @@ export interface ResolvedMedia {
 }
 
 /**
- * Resolves every media input of a checked `input` (docs/uploads.md): an upload's id or URL becomes
+ * Resolves every media input of a checked `input` (docs/guide/uploads.md): an upload's id or URL becomes
  * that upload's URL (only the account's own, not expired), an https URL is fetched into an upload
  * of the account and becomes its URL. Every problem is named in one 422; then nothing is kept.
  */

@@ -2,7 +2,7 @@ import { Controller, Headers, HttpCode, Post, Req, UseGuards } from '@nestjs/com
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { OUTPUT_FORMATS } from '@gen/storage';
 import type { FastifyRequest } from 'fastify';
-import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../api/docs/api-docs.decorators';
+import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';

@@ -1,6 +1,6 @@
 import { int } from '@gen/config';
 
-/** Input media (docs/uploads.md): what an upload, or a media URL fetched at submit, may be. */
+/** Input media (docs/guide/uploads.md): what an upload, or a media URL fetched at submit, may be. */
 export const UPLOAD_VARIABLES = {
   maxBytes: int('UPLOAD_MAX_MB', 50, 'largest upload (`POST /api/v1/uploads`, `413` above) and largest media URL fetched at submit (`422` above)', {
     min: 1,

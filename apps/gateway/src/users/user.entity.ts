@@ -40,7 +40,7 @@ export class UserEntity {
   @Column('timestamptz', { name: 'last_sign_in_at', nullable: true })
   lastSignInAt!: Date | null;
 
-  /** When the user followed the link of their verification mail; null: not yet (docs/dashboard.md, "Sign-up"). */
+  /** When the user followed the link of their verification mail; null: not yet (docs/guide/dashboard.md, "Sign-up"). */
   @Column('timestamptz', { name: 'email_verified_at', nullable: true })
   emailVerifiedAt!: Date | null;
 

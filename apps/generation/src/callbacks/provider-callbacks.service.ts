@@ -25,7 +25,7 @@ export function callbackKey(settings: ProviderCallbackSettings): Buffer | null {
 }
 
 /**
- * The callback URLs of provider jobs (docs/engines.md, "Callbacks"): made for a submit
+ * The callback URLs of provider jobs (docs/operations/providers.md, "Callbacks"): made for a submit
  * (`urlFor`, which the job runner puts on the engine request) and read back when a callback arrives.
  */
 @Injectable()

@@ -17,7 +17,7 @@ export function parseCallbackKey(text: string): Buffer | null {
 }
 
 /**
- * Provider callbacks (docs/engines.md, "Callbacks"): where providers reach the gateway's
+ * Provider callbacks (docs/operations/providers.md, "Callbacks"): where providers reach the gateway's
  * `/provider-callbacks/` route, and the key of the tokens in those URLs. Every generation replica
  * needs the same key (a callback may reach any of them through the gateway).
  */
@@ -25,7 +25,7 @@ export const PROVIDER_CALLBACK_VARIABLES = {
   baseUrl: url(
     'PROVIDER_CALLBACK_BASE_URL',
     derived('`$PUBLIC_BASE_URL`', (valueOf) => valueOf(PUBLIC_URL_VARIABLES.publicBaseUrl)),
-    "where providers reach the gateway's `POST /provider-callbacks/...` route (bindings with `\"callbacks\": true`; `docs/operations.md`, \"Provider callbacks\")",
+    "where providers reach the gateway's `POST /provider-callbacks/...` route (bindings with `\"callbacks\": true`; `docs/operations/configure.md`, \"Provider callbacks\")",
   ),
   key: custom<Buffer | null>(
     'PROVIDER_CALLBACK_KEY',

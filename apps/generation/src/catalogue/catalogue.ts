@@ -6,7 +6,7 @@ export type ModelStatus = (typeof MODEL_STATUSES)[number];
 
 /**
  * One model of the catalogue: what it makes, what it costs, who may use it, which engine runs it.
- * Stored in `generation.models` and managed by operators (CLI `models ...`, docs/engines.md); the
+ * Stored in `generation.models` and managed by operators (CLI `models ...`, docs/operations/providers.md); the
  * binding is `{"engine": engine, ...params}` there.
  */
 export interface ModelDefinition {

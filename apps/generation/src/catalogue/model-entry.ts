@@ -23,7 +23,7 @@ export interface ModelEntry {
   description?: string;
   /** `{"engine": "<kind>", ...settings}`; credentials only by the name of an environment variable. */
   engine: { engine: string } & Record<string, unknown>;
-  /** The inputs customers may give: a JSON Schema object (docs/catalogue.md, "Inputs"); defaults to none. */
+  /** The inputs customers may give: a JSON Schema object (docs/guide/models.md, "Inputs"); defaults to none. */
   inputs?: InputsSchema;
   /** Numeric inputs the price is multiplied by (`["num_outputs"]`); defaults to none. */
   price_multipliers?: string[];

@@ -4,7 +4,7 @@ import type { InputsSchema } from '@gen/model-inputs';
 import type { ModelStatus } from './catalogue';
 
 /**
- * A catalogue model (docs/engines.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`.
+ * A catalogue model (docs/operations/providers.md). `engine` is its binding: `{"engine": "<kind>", ...settings}`.
  * Mirrors migrations 1764300000000 (generation-models), 1764880000000 (generation-model-labels) and
  * 1764830000001/2 (generation-model-inputs, -order), constraint names included.
  */

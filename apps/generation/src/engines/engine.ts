@@ -87,7 +87,7 @@ export interface UpstreamPending {
 export type UpstreamCheck = ({ ended: false } & UpstreamPending) | { ended: true; state: unknown };
 
 /**
- * An engine whose work is waiting on a provider, in phases (docs/jobs.md, "Waiting upstream"), so
+ * An engine whose work is waiting on a provider, in phases (docs/design/jobs.md, "Waiting upstream"), so
  * that the wait holds no worker: `start` submits (and stores the reference through
  * `saveUpstreamRef`) or attaches to `upstreamRef`; `check` reads the upstream state once, without
  * retries (a failure that may pass throws `UpstreamNotNow` and the job is checked again later); `collect`
@@ -96,7 +96,7 @@ export type UpstreamCheck = ({ ended: false } & UpstreamPending) | { ended: true
  */
 export interface UpstreamPhases {
   /**
-   * The provider account the limits below belong to (docs/jobs.md, "Binding limits"): the kind, the
+   * The provider account the limits below belong to (docs/design/jobs.md, "Binding limits"): the kind, the
    * credential's variable and the API's base URL (`replicate:REPLICATE_API_TOKEN@https://api.replicate.com`).
    * Models whose bindings share all three share one account's `maxInFlight`, rate and backoff.
    */
@@ -159,7 +159,7 @@ export interface Engine {
    * false otherwise, and never rejects. Absent for engines with nothing upstream to stop.
    */
   cancel?(upstreamRef: string): Promise<boolean>;
-  /** Checks the provider's callbacks about this engine's upstream jobs (docs/engines.md, "Callbacks"); absent where it has none. */
+  /** Checks the provider's callbacks about this engine's upstream jobs (docs/operations/providers.md, "Callbacks"); absent where it has none. */
   readonly callbacks?: CallbackVerifier;
 }
 

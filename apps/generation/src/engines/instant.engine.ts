@@ -16,7 +16,7 @@ const TINY: Record<GenerationType, { engine: { generate(request: EngineRequest):
 /**
  * An engine that answers at once with a fixed, tiny but valid asset of the job's type, whatever the
  * prompt. For benchmarks and smoke tests of a deployment (what is measured is the service around
- * the engine, not the engine); bind a model to it with MODEL_ENGINES (docs/engines.md).
+ * the engine, not the engine); bind a model to it with MODEL_ENGINES (docs/operations/providers.md).
  */
 export class InstantEngine implements Engine {
   readonly name = 'instant';

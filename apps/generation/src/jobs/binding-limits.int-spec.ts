@@ -23,7 +23,7 @@ function busiest(times: readonly number[], spanMs: number): number {
 /**
  * Integration (real PostgreSQL, the Replicate fake): a binding's request rate and its shared backoff
  * hold over two replicas (two DataSources, each with its own `BindingLimits`, as two generation
- * processes have), counted by the fake itself (docs/jobs.md, "Binding limits").
+ * processes have), counted by the fake itself (docs/design/jobs.md, "Binding limits").
  */
 describe('BindingLimits over two replicas (PostgreSQL)', () => {
   let database: TestDatabase;

@@ -14,7 +14,7 @@ const PERMIT_CHUNK = 10;
 type Limits = Pick<UpstreamPhases, 'maxInFlight' | 'maxRequestsPerSecond'>;
 
 /**
- * Per-binding caps held across replicas (docs/jobs.md, "Binding limits"): `maxInFlight` as slots in
+ * Per-binding caps held across replicas (docs/design/jobs.md, "Binding limits"): `maxInFlight` as slots in
  * PostgreSQL tied to the job (an upstream job keeps running when a replica dies, so it keeps
  * counting), `maxRequestsPerSecond` as permits of a shared one-second window, and a shared backoff
  * after a provider's `429`. A binding is a provider account (`UpstreamPhases.binding`): every model

@@ -15,7 +15,7 @@ import { FinishedJob, FinishRequest, JobsRepository } from './jobs.repository';
  * A batch the database refuses for one item's values is run again item by item, so only that item
  * fails. A batch that failed for the database's own reasons is tried again, each item on its own
  * promise, `attempts` times in all; then the item fails, and its job is not lost: its worker's lease
- * runs out and the job is queued again (docs/durability.md). A retry after a commit whose answer was
+ * runs out and the job is queued again (docs/design/durability.md). A retry after a commit whose answer was
  * lost finds the job final and answers null, like any finish that found nothing to do.
  */
 @Injectable()

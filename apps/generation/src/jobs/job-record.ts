@@ -10,7 +10,7 @@ function iso(value: Date | string | null): string | null {
  * The wire form of a job: the spec's Generation fields plus prompt, started_at and the job-control
  * fields. `queuePosition` is the caller's count of jobs ahead while it is queued (a query); while
  * processing, `queue_position` is the provider's queue position a parked job's last check read.
- * An expired output keeps its URL, which then answers 410 (docs/jobs.md, "Retention").
+ * An expired output keeps its URL, which then answers 410 (docs/guide/generations.md, "Retention").
  */
 export function toGenerationRecord(job: JobEntity, cdnBaseUrl: string, queuePosition: number | null = null): GenerationRecord {
   return {

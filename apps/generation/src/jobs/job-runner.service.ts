@@ -63,7 +63,7 @@ const IO_FREED = Symbol('io-freed');
  * kept alive by heartbeats, stores the output and finishes the job with its event. Work is found
  * both by a local nudge (submit, a slot freed) and by polling (other replicas, restarts).
  *
- * Two pools bound what runs (docs/jobs.md, "Waiting upstream"): built-in engines take one of
+ * Two pools bound what runs (docs/design/jobs.md, "Waiting upstream"): built-in engines take one of
  * WORKER_CONCURRENCY CPU workers for their run; provider jobs take one of PROVIDER_CONCURRENCY
  * provider slots only while they submit, check once, or collect their output, and in between are
  * parked in the database (the poll scheduler, `ParkedJobs`, hands them back here when due).
@@ -447,7 +447,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   private async runEngine(run: Run): Promise<EngineOutput[] | typeof PARKED> {
     const { job } = run;
     const signal = run.abort.signal;
-    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/catalogue.md).
+    // The model as the catalogue stands now: a disabled model's accepted jobs still run (docs/operations/catalogue.md).
     const model = this.catalogue.find(job.modelId);
     if (!model) throw new EngineError('This model is no longer available. Your credits were refunded.');
     const { engine, unavailable } = this.catalogue.engineFor(model);
@@ -466,7 +466,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
       params: { ...model.params, latencyMs: latency },
       signal: combined,
       upstreamRef: job.upstreamRef,
-      // Sent by adapters whose binding has "callbacks": true (docs/engines.md, "Callbacks").
+      // Sent by adapters whose binding has "callbacks": true (docs/operations/providers.md, "Callbacks").
       callbackUrl: this.callbacks.urlFor(job.id, model.engine),
       saveUpstreamRef: async (ref) => {
         run.upstreamRef = ref;
@@ -490,7 +490,7 @@ export class JobRunnerService implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * A provider job in phases (docs/jobs.md, "Waiting upstream"): a claimed job submits (a slot of its
+   * A provider job in phases (docs/design/jobs.md, "Waiting upstream"): a claimed job submits (a slot of its
    * binding first, where it caps them) and is parked; a parked one due for a check reads its upstream
    * state once, and is parked again or, once it ended, collected here.
    */

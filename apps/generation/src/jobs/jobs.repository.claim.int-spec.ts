@@ -6,7 +6,7 @@ import { claimOrder, claimReplicas } from './test/claim-log';
 /**
  * Integration (real PostgreSQL): the hand-written claim. Several "replicas" (DataSources with their
  * own pools) claim at once; an account never runs more jobs than its slots, and its jobs start in
- * submission order (docs/jobs.md).
+ * submission order (docs/design/jobs.md).
  */
 describe('JobsRepository.claim (PostgreSQL)', () => {
   const kit = claimReplicas('claims');

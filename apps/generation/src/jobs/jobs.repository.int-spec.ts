@@ -83,7 +83,7 @@ describe('JobsRepository queue cap and slots (PostgreSQL)', () => {
     );
     const claimed = claims.flat();
     expect(claimed.length).toBeLessThanOrEqual(3);
-    // A claimer that finds the account being served by another skips it (SKIP LOCKED, docs/jobs.md);
+    // A claimer that finds the account being served by another skips it (SKIP LOCKED, docs/design/jobs.md);
     // the next pass fills what is left of the slots, and no more.
     claimed.push(...(await replicas[0].claim(accountId, 'worker-0', 60_000, 10)));
     expect(claimed).toHaveLength(3);

@@ -247,7 +247,7 @@ export class JobsRepository implements OnModuleDestroy {
 
   /**
    * Claims up to `max` of the account's oldest queued jobs, as many as its free parallel slots allow
-   * (docs/jobs.md), in one round trip (function `claim_jobs`, migration 1764730000000). The decision
+   * (docs/design/jobs.md), in one round trip (function `claim_jobs`, migration 1764730000000). The decision
    * is made under a lock on the account's row in `account_slots`, so claimers on any number of
    * replicas can never exceed the limit, and jobs start in submission order. A claimer that finds
    * the account being claimed by someone else right now skips it (SKIP LOCKED) instead of queueing

@@ -5,7 +5,7 @@ import { GENERATION_DB } from '../generation.tokens';
 import type { JobEntity } from './job.entity';
 import { jobColumns, jobFromRow, JobRow } from './jobs.repository';
 
-/** One job to park (docs/jobs.md, "Waiting upstream"): its lease given up, its next check set. */
+/** One job to park (docs/design/jobs.md, "Waiting upstream"): its lease given up, its next check set. */
 export interface Park {
   jobId: string;
   /** The worker that holds it now; the park changes nothing if it no longer does. */

@@ -11,7 +11,7 @@ import { modelsOnBindings } from './binding-models';
 const LIMITS_REFRESH_MS = 1_000;
 
 /**
- * The poll scheduler of parked provider jobs, one per replica (docs/jobs.md, "Waiting upstream").
+ * The poll scheduler of parked provider jobs, one per replica (docs/design/jobs.md, "Waiting upstream").
  * Every `PROVIDER_CHECK_INTERVAL_MS` (and at once after a wake) it claims the parked jobs that are
  * due, as many as the process has free provider slots, in batches (one statement each, `SKIP
  * LOCKED`, so replicas share them), and hands them to the runner, which checks each upstream once and

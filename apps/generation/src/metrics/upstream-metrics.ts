@@ -7,7 +7,7 @@ import type { ParkedJobsRepository } from '../jobs/parked-jobs.repository';
 export type BindingCaps = () => ReadonlyMap<string, number>;
 
 /**
- * Metrics of provider work (docs/jobs.md, "Waiting upstream"). The gauges of parked jobs and of
+ * Metrics of provider work (docs/design/jobs.md, "Waiting upstream"). The gauges of parked jobs and of
  * slots in use are read from the database at scrape time, so every replica reports the same numbers
  * (aggregate them with max(), not sum()); histograms and counters count what this process did.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Job control (docs/jobs.md): cancellation (asked by the user, or by a `Cancel-After` deadline),
+ * Job control (docs/guide/generations.md): cancellation (asked by the user, or by a `Cancel-After` deadline),
  * progress, and output retention (an expiry time set at completion, and when the janitor deleted
  * the file).
  */

@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Fewer round trips and commits per generation (docs/durability.md):
- * - `claim_queued`: the claim of docs/jobs.md (the account's `account_slots` row locked, then the
+ * Fewer round trips and commits per generation (docs/design/durability.md):
+ * - `claim_queued`: the claim of docs/design/jobs.md (the account's `account_slots` row locked, then the
  *   oldest queued jobs taken up to its free slots), as one function so that it is one round trip.
  *   Each statement of a volatile PL/pgSQL function takes a fresh snapshot, so the count of running
  *   jobs is still read after the lock, as it was with two statements.

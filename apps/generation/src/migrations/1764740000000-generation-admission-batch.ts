@@ -59,7 +59,7 @@ export const CREATE_ADMIT_BATCH = `
       END $$`;
 
 /**
- * Admissions group-committed (docs/durability.md), and counted by index.
+ * Admissions group-committed (docs/design/durability.md), and counted by index.
  *
  * `admit_job` admitted one job per statement and per synchronous commit, under the account's
  * advisory lock held until that commit, so one account's submits took turns at the speed of a WAL

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Parked provider jobs and per-binding limits (docs/jobs.md, "Waiting upstream").
+ * Parked provider jobs and per-binding limits (docs/design/jobs.md, "Waiting upstream").
  *
  * A provider job holds a worker only to submit upstream and to collect its output. In between it is
  * parked: still `processing` (for its owner and for the account's parallel slots), no lease and no

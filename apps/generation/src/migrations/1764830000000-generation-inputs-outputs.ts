@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { CREATE_ADMIT_BATCH } from './1764740000000-generation-admission-batch';
 
 /**
- * Model inputs and several outputs (docs/catalogue.md, "Inputs"; docs/jobs.md, "Outputs").
+ * Model inputs and several outputs (docs/guide/models.md, "Inputs").
  *
  * - `input`: the customer's `input` as applied at submit (validated, defaults filled in), for the
  *   engine and the record; `{}` when none.

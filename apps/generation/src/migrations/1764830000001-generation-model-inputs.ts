@@ -1,9 +1,9 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Each model declares its inputs (docs/catalogue.md, "Inputs"): `inputs`, a JSON Schema object of
+ * Each model declares its inputs (docs/guide/models.md, "Inputs"): `inputs`, a JSON Schema object of
  * the subset the service enforces (null: the model takes none), and `price_multipliers`, the numeric
- * inputs its price is multiplied by (docs/catalogue.md, "Prices"). Both checked by the CLI and the
+ * inputs its price is multiplied by (docs/guide/models.md, "Prices"). Both checked by the CLI and the
  * catalogue reader (libs/model-inputs) before they are written.
  */
 export class GenerationModelInputs1764830000001 implements MigrationInterface {

@@ -7,7 +7,7 @@ import { replicateEngineKind } from './replicate/replicate.kind';
 
 export * from './provider-kind';
 
-/** The provider adapters a model can be bound to (docs/engines.md, "Models and providers"). */
+/** The provider adapters a model can be bound to (docs/operations/providers.md, "Models and providers"). */
 export function providerEngineKinds(): EngineKind[] {
   return [replicateEngineKind, cogEngineKind, falEngineKind, openAiImagesEngineKind, remoteEngineKind];
 }

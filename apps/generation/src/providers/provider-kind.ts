@@ -14,7 +14,7 @@ export interface ProviderContext {
   storage?: OutputStorage;
 }
 
-/** The provider of every built-in engine's models: they are demos, not AI models (docs/catalogue.md). */
+/** The provider of every built-in engine's models: they are demos, not AI models (docs/operations/catalogue.md). */
 export const DEMO_PROVIDER = 'demo';
 
 /**

@@ -4,9 +4,9 @@ import { parseCatalogueFile, parseEngineBinding, parseModelEntry } from '../cata
 import { engineKinds } from '../engine-kinds';
 import { isRecord } from './provider-kind';
 
-/** Every JSON example of docs/engines.md ("Models and providers") is a binding or entry the service accepts. */
-describe('docs/engines.md examples', () => {
-  const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'engines.md'), 'utf8');
+/** Every JSON example of docs/operations/providers.md ("Models and providers") is a binding or entry the service accepts. */
+describe('docs/operations/providers.md examples', () => {
+  const doc = readFileSync(join(__dirname, '..', '..', '..', '..', 'docs', 'operations', 'providers.md'), 'utf8');
   const blocks = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]);
   const kinds = engineKinds();
 

@@ -1,7 +1,7 @@
 import type { AccountLowBalanceEvent } from '@gen/contracts';
 
 /**
- * The body of an `account.low_balance` webhook (docs/webhooks.md, "Account events"), in this field
+ * The body of an `account.low_balance` webhook (docs/guide/webhooks.md, "Account events"), in this field
  * order: `id` is the event's id, the same in every delivery of it (one per destination URL), so a
  * receiver drops duplicates by it.
  */

@@ -2,7 +2,7 @@ import { Events, EventName, GenerationFinishedEvent, GenerationOutput, Generatio
 
 /**
  * The JSON body of a webhook request: the spec's fields, in this order (spec: Events, Body), then
- * the fields added since (never renamed or removed within v1, docs/compatibility.md): `outputs` (every
+ * the fields added since (never renamed or removed within v1, docs/guide/compatibility.md): `outputs` (every
  * output; `output_url` is the first), `input` as applied and the customer's `metadata`.
  * Not the generation record as the API shows it: no `prompt` (customer content that a receiver
  * logging webhooks should not get unasked), no `started_at`.

@@ -1,5 +1,5 @@
 /**
- * The retry schedule of the spec (Events, "Delivery and retries"): attempt 1 immediately, attempt 2
+ * The retry schedule (docs/guide/webhooks.md, "Delivery, retries and duplicates"): attempt 1 immediately, attempt 2
  * 2 s after attempt 1 failed, attempt 3 6 s after attempt 2 failed, then stop. Each attempt has 5 s
  * for the whole exchange.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Account events (`account.low_balance`, docs/webhooks.md, "Account events"): deliveries with no
+ * Account events (`account.low_balance`, docs/guide/webhooks.md, "Account events"): deliveries with no
  * generation and not tests, sent to the account's keys' default webhook URLs. The event name check
  * takes the new name, the "no job" rule becomes "no job exactly for tests and account events", and
  * an index lists an account's account-event deliveries (the dashboard's log of them).

@@ -80,7 +80,7 @@ interface FakeJob {
   polls: number;
 }
 
-/** A small upstream model API on 127.0.0.1:0 (and a second "CDN" origin), speaking the protocol of docs/engines.md. */
+/** A small upstream model API on 127.0.0.1:0 (and a second "CDN" origin), speaking the protocol of docs/operations/providers.md. */
 export async function startFakeUpstream(secret = 'upstream-secret-123'): Promise<FakeUpstream> {
   const jobs = new Map<string, FakeJob>();
   const requests: RecordedRequest[] = [];

@@ -13,7 +13,7 @@ export const INVALID_VERIFICATION_LINK =
   'token: This verification link is not valid: it was used already, has expired, or was replaced by a newer one. Ask for a new one.';
 
 /**
- * Sign-up email verification (docs/dashboard.md, "Sign-up"): a mail with a single-use link
+ * Sign-up email verification (docs/guide/dashboard.md, "Sign-up"): a mail with a single-use link
  * (EMAIL_VERIFICATION_TTL_HOURS), sent at sign-up and on request (at most one per
  * EMAIL_VERIFICATION_MAIL_WINDOW_MINUTES), and the rule that, unless SIGNUP_MODE is `open`, a user
  * whose email is not verified cannot create API keys.

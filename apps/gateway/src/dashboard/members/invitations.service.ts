@@ -34,7 +34,7 @@ function refusal(reason: AcceptRefusal, email: string): DomainError {
 }
 
 /**
- * Invitations to join an account (docs/dashboard.md, "Invitations"): a mail with a single-use link
+ * Invitations to join an account (docs/guide/dashboard.md, "Invitations"): a mail with a single-use link
  * (INVITATION_TTL_HOURS), accepted by signing in, by a signed-in user of the invited address, or by
  * choosing a password. The last creates the user whatever the sign-up policy: the link proves the
  * address, and sign-up's free account and credits are not given.

@@ -5,7 +5,7 @@ import { MemberRole, roleAtLeast, roleWithArticle } from '../../members/member-r
 export const REQUIRED_ROLE = 'dashboard:required-role';
 
 /**
- * The least role a dashboard route needs on the session's account (docs/dashboard.md, "Members and
+ * The least role a dashboard route needs on the session's account (docs/guide/dashboard.md, "Members and
  * roles"), checked by DashboardSessionGuard on the server whatever the pages show. Every route behind
  * that guard declares one: a route without it is refused, so a new route cannot be open by mistake.
  */

@@ -1,6 +1,6 @@
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { RequestMethod } from '@nestjs/common';
-import { dashboardParts } from '../dashboard.parts';
+import { dashboardParts } from '../../dashboard.parts';
 import { DEFAULT_THROTTLE, DashboardSettings } from '../dashboard.settings';
 import { REQUIRED_ROLE } from './requires-role.decorator';
 import { DashboardSessionGuard } from './session.guard';

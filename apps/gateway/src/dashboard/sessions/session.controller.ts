@@ -14,7 +14,7 @@ import type { LiveSession } from './users.repository';
 export interface AccountChoice {
   id: string;
   name: string;
-  /** The user's role there (docs/dashboard.md, "Members and roles"). */
+  /** The user's role there (docs/guide/dashboard.md, "Members and roles"). */
   role: MemberRole;
 }
 

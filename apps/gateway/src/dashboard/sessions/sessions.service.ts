@@ -139,7 +139,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
       if (join) throw new ConflictError('Your sign-in needs a code from your authenticator app: sign in first, then open the invitation link again to accept it.');
       return this.twoFactor.challenge(user.id);
     }
-    // The account the user last worked on, or another they belong to (docs/dashboard.md, "Switching accounts").
+    // The account the user last worked on, or another they belong to (docs/guide/dashboard.md, "Switching accounts").
     const accountId = join ? await join({ id: user.id, emailKey: user.emailKey }) : await this.users.accountToOpen(user.id);
     if (!accountId) throw new ForbiddenError('You are not a member of any account any more. Ask an owner or admin of your team to invite you again.');
 

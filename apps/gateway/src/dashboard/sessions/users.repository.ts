@@ -22,7 +22,7 @@ export interface LiveSession {
   id: string;
   userId: string;
   accountId: string;
-  /** The user's role on the session's account (docs/dashboard.md, "Members and roles"). */
+  /** The user's role on the session's account (docs/guide/dashboard.md, "Members and roles"). */
   role: MemberRole;
   email: string;
   accountName: string;

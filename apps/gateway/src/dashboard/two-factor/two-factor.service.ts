@@ -17,7 +17,7 @@ export interface TwoFactorStatus {
 const WRONG_CODE = 'code: This code is not right, or was used already. Enter the current code from your app, or a recovery code.';
 
 /**
- * A user's TOTP two-factor sign-in (docs/dashboard.md, "Two-factor sign-in"): enrol (a secret shown
+ * A user's TOTP two-factor sign-in (docs/guide/dashboard.md, "Two-factor sign-in"): enrol (a secret shown
  * once as an otpauth URI, confirmed with a code, which yields ten recovery codes shown once),
  * renew the recovery codes or turn it off (each with a code), and the account's requirement that
  * every member use it.

@@ -132,7 +132,7 @@ describe('cog engine', () => {
     expect(output.contentType).toBe('image/png');
     expect(attached.saved).toEqual([]);
     // Every PUT while it ran was answered with its state; Cog forgets a finished prediction, so the
-    // PUT after its end ran it once more (on the operator's own GPU: docs/engines.md).
+    // PUT after its end ran it once more (on the operator's own GPU: docs/operations/providers.md).
     const answeredWhileRunning = puts().length - 1;
     expect(answeredWhileRunning).toBeGreaterThanOrEqual(1);
     expect(fake.started.length - startedBefore).toBe(1);

@@ -25,7 +25,7 @@ const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
  * - 409 means every prediction slot is busy (nothing started): Cog has no queue, so we wait for a
  *   slot here, asking again every `pollIntervalMs` until the deadline, without using up retries.
  * - Output: a data URI (Cog's default for files) or a URL (`--upload-url`), or a list of them.
- * - Not parked (docs/jobs.md, "Waiting upstream"): the call is the wait, so it holds one of the
+ * - Not parked (docs/design/jobs.md, "Waiting upstream"): the call is the wait, so it holds one of the
  *   provider pool's slots (PROVIDER_CONCURRENCY) for as long as the prediction runs.
  * - Cancel: `POST /predictions/{prediction_id}/cancel`. Cog also cancels a synchronous prediction whose
  *   connection closes, so when this worker stops waiting (its lease lost, a shutdown) the taker runs

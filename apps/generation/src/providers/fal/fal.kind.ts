@@ -23,7 +23,7 @@ const SPEC: BindingSpec = {
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): FalSettings | null {
   const start = problems.length;
   const binding = readBinding(settings, where, SPEC, problems);
-  // fal's public keys for callback signatures (docs/engines.md, "Callbacks"): another URL for a test double or a proxy.
+  // fal's public keys for callback signatures (docs/operations/providers.md, "Callbacks"): another URL for a test double or a proxy.
   const callbackJwksUrl = settings.callbackJwksUrl === undefined ? FAL_JWKS_URL : readUrl(settings.callbackJwksUrl, `${where}.callbackJwksUrl`, problems, true);
   if (!binding || callbackJwksUrl === null || problems.length > start) return null;
   return { ...binding, upstreamModel: binding.upstreamModel as string, callbackJwksUrl };

@@ -20,7 +20,7 @@ export interface OpenAiImagesSettings extends BindingSettings {
  * Synchronous: there is no upstream job to store or attach to. The call is only repeated when it
  * certainly did not start (no connection, 429, 503): one that timed out or broke mid-answer may have
  * been generated and billed, so it fails (refunded) rather than being paid twice. A crash during the
- * call is the one case where a retried job calls again (docs/engines.md).
+ * call is the one case where a retried job calls again (docs/operations/providers.md).
  */
 export class OpenAiImagesEngine extends UpstreamEngine<OpenAiImagesSettings> {
   protected async run(job: UpstreamJob): Promise<EngineOutput[]> {

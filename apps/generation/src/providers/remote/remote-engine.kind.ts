@@ -4,7 +4,7 @@ import { readCredential, unavailableEngine } from '../shared/upstream-client';
 import { RemoteEngine } from './remote.engine';
 import { parseRemoteEngineSettings } from './remote-engine.settings';
 
-/** Our own generic protocol (docs/engines.md, "remote"). */
+/** Our own generic protocol (docs/operations/providers.md, "remote"). */
 export const remoteEngineKind: EngineKind = {
   kind: 'remote',
   provider: 'remote',

@@ -2,7 +2,7 @@ import { isRecord } from '../provider-kind';
 import { BINDING_DEFAULTS, ENV_NAME, readInt, readUrl, readWaitSettings, WAIT_KEYS, WaitSettings } from '../shared/binding-settings';
 
 /**
- * Settings of a model bound to our own generic protocol (docs/engines.md, "remote"):
+ * Settings of a model bound to our own generic protocol (docs/operations/providers.md, "remote"):
  * `{"engine": "remote", "baseUrl", "submitPath"?, "statusPath"?, "cancelPath"?, "upstreamModel"?,
  * "auth"?: {"header", "valueEnv", "prefix"?}, "params"?, "timeouts"?, ...}`. Parsed without the
  * environment: the credential is only named (`auth.valueEnv`) and read when the engine is built.

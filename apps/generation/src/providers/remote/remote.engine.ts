@@ -13,7 +13,7 @@ const FAILED = new Set(['failed', 'error', 'canceled', 'cancelled']);
 type UpstreamState = ({ phase: 'pending' } & UpstreamPending) | { phase: 'succeeded'; outputUrls: string[] } | { phase: 'failed'; reason: string };
 
 /**
- * Our own generic protocol (docs/engines.md, "remote"), for upstreams that are none of the providers
+ * Our own generic protocol (docs/operations/providers.md, "remote"), for upstreams that are none of the providers
  * below: submit, poll until the upstream job ends, fetch the output into our storage.
  *
  * The job id goes upstream as `Idempotency-Key`, so the submit may be retried after any transient

@@ -32,7 +32,7 @@ const VERSION = /(^|:)[0-9a-f]{64}$/;
  * - `Prefer: wait=N` (sync mode, same page): off by default. The create call then answers only after
  *   up to N seconds, and until it answers we do not know the prediction's id: a crash in that window
  *   cannot be re-attached and the retried job pays again. It saves the polls of models that finish
- *   within N seconds; see docs/engines.md for the trade-off.
+ *   within N seconds; see docs/operations/providers.md for the trade-off.
  */
 export class ReplicateEngine extends PredictionEngine<ReplicateSettings> {
   protected readonly kind = 'replicate';

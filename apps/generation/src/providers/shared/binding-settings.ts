@@ -2,7 +2,7 @@ import type { EngineRequest } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
 
 /**
- * The settings every provider binding shares (docs/engines.md, "Models and providers"):
+ * The settings every provider binding shares (docs/operations/providers.md, "Models and providers"):
  * `{"engine": "<kind>", "baseUrl", "upstreamModel", "tokenEnv", "input": {...}, "timeouts": {...}, ...}`.
  * Parsed without the environment (the operator CLI validates with it too); the credential is only
  * ever named, by its environment variable, and read when the engine is built.
@@ -41,7 +41,7 @@ export interface BindingSettings {
   outputPath: string[] | null;
   /**
    * Whether submits ask the provider to call back when the upstream job ends (`"callbacks": true`;
-   * docs/engines.md, "Callbacks"): the job is then checked at once instead of at its next poll.
+   * docs/operations/providers.md, "Callbacks"): the job is then checked at once instead of at its next poll.
    */
   callbacks: boolean;
   /** The slowest cadence of a parked job's checks (they start at `pollIntervalMs` and slow down to this). */
@@ -52,7 +52,7 @@ export interface BindingSettings {
   maxRequestsPerSecond: number | null;
 }
 
-/** The settings of a binding's upstream wait (docs/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
+/** The settings of a binding's upstream wait (docs/design/jobs.md, "Waiting upstream"), shared with the `remote` kind. */
 export type WaitSettings = Pick<BindingSettings, 'maxPollIntervalMs' | 'maxInFlight' | 'maxRequestsPerSecond'>;
 export const WAIT_KEYS = ['maxPollIntervalMs', 'maxInFlight', 'maxRequestsPerSecond'] as const;
 

@@ -36,7 +36,7 @@ export type ClientSettings = Pick<
 >;
 
 /**
- * What every provider adapter shares (docs/engines.md, "Models and providers"): one connection pool
+ * What every provider adapter shares (docs/operations/providers.md, "Models and providers"): one connection pool
  * to the provider with the destination policy, the credential sent to the API's own origin only,
  * retries with backoff that honour `Retry-After` within the whole-generation deadline, the output
  * fetched with origin, size and file-type checks, failures mapped to the fixed user messages, details

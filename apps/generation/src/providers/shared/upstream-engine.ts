@@ -58,7 +58,7 @@ export abstract class UpstreamEngine<S extends ClientSettings> implements Engine
  */
 export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettings, Ref, State> extends UpstreamEngine<S> {
   /**
-   * The same flow in the phases of a parked job (docs/jobs.md, "Waiting upstream"): `start` submits
+   * The same flow in the phases of a parked job (docs/design/jobs.md, "Waiting upstream"): `start` submits
    * and stores the reference (or, with one already stored, only attaches); `check` is one poll;
    * `collect` is `finish`. Absent where the protocol cannot be parked (Cog's synchronous call).
    */
@@ -79,7 +79,7 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
         (ref) => this.cancel(ref),
         'collect',
       ),
-    // A job whose provider will call back is polled only as the fallback, at the slowest cadence (docs/engines.md, "Callbacks").
+    // A job whose provider will call back is polled only as the fallback, at the slowest cadence (docs/operations/providers.md, "Callbacks").
     nextCheckMs: (checks, callbackExpected = false) =>
       callbackExpected && this.settings.callbacks === true
         ? Math.max(this.settings.pollIntervalMs, this.settings.maxPollIntervalMs)
@@ -110,7 +110,7 @@ export abstract class SubmitAndPollEngine<S extends ClientSettings & PhaseSettin
   protected abstract finish(ref: Ref, state: State, job: UpstreamJob): Promise<EngineOutput[]>;
   /**
    * What a pending state says of the job's progress (0 to 1) and its place in the provider's queue,
-   * where the protocol tells (docs/jobs.md, "Where it stands"); nothing by default.
+   * where the protocol tells (docs/guide/generations.md, "Where it stands"); nothing by default.
    */
   protected pendingDetail(_state: State): UpstreamPending {
     return {};

@@ -1,0 +1,103 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { KeyCapView } from '@gen/contracts';
+import { NotFoundError } from '@gen/errors';
+import type { AuditActor } from '../audit/audit-actions';
+import { CurrentActor } from '../dashboard/audit-actor.decorator';
+import { VerifiedEmailGuard } from '../dashboard/email-verification/verified-email.guard';
+import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
+import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
+import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto, KeyLabelDto } from './key.dto';
+
+const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
+
+/** Settings, then API Keys. */
+@Controller('dashboard/api/keys')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardKeysController {
+  constructor(private readonly keys: DashboardKeysService) {}
+
+  @Get()
+  @RequiresRole('viewer')
+  async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyWithCapsView[] }> {
+    return { data: await this.keys.list(session.accountId) };
+  }
+
+  @Post()
+  @RequiresRole('developer')
+  @HttpCode(201)
+  @UseGuards(VerifiedEmailGuard)
+  create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
+    return this.keys.create(session.accountId, body, actor);
+  }
+
+  @Patch(':id')
+  @RequiresRole('admin')
+  update(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: UpdateKeyDto,
+  ): Promise<KeyChangeReply> {
+    return this.keys.updateWebhookUrl(session.accountId, id, body.webhook_url, actor);
+  }
+
+  @Post(':id/webhook-secret')
+  @RequiresRole('admin')
+  @HttpCode(200)
+  renewSecret(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: unknown,
+  ): Promise<KeyChangeReply> {
+    // No body renews at once; {"overlap_seconds": n} rotates a standard key with an overlap.
+    return this.keys.renewWebhookSecret(session.accountId, id, actor, renewSecretOverlap(body));
+  }
+
+  /** Renames the key and/or changes its scopes (scopes apply from the key's next request). */
+  @Put(':id/label')
+  @RequiresRole('admin')
+  relabel(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: KeyLabelDto,
+  ): Promise<KeyView> {
+    return this.keys.relabel(session.accountId, id, body, actor);
+  }
+
+  /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
+  @Put(':id/webhook-scheme')
+  @RequiresRole('admin')
+  setScheme(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: WebhookSchemeDto,
+  ): Promise<KeyView> {
+    return this.keys.setWebhookScheme(session.accountId, id, body.scheme, actor);
+  }
+
+  /** The key's spending caps per UTC day and month (docs/guide/limits.md, "Spending caps"). */
+  @Put(':id/caps')
+  @RequiresRole('admin')
+  setCaps(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('id', keyId()) id: string,
+    @Body() body: KeyCapsDto,
+  ): Promise<KeyCapView> {
+    return this.keys.setCaps(session.accountId, id, body, actor);
+  }
+
+  @Delete(':id')
+  @RequiresRole('developer')
+  @HttpCode(204)
+  revoke(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<void> {
+    return this.keys.revoke(session.accountId, id, actor);
+  }
+}

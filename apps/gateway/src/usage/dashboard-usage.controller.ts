@@ -1,0 +1,42 @@
+import { Controller, Get, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { LedgerReply, UsageReply } from '@gen/contracts';
+import type { FastifyReply } from 'fastify';
+import { CreditsLedgerService } from './credits-ledger.service';
+import { LedgerQueryDto } from './ledger.dto';
+import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
+import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { UsageQueryDto } from './usage.dto';
+
+/** The Usage page: the credit ledger (as GET /api/v1/credits/ledger), spending per day and model, CSV export. */
+@Controller('dashboard/api/usage')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardUsageController {
+  constructor(private readonly ledger: CreditsLedgerService) {}
+
+  @Get('ledger')
+  @RequiresRole('viewer')
+  page(@CurrentSession() session: LiveSession, @Query() query: LedgerQueryDto): Promise<LedgerReply> {
+    return this.ledger.page(session.accountId, query);
+  }
+
+  @Get('summary')
+  @RequiresRole('viewer')
+  summary(@CurrentSession() session: LiveSession, @Query() query: UsageQueryDto): Promise<UsageReply> {
+    return this.ledger.usage(session.accountId, query.days ?? 30);
+  }
+
+  /** The whole ledger as a CSV download, streamed. */
+  @Get('ledger.csv')
+  @RequiresRole('viewer')
+  async csv(@CurrentSession() session: LiveSession, @Res() reply: FastifyReply): Promise<void> {
+    const stream = await this.ledger.csv(session.accountId);
+    const day = new Date().toISOString().slice(0, 10);
+    await reply
+      .header('Content-Type', 'text/csv; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="credit-ledger-${day}.csv"`)
+      .send(stream);
+  }
+}
