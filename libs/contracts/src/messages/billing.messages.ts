@@ -12,7 +12,7 @@ export class ReserveCreditsRequest {
   @IsString() modelId!: string;
   @IsNumber() amount!: number;
   @IsNumber() minimum!: number;
-  /** The API key of the submit: its spending caps apply (docs/limits.md). Absent: no key, no cap. */
+  /** The API key of the submit: its spending caps apply (docs/guide/limits.md). Absent: no key, no cap. */
   @IsOptional() @IsString() apiKeyId?: string;
 }
 

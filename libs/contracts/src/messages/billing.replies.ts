@@ -33,7 +33,7 @@ export interface ListKeyCapsReply {
 }
 
 /**
- * An account's low-balance alert setting (docs/limits.md, "Low-balance alerts"): a whole number of
+ * An account's low-balance alert setting (docs/guide/limits.md, "Low-balance alerts"): a whole number of
  * credits; null when alerts are off. `below` is true while the current crossing has been alerted.
  */
 export interface LowBalanceView {

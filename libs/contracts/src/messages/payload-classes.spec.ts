@@ -82,7 +82,7 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
 
 /** One malformed payload per subject: a field of the wrong type, or a required one missing. */
 const MALFORMED: Record<Subject | EventName, object> = {
-  ...Object.fromEntries(Object.entries(WELL_FORMED).map(([subject, payload]) => [subject, { ...payload, accountId: 42 }])),
+  ...(Object.fromEntries(Object.entries(WELL_FORMED).map(([subject, payload]) => [subject, { ...payload, accountId: 42 }])) as Record<Subject | EventName, object>),
   [Subjects.generationOutputStatus]: { outputKey: ['a'] },
   [Subjects.generationProviderCallback]: { provider: 'replicate', token: 'a'.repeat(64), headers: { 'x-other': 'b' }, body: 'e30=' },
   [Subjects.modelsList]: { plan: 'gold' },
