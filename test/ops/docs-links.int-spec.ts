@@ -104,8 +104,10 @@ describe('links between the repository’s documents', () => {
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       // docs/<page>.md#anchor, or docs/<page>.md followed by , "Section" (the quotes escaped too, inside a string).
-      for (const match of text.matchAll(/(?<![\w./-])(docs\/[\w./-]+?\.md)(?:#([\w-]+))?`?(?:\)?,\s*\\?"([^"\n\\]+)\\?")?/g)) {
-        const [, path, anchor, section] = match;
+      for (const match of text.matchAll(/(?<![\w./-])(docs\/[\w./-]+?\.md)(?:#([\w-]+))?`?(?:\)?,\s*\\?"([^"\\]{1,120})\\?")?/g)) {
+        const [, path, anchor, quoted] = match;
+        // A section name may run on to the next line of a comment (` * ` or `// ` there).
+        const section = quoted?.replace(/\s*\n\s*(?:\*|\/\/|#)?\s*/g, ' ');
         const where = `${relative(ROOT, file)}: ${path}${anchor ? `#${anchor}` : ''}${section ? `, "${section}"` : ''}`;
         const to = join(ROOT, path);
         if (!existsSync(to)) broken.push(`${where} (no such file)`);

@@ -1,4 +1,4 @@
-import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, OutboxEventEntity, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { BillingAccountEntity } from './accounts/billing-account.entity';
 import { HoldEntity } from './holds/hold.entity';
@@ -10,7 +10,6 @@ import { BillingKeyCaps1764870000000 } from './migrations/1764870000000-billing-
 import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000000-billing-account-change-notify';
 import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billing-low-balance';
 import { BillingFunctionsFromFiles1765200000000 } from './migrations/1765200000000-billing-functions-from-files';
-import { BillingOutboxEntity } from './low-balance/billing-outbox.entity';
 import { KeyCapEntity } from './caps/key-cap.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
@@ -20,7 +19,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, BillingOutboxEntity],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity],
     migrations: [
       BillingInit1763700000000,
       BillingLedgerModels1764500000000,

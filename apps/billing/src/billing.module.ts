@@ -3,6 +3,7 @@ import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
 import { BILLING_BATCH_SETTINGS, BILLING_DB, BILLING_OUTBOX_SETTINGS } from './billing.tokens';
 import { LowBalanceController } from './low-balance/low-balance.controller';
+import { BillingOutboxRepository } from './low-balance/billing-outbox.repository';
 import { LowBalanceRepository } from './low-balance/low-balance.repository';
 import { LowBalanceService } from './low-balance/low-balance.service';
 import { DEFAULT_BILLING_OUTBOX_SETTINGS, LowBalanceRelay } from './low-balance/low-balance-relay.service';
@@ -44,7 +45,7 @@ export class BillingModule {
         { provide: BILLING_OUTBOX_SETTINGS, useValue: outbox },
         LowBalanceRepository,
         LowBalanceService,
-        ...(options.outboxRelay === false ? [] : [LowBalanceRelay]),
+        ...(options.outboxRelay === false ? [] : [BillingOutboxRepository, LowBalanceRelay]),
         BillingRepository,
         BillingService,
         LedgerService,

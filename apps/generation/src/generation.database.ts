@@ -1,4 +1,4 @@
-import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@gen/persistence';
+import { MigrationsMode, openServiceDataSource, OutboxEventEntity, ServiceDatabaseOptions } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
 import { JobEntity } from './jobs/job.entity';
 import { ModelEntity } from './catalogue/model.entity';
@@ -15,7 +15,6 @@ import { GenerationCatalogueNotify1764840000001 } from './migrations/17648400000
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/1764910000000-generation-upstream-queue-position';
 import { GenerationFunctionsFromFiles1765200000000 } from './migrations/1765200000000-generation-functions-from-files';
-import { OutboxEventEntity } from './outbox/outbox-event.entity';
 
 export const GENERATION_SCHEMA = 'generation';
 

@@ -16,16 +16,27 @@ import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provi
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
+import { JobFinishWriter } from './jobs/job-finish-writer.service';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
-import { JobRunnerService } from './jobs/job-runner.service';
 import { JobsRepository } from './jobs/jobs.repository';
 import { JobsService } from './jobs/jobs.service';
 import { BindingLimits } from './jobs/binding-limits.service';
 import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
+import { LeaseReclaimer } from './jobs/lease-reclaimer.service';
+import { EngineCalls } from './jobs/runtime/engine-calls.service';
+import { JobClaimer } from './jobs/runtime/job-claimer.service';
+import { JobOutputs } from './jobs/runtime/job-outputs.service';
+import { JobProgress } from './jobs/runtime/job-progress.service';
+import { JobRunner } from './jobs/runtime/job-runner.service';
+import { JobRuntime } from './jobs/runtime/job-runtime.service';
+import { LeaseKeeper } from './jobs/runtime/lease-keeper.service';
+import { ProviderPhases } from './jobs/runtime/provider-phases.service';
+import { RunningJobs } from './jobs/runtime/running-jobs';
+import { SyncWaits } from './jobs/runtime/sync-waits';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
@@ -89,8 +100,20 @@ export class GenerationModule {
         CallbackJobsRepository,
         ProviderCallbacks,
         CallbackReceiver,
-        JobRunnerService,
+        // The job runtime (docs/design/architecture.md): claimer -> runner, with its leases, progress and finisher.
+        RunningJobs,
+        JobClaimer,
+        JobRunner,
+        EngineCalls,
+        ProviderPhases,
+        JobOutputs,
+        JobProgress,
+        LeaseKeeper,
+        JobRuntime,
+        JobFinishWriter,
         JobFinisher,
+        SyncWaits,
+        LeaseReclaimer,
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,

@@ -1,4 +1,4 @@
-/** Generation types (the README, "The API"). */
+/** Generation types (docs/guide/api.md). */
 export const GENERATION_TYPES = ['TEXT_TO_IMAGE', 'TEXT_TO_VIDEO', 'TEXT_TO_AUDIO', 'TEXT_TO_3D'] as const;
 export type GenerationType = (typeof GENERATION_TYPES)[number];
 

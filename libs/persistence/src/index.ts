@@ -7,4 +7,5 @@ export * from './batch-queue';
 export * from './pg-retry';
 export * from './prepared';
 export * from './pg-notifications';
+export * from './outbox';
 export * from './sql-file';

@@ -5,7 +5,7 @@
  *   WEBHOOK_SECRET=whsec_... PORT=3000 node fastify-receiver.js
  *
  * WEBHOOK_SECRET may hold several comma-separated secrets while you roll out a renewed one (see
- * docs/guide/webhooks.md: the service itself switches to the new secret at once).
+ * docs/guide/webhook-receivers.md, "Renewing the secret": the service itself switches to the new secret at once).
  */
 import Fastify, { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { WebhookSignatureError, verify } from '@gen/webhook-signature';

@@ -2,7 +2,7 @@
  * Signing and verification of the service's webhook requests (both schemes: the X-Service-* headers
  * and Standard Webhooks). The service's own code, not a published package: the webhooks service
  * signs with it and the tests verify with it. Customers verify with `@generation-service/sdk`
- * (libs/sdk) or any Standard Webhooks library (docs/guide/webhooks.md).
+ * (libs/sdk) or any Standard Webhooks library (docs/guide/webhook-receivers.md).
  */
 export {
   DEFAULT_TOLERANCE_SECONDS,

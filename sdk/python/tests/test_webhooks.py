@@ -1,4 +1,4 @@
-"""verify_webhook on known answers: the service scheme's from docs/guide/webhooks.md, Standard Webhooks' from
+"""verify_webhook on known answers: the service scheme's from docs/guide/webhook-receivers.md, Standard Webhooks' from
 the `standardwebhooks` reference library (Webhook.sign with the same id, timestamp and body)."""
 from __future__ import annotations
 

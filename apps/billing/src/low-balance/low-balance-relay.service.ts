@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { OutboxRelay } from '@gen/persistence';
 import { EventPublisher } from '@gen/transport';
 import { BILLING_OUTBOX_SETTINGS } from '../billing.tokens';
-import { BillingOutboxMessage, LowBalanceRepository } from './low-balance.repository';
+import { BillingOutboxRepository } from './billing-outbox.repository';
 
 export interface BillingOutboxSettings {
   /** How often the relay looks for unpublished rows (BILLING_OUTBOX_POLL_MS). */
@@ -15,66 +16,43 @@ export const DEFAULT_BILLING_OUTBOX_SETTINGS: BillingOutboxSettings = { pollMs: 
 const BATCH = 50;
 
 /**
- * Publishes billing's outbox (the `account.low_balance` events the trigger writes) with no
- * transaction open: claim a batch with a lease, publish each with its id as the message id, mark.
+ * Publishes billing's outbox (the `account.low_balance` events the trigger writes) with the shared
+ * `OutboxRelay`: claim a batch with a lease, publish each with its id as the message id, mark.
  * At least once: a relay that dies between publish and mark leaves rows that are published again
  * when the lease ends; JetStream drops the copy within its duplicate window and every consumer keys
  * its work by the event id. Crossings are rare, so a poll (no NOTIFY) is enough.
  */
 @Injectable()
 export class LowBalanceRelay implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger(LowBalanceRelay.name);
-  private readonly owner = `billing-${randomUUID()}`;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
+  private readonly relay: OutboxRelay;
 
-  constructor(
-    private readonly repository: LowBalanceRepository,
-    private readonly publisher: EventPublisher,
-    @Inject(BILLING_OUTBOX_SETTINGS) private readonly settings: BillingOutboxSettings,
-  ) {}
+  constructor(outbox: BillingOutboxRepository, publisher: EventPublisher, @Inject(BILLING_OUTBOX_SETTINGS) settings: BillingOutboxSettings) {
+    this.relay = new OutboxRelay(outbox, {
+      name: 'Billing outbox relay',
+      owner: `billing-${randomUUID()}`,
+      pollMs: settings.pollMs,
+      batch: BATCH,
+      leaseMs: settings.leaseMs,
+      publish: (message) => publisher.publish(message.pattern, message.payload, message.id),
+      logEachPublish: true,
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.relay.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.relay.stop();
   }
 
-  /** A pass now, unless one is running. */
+  /** A pass now (or right after the one under way). */
   kick(): void {
-    if (this.running) return;
-    this.running = this.drain()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'billing outbox pass failed'))
-      .finally(() => (this.running = undefined));
+    this.relay.kick();
   }
 
   /** Publishes everything claimable; resolves when nothing is left or a publish failed. */
-  async drain(): Promise<void> {
-    for (;;) {
-      const batch = await this.repository.claim(this.owner, BATCH, this.settings.leaseMs);
-      if (batch.length === 0) return;
-      const sent = await Promise.all(batch.map((message) => this.publishOne(message)));
-      await this.repository.markPublished(batch.filter((_, i) => sent[i]).map((m) => m.id));
-      const failed = batch.filter((_, i) => !sent[i]).map((m) => m.id);
-      await this.repository.release(this.owner, failed);
-      if (failed.length > 0 || batch.length < BATCH) return;
-    }
-  }
-
-  private async publishOne(message: BillingOutboxMessage): Promise<boolean> {
-    try {
-      await this.publisher.publish(message.pattern, message.payload, message.id);
-      this.logger.log({ eventId: message.id, pattern: message.pattern }, 'event published');
-      return true;
-    } catch (error) {
-      this.logger.warn({ err: error, eventId: message.id }, 'event not published yet; will retry');
-      return false;
-    }
+  drain(): Promise<void> {
+    return this.relay.drain();
   }
 }

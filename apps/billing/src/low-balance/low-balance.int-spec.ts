@@ -3,6 +3,7 @@ import { AccountLowBalanceEvent, Events } from '@gen/contracts';
 import { sqlRows } from '@gen/persistence';
 import { EventPublisher } from '@gen/transport';
 import { billingTestKit } from '../test/billing-test-kit';
+import { BillingOutboxRepository } from './billing-outbox.repository';
 import { LowBalanceRelay } from './low-balance-relay.service';
 import { LowBalanceRepository } from './low-balance.repository';
 import { checkThreshold, LowBalanceService } from './low-balance.service';
@@ -34,7 +35,8 @@ describe('low-balance alerts (PostgreSQL)', () => {
       `SELECT id, pattern, payload, published_at FROM outbox WHERE payload->>'accountId' = $1 ORDER BY created_at`,
       [accountId],
     );
-  const relay = (publisher: EventPublisher, leaseMs = 10_000) => new LowBalanceRelay(repository(), publisher, { pollMs: 60_000, leaseMs });
+  const outbox = () => new BillingOutboxRepository(kit.dataSource);
+  const relay = (publisher: EventPublisher, leaseMs = 10_000) => new LowBalanceRelay(outbox(), publisher, { pollMs: 60_000, leaseMs });
 
   it('200 concurrent holds over two replicas crossing the threshold write exactly one event, with the balance after the crossing hold', async () => {
     const accountId = await kit.openAccount(300);
@@ -112,7 +114,7 @@ describe('low-balance alerts (PostgreSQL)', () => {
     await service().set({ accountId, threshold: 5 });
     await kit.repository.reserve(accountId, randomUUID(), 6, 6, 'm');
     // The process that committed the crossing claims the row, then dies before publishing.
-    const claimedByDead = await repository().claim('dead-relay', 50, 300);
+    const claimedByDead = await outbox().claim('dead-relay', 50, 300);
     expect(claimedByDead.map((m) => m.id)).toContain((await events(accountId))[0].id);
 
     const publisher = new RecordingPublisher();

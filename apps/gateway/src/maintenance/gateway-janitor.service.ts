@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import { AuditService } from '../audit/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
@@ -21,9 +22,13 @@ const LOW_BALANCE_MAILS_KEPT_DAYS = 7;
 @Injectable()
 export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(GatewayJanitorService.name);
-  private timer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
-  private stopped = false;
+  private readonly sweeper = new PeriodicTask({
+    name: 'Gateway janitor',
+    intervalMs: SWEEP_INTERVAL_MS,
+    jitter: 0.25,
+    run: () => this.sweep(),
+    onError: (error) => this.logger.warn({ err: error }, 'Sweeping expired rate-limit windows, idempotency keys and uploads failed'),
+  });
 
   constructor(
     private readonly windows: RateLimitRepository,
@@ -35,22 +40,11 @@ export class GatewayJanitorService implements OnApplicationBootstrap, OnApplicat
   ) {}
 
   onApplicationBootstrap(): void {
-    const schedule = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.sweeping = this.sweep()
-          .catch((error: unknown) => this.logger.warn({ err: error }, 'Sweeping expired rate-limit windows, idempotency keys and uploads failed'))
-          .finally(schedule);
-      }, SWEEP_INTERVAL_MS * (0.75 + Math.random() / 2));
-      this.timer.unref();
-    };
-    schedule();
+    this.sweeper.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.sweeping;
+  onApplicationShutdown(): Promise<void> {
+    return this.sweeper.stop();
   }
 
   /** One pass; returns what was removed. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { RATE_LIMIT_SETTINGS, RateLimitSettings } from './rate-limit.settings';
 import { RateLimitRepository } from './rate-limit.repository';
@@ -56,12 +57,19 @@ interface Account {
 export class SlicedThrottlerStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly logger = new Logger(SlicedThrottlerStorage.name);
   private readonly accounts = new Map<string, Account>();
-  private sweeper?: NodeJS.Timeout;
+  private readonly sweeper: PeriodicTask;
 
   constructor(
     private readonly windows: RateLimitRepository,
     @Inject(RATE_LIMIT_SETTINGS) private readonly settings: RateLimitSettings,
-  ) {}
+  ) {
+    this.sweeper = new PeriodicTask({
+      name: 'Rate-limit sweep',
+      intervalMs: Math.max(100, Math.floor(settings.idleReturnMs / 2)),
+      run: () => this.sweep(),
+      onError: (error) => this.logger.warn({ err: error }, 'Rate-limit sweep failed'),
+    });
+  }
 
   increment(key: string, ttl: number, limit: number, _blockDuration: number, _throttlerName: string): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
@@ -69,7 +77,7 @@ export class SlicedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
     if (!account) {
       account = { key, windowStart: null, endsAt: 0, next: 1, last: 0, taken: 0, exhaustedUntil: 0, waiting: [], leasing: false, spentSinceLease: 0, leasedAt: now, lastUsedAt: now };
       this.accounts.set(key, account);
-      this.startSweeper();
+      this.sweeper.start();
     }
     account.lastUsedAt = now;
     if (account.windowStart !== null && now >= account.endsAt) this.windowEnded(account);
@@ -83,8 +91,7 @@ export class SlicedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
 
   /** Gives back every unspent slice (a graceful stop: the other replicas can use them). */
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    await this.sweeper.stop();
     const now = Date.now();
     await Promise.all([...this.accounts.values()].map((account) => this.giveBack(account, now)));
   }
@@ -102,10 +109,8 @@ export class SlicedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
         returns.push(this.giveBack(account, now));
       }
     }
-    if (this.accounts.size === 0) {
-      clearInterval(this.sweeper);
-      this.sweeper = undefined;
-    }
+    // Nothing to sweep until a request comes (it starts the timer again); stop() ends once this pass has.
+    if (this.accounts.size === 0) void this.sweeper.stop();
     await Promise.all(returns);
   }
 
@@ -202,11 +207,4 @@ export class SlicedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
     }
   }
 
-  private startSweeper(): void {
-    if (this.sweeper) return;
-    this.sweeper = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'Rate-limit sweep failed'));
-    }, Math.max(100, Math.floor(this.settings.idleReturnMs / 2)));
-    this.sweeper.unref();
-  }
 }

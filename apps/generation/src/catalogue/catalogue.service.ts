@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { createHash } from 'node:crypto';
 import { Broadcasts, DatabaseChannels, type ModelInfo } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
+import { PeriodicTask } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
@@ -29,7 +30,7 @@ export const DEFAULT_CATALOGUE_REFRESH_MS = 1_000;
 export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(CatalogueService.name);
   private byId = new Map<string, ModelDefinition>();
-  private timer?: NodeJS.Timeout;
+  private refresher?: PeriodicTask;
   private refreshing?: Promise<void>;
   private loaded?: Promise<void>;
   private currentVersion = '';
@@ -83,16 +84,18 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       this.unsubscribes.push(this.notifications.listen(DatabaseChannels.catalogueChanged, reread));
       this.unsubscribes.push(this.notifications.onResync(reread));
     }
-    this.timer = setInterval(
-      () => void this.refresh().catch((error: unknown) => this.logger.warn({ err: error }, 'Reading the catalogue failed')),
-      this.settings.catalogueRefreshMs ?? DEFAULT_CATALOGUE_REFRESH_MS,
-    );
-    this.timer.unref();
+    this.refresher = new PeriodicTask({
+      name: 'Catalogue refresh',
+      intervalMs: this.settings.catalogueRefreshMs ?? DEFAULT_CATALOGUE_REFRESH_MS,
+      run: () => this.refresh(),
+      onError: (error) => this.logger.warn({ err: error }, 'Reading the catalogue failed'),
+    });
+    this.refresher.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  async onApplicationShutdown(): Promise<void> {
     for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    await this.refresher?.stop();
   }
 
   /** Re-reads the table now (also what the timer does); concurrent calls share one read. */

@@ -1,53 +1,47 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BatchQueue, isRefusedValue } from '@gen/persistence';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
-import { JOB_FINISHER_SETTINGS, JobFinisherSettings } from './job-finisher.settings';
-import { FinishedJob, FinishRequest, JobsRepository } from './jobs.repository';
-
+import { JobMetrics } from '../metrics/job-metrics';
+import { OutboxRelayService } from '../outbox/outbox-relay.service';
+import { finishedEvent } from './job-events';
+import { JobFinishWriter } from './job-finish-writer.service';
+import type { FinishedJob, JobOutcome } from './jobs.repository';
+import { SyncWaits } from './runtime/sync-waits';
 
 /**
- * The workers' finishes, group-committed: finishes that arrive while a transaction commits go
- * together in the next one, so under load one synchronous commit (one WAL flush) makes many final
- * states durable, and a lone finish waits for nothing but the current tick. The events are leased to
- * this process's outbox relay, which publishes them right after (the caller hands them over).
- *
- * A batch the database refuses for one item's values is run again item by item, so only that item
- * fails. A batch that failed for the database's own reasons is tried again, each item on its own
- * promise, `attempts` times in all; then the item fails, and its job is not lost: its worker's lease
- * runs out and the job is queued again (docs/design/durability.md). A retry after a commit whose answer was
- * lost finds the job final and answers null, like any finish that found nothing to do.
+ * The one way a finished job is made known: its final state and event are written (group-committed,
+ * `JobFinishWriter`), then it is counted, its event handed to this process's outbox relay (leased to
+ * it by the write) and its synchronous waiters answered. A job finished by another statement (a
+ * cancel) is made known through `publish` alone.
  */
 @Injectable()
 export class JobFinisher {
-  private readonly queue: BatchQueue<FinishRequest, FinishedJob | null>;
-
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly writer: JobFinishWriter,
+    private readonly metrics: JobMetrics,
+    private readonly relay: OutboxRelayService,
+    private readonly waits: SyncWaits,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
-    @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
-    @Inject(JOB_FINISHER_SETTINGS) private readonly finisher: JobFinisherSettings,
-  ) {
-    this.queue = new BatchQueue((requests) => this.jobs.finishMany(requests, { owner: this.settings.workerId, leaseMs: this.outbox.leaseMs }), {
-      maxBatch: finisher.maxBatch,
-      isolate: isRefusedValue,
-    });
+  ) {}
+
+  /**
+   * Finishes the job if `owner` still holds it (null: no owner check, a reclaim), and makes it known.
+   * Null if it was not there to finish; throws when the database kept failing the write.
+   */
+  async finish(jobId: string, owner: string | null, outcome: JobOutcome): Promise<FinishedJob | null> {
+    const finished = await this.writer.finish({ jobId, owner, outcome, event: (job) => finishedEvent(job, this.settings.cdnBaseUrl) });
+    if (finished) this.publish(finished);
+    return finished;
   }
 
-  /** Resolves once the final state and its event are durable: the job and its event, or null if it was not there to finish. */
-  async finish(request: FinishRequest): Promise<FinishedJob | null> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.queue.push(request);
-      } catch (error) {
-        if (attempt >= this.finisher.attempts || isRefusedValue(error)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, this.finisher.retryDelayMs * 2 ** (attempt - 1)));
-      }
-    }
+  /** A job whose final state and event (leased to this process) are committed: counted, its event sent now, its waiters answered. */
+  publish(finished: FinishedJob): void {
+    this.metrics.finished(finished.job);
+    this.relay.publish([finished.event]);
+    this.waits.wake(finished.job);
   }
 
-  /** Resolves once every finish pushed so far has its answer. */
+  /** Resolves once every finish asked for so far has its answer. */
   drain(): Promise<void> {
-    return this.queue.drain();
+    return this.writer.drain();
   }
 }

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@gen/errors';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutputStorage } from '@gen/storage';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
+import { LeaseReclaimer } from './lease-reclaimer.service';
 
 const DEADLINE_BATCH = 100;
 const OUTPUT_BATCH = 500;
@@ -11,12 +12,14 @@ const DEFAULT_SWEEP_MS = 60_000;
 
 /**
  * Time-driven job work, on every replica (each statement is safe to run from several at once):
- * jobs past their `Cancel-After` deadline are canceled (queued or running, whoever runs them),
- * and outputs past their retention are deleted from storage (their URLs then answer 410).
+ * expired leases of dead workers are reclaimed (`LeaseReclaimer`), jobs past their `Cancel-After`
+ * deadline are canceled (queued or running, whoever runs them), and outputs past their retention
+ * are deleted from storage (their URLs then answer 410).
  */
 @Injectable()
-export class JobJanitorService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobJanitorService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobJanitorService.name);
+  private reclaimTimer?: NodeJS.Timeout;
   private deadlineTimer?: NodeJS.Timeout;
   private outputTimer?: NodeJS.Timeout;
   private sweeping?: Promise<unknown>;
@@ -25,14 +28,22 @@ export class JobJanitorService implements OnApplicationBootstrap, OnApplicationS
     private readonly jobs: JobsRepository,
     private readonly service: JobsService,
     private readonly storage: OutputStorage,
+    private readonly reclaimer: LeaseReclaimer,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 
   onApplicationBootstrap(): void {
+    this.reclaimTimer = setInterval(() => void this.reclaimer.reclaimExpired(), this.settings.pollIntervalMs);
+    this.reclaimTimer.unref();
     this.deadlineTimer = setInterval(() => void this.run(() => this.cancelPastDeadline()), this.settings.pollIntervalMs);
     this.outputTimer = setInterval(() => void this.run(() => this.deleteExpiredOutputs()), this.settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS);
     this.deadlineTimer.unref();
     this.outputTimer.unref();
+  }
+
+  /** Shutdown began: no more reclaims (this process's own leases are handed back by its runtime). */
+  beforeApplicationShutdown(): void {
+    clearInterval(this.reclaimTimer);
   }
 
   async onApplicationShutdown(): Promise<void> {

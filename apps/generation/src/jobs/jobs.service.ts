@@ -17,7 +17,9 @@ import { InputValidator } from '@gen/model-inputs';
 import { inputsOf, type ModelDefinition } from '../catalogue/catalogue';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { JobRunnerService } from './job-runner.service';
+import { JobFinisher } from './job-finisher.service';
+import { JobClaimer } from './runtime/job-claimer.service';
+import { JobRunner } from './runtime/job-runner.service';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { toGenerationRecord } from './job-record';
@@ -31,7 +33,9 @@ export class JobsService {
   constructor(
     private readonly jobs: JobsRepository,
     private readonly catalogue: CatalogueService,
-    private readonly runner: JobRunnerService,
+    private readonly claimer: JobClaimer,
+    private readonly runner: JobRunner,
+    private readonly finisher: JobFinisher,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
   ) {
@@ -61,7 +65,7 @@ export class JobsService {
     const slots = request.parallelLimit;
     const maxWaiting = slots * this.settings.queueCapPerSlot;
     // With a free worker here, the admission claims the job too (one statement): it starts at once.
-    const offer = this.runner.offer();
+    const offer = this.claimer.offer();
     let claimed: JobEntity[] = [];
     let admitted: AdmitOutcome;
     try {
@@ -86,7 +90,7 @@ export class JobsService {
       );
       if (admitted.kind === 'queued') claimed = admitted.claimed;
     } finally {
-      this.runner.accept(offer, claimed);
+      this.claimer.accept(offer, claimed);
     }
     if (admitted.kind === 'queue-full') {
       throw new RateLimitError(
@@ -97,7 +101,7 @@ export class JobsService {
       );
     }
     // Still queued (behind the account's limit, or no free worker here): the claimers look now.
-    if (!claimed.some((job) => job.id === request.jobId)) this.runner.nudge();
+    if (!claimed.some((job) => job.id === request.jobId)) this.claimer.nudge();
     const final = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : null;
     // The final row is the record (no position, nothing more to read); else the job as it stands now.
     if (final && final.accountId === request.accountId) {
@@ -139,7 +143,7 @@ export class JobsService {
       case 'canceled':
         if (outcome.wasProcessing) this.runner.stop(outcome.job.id);
         if (outcome.wasParked) this.runner.cancelParked(outcome.job);
-        this.runner.finishedElsewhere(outcome.job, outcome.event);
+        this.finisher.publish(outcome);
         return { finished: true, record: toGenerationRecord(outcome.job, this.settings.cdnBaseUrl) };
     }
   }

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { BindingLimits } from './binding-limits.service';
-import { JobRunnerService } from './job-runner.service';
+import { JobRunner } from './runtime/job-runner.service';
+import { RunningJobs } from './runtime/running-jobs';
 import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
 import { CoalescedTask } from './coalesced-task';
 import { CatalogueService } from '../catalogue/catalogue.service';
@@ -32,14 +33,15 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     private readonly repository: ParkedJobsRepository,
-    private readonly runner: JobRunnerService,
+    private readonly runner: JobRunner,
+    private readonly running: RunningJobs,
     private readonly limits: BindingLimits,
     private readonly catalogue: CatalogueService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
     // Slots freed while due jobs are left over: claim again without waiting for the next tick.
-    runner.onProviderSlotsFreed(() => {
-      if (this.moreDue && this.runner.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
+    running.onFreed((pool) => {
+      if (pool === 'io' && this.moreDue && this.running.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
     });
   }
 
@@ -82,7 +84,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   /** Claims due jobs while there are some and the process has provider slots for them. */
   private async pump(): Promise<void> {
     for (;;) {
-      const free = this.runner.freeForChecks();
+      const free = this.running.freeForChecks();
       this.moreDue = free <= 0;
       if (this.stopping || free <= 0) return;
       const asked = Math.min(free, this.settings.providerCheckBatch);

@@ -13,7 +13,7 @@ import { OutcomeWriter } from './outcome-writer';
 import { WebhookSender } from './webhook-sender';
 
 /**
- * Sends deliveries' attempts on time, from the pieces below (docs/guide/webhooks.md, "Following one
+ * Sends deliveries' attempts on time, from the pieces below (docs/design/webhooks.md, "Following one
  * delivery"), and gives each free attempt slot to the delivery that should have it:
  *
  * - NewDeliveryWriter stores new deliveries in batches, attempt 1 already claimed while slots are free;

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import type { DeliveriesRepository, ExhaustedDelivery } from '../deliveries/deliveries.repository';
 
 /**
@@ -37,31 +38,36 @@ export class DueScheduler {
   private readonly timers = new Map<string, { at: number; setAt: number; handle: NodeJS.Timeout }>();
   private readonly retries = new Set<string>();
   private readonly fresh = new Set<string>();
-  private pollTimer?: NodeJS.Timeout;
-  private polling?: Promise<void>;
+  private readonly poller: PeriodicTask;
   private stopped = false;
 
   constructor(
     private readonly repository: Pick<DeliveriesRepository, 'dueBy' | 'failExhausted'>,
     private readonly settings: { pollIntervalMs: number; pollLimit: number },
     private readonly events: DueSchedulerEvents,
-  ) {}
+  ) {
+    this.poller = new PeriodicTask({
+      name: 'Webhook poll',
+      intervalMs: settings.pollIntervalMs,
+      runAtStart: true,
+      run: () => this.pollOnce(),
+      onError: (error) => this.logger.error({ err: error }, 'Webhook poll failed'),
+    });
+  }
 
   start(): void {
-    this.pollTimer = setInterval(() => this.poll(), this.settings.pollIntervalMs);
-    this.pollTimer.unref();
-    this.poll();
+    this.poller.start();
   }
 
   /** Forgets every timer and due delivery (they stay pending in Postgres) and waits for a poll under way. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    const polling = this.poller.stop();
     for (const { handle } of this.timers.values()) clearTimeout(handle);
     this.timers.clear();
     this.retries.clear();
     this.fresh.clear();
-    await this.polling;
+    await polling;
   }
 
   /**
@@ -105,13 +111,6 @@ export class DueScheduler {
 
   stats(): { timers: number; due: number; fresh: number } {
     return { timers: this.timers.size, due: this.retries.size, fresh: this.fresh.size };
-  }
-
-  private poll(): void {
-    if (this.stopped || this.polling) return;
-    this.polling = this.pollOnce()
-      .catch((error: unknown) => this.logger.error({ err: error }, 'Webhook poll failed'))
-      .finally(() => (this.polling = undefined));
   }
 
   private async pollOnce(): Promise<void> {

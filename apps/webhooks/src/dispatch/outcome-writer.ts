@@ -1,5 +1,5 @@
 import type { AttemptResult, ClaimedAttempt, DeliveriesRepository } from '../deliveries/deliveries.repository';
-import { BatchQueue } from './batch-queue';
+import { BatchQueue } from '@gen/persistence';
 
 /**
  * Records attempts' outcomes, grouped: the outcomes of attempts that end together are written in one
@@ -26,6 +26,6 @@ export class OutcomeWriter {
 
   /** Resolves when every outcome pushed so far is written. */
   idle(): Promise<void> {
-    return this.queue.idle();
+    return this.queue.drain();
   }
 }

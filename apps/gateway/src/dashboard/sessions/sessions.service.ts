@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { PeriodicTask } from '@gen/observability';
 import { AccessPolicyError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
@@ -48,7 +49,12 @@ export function csrfTokensMatch(presented: string | undefined, expected: string)
 export class SessionsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SessionsService.name);
   private readonly hasher = new PasswordHasher();
-  private maintenance?: NodeJS.Timeout;
+  private readonly maintenance = new PeriodicTask({
+    name: 'Dashboard maintenance',
+    intervalMs: MAINTENANCE_INTERVAL_MS,
+    run: () => this.removeDeadRows(),
+    onError: (error) => this.logger.warn({ err: error }, 'dashboard maintenance failed'),
+  });
 
   constructor(
     private readonly users: UsersRepository,
@@ -63,12 +69,11 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   onModuleInit(): void {
-    this.maintenance = setInterval(() => void this.removeDeadRows(), MAINTENANCE_INTERVAL_MS);
-    this.maintenance.unref();
+    this.maintenance.start();
   }
 
-  onModuleDestroy(): void {
-    clearInterval(this.maintenance);
+  onModuleDestroy(): Promise<void> {
+    return this.maintenance.stop();
   }
 
   signUpTerms(): { enabled: boolean; mode: SignUpMode; credits: number; verification_required: boolean } {
@@ -223,11 +228,7 @@ export class SessionsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private async removeDeadRows(): Promise<void> {
-    try {
-      await this.users.deleteDeadSessions(this.settings.sessionIdleSeconds);
-      await this.throttle.deleteStale(86_400);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'dashboard maintenance failed');
-    }
+    await this.users.deleteDeadSessions(this.settings.sessionIdleSeconds);
+    await this.throttle.deleteStale(86_400);
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { Broadcasts, GenerationChangedBroadcast, GenerationRecord } from '@gen/contracts';
 import { RateLimitError } from '@gen/errors';
+import { PeriodicTask } from '@gen/observability';
 import { Broadcaster } from '@gen/transport';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
 
@@ -118,13 +119,15 @@ export class GenerationStreams implements OnApplicationBootstrap, BeforeApplicat
       },
       end: () => stop(),
     };
-    const heartbeat = setInterval(() => io.heartbeat(), this.settings.streamHeartbeatMs ?? HEARTBEAT_MS);
-    const safety = setInterval(() => watcher.reread(), SAFETY_REREAD_MS);
+    const heartbeat = new PeriodicTask({ name: 'Live stream heartbeat', intervalMs: this.settings.streamHeartbeatMs ?? HEARTBEAT_MS, run: () => io.heartbeat() });
+    const safety = new PeriodicTask({ name: 'Live stream re-read', intervalMs: SAFETY_REREAD_MS, run: () => watcher.reread() });
+    heartbeat.start();
+    safety.start();
     const stop = () => {
       if (stopped) return;
       stopped = true;
-      clearInterval(heartbeat);
-      clearInterval(safety);
+      void heartbeat.stop();
+      void safety.stop();
       clearTimeout(rereadTimer);
       remove(this.byJob, jobId, watcher);
       remove(this.byAccount, accountId, watcher);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GenerationRecord, GetGenerationRequest, Subjects, SubmitGenerationReply, SubmitGenerationRequest } from '@gen/contracts';
 import { DomainError } from '@gen/errors';
+import { PeriodicTask } from '@gen/observability';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
 import { isUnavailable, RPC_ATTEMPTS, rpcRetryPause, withRpcRetries } from '../../rpc/rpc-retries';
@@ -42,7 +43,7 @@ export class SubmitDelivery {
     if (request.waitMs <= 0) return this.admit(request, Date.now());
     const deadline = Date.now() + request.waitMs;
     const wait = this.waits.watch(request.jobId);
-    let rereads: NodeJS.Timeout | undefined;
+    let rereads: PeriodicTask | undefined;
     let timer: NodeJS.Timeout | undefined;
     try {
       const found = new Promise<SubmitGenerationReply>((resolve, reject) => {
@@ -56,18 +57,22 @@ export class SubmitDelivery {
         );
         let unknown = 0;
         let resent = false;
-        rereads = setInterval(() => {
-          this.read(request).then((record) => {
-            if (record) return isFinalRecord(record) && done(record);
-            // No replica knows the job: its submit died with the replica that had it (kill -9), which
-            // would otherwise be known only when the RPC times out (after the wait). Sent again with
-            // the same job id (one job, one hold); if that fails, the first submit's answer decides.
-            if (++unknown < SUBMIT_LOST_AFTER_READS || resent) return;
-            resent = true;
-            this.logger.warn({ jobId: request.jobId }, 'Submit lost with its replica (no replica knows the job); sending it again');
-            this.admit(request, deadline).then((reply) => (reply.finished || over) && resolve(reply), () => undefined);
-          }, () => undefined);
-        }, SYNC_REREAD_MS);
+        rereads = new PeriodicTask({
+          name: 'Sync submit re-read',
+          intervalMs: SYNC_REREAD_MS,
+          run: () =>
+            this.read(request).then((record) => {
+              if (record) return isFinalRecord(record) && done(record);
+              // No replica knows the job: its submit died with the replica that had it (kill -9), which
+              // would otherwise be known only when the RPC times out (after the wait). Sent again with
+              // the same job id (one job, one hold); if that fails, the first submit's answer decides.
+              if (++unknown < SUBMIT_LOST_AFTER_READS || resent) return;
+              resent = true;
+              this.logger.warn({ jobId: request.jobId }, 'Submit lost with its replica (no replica knows the job); sending it again');
+              this.admit(request, deadline).then((reply) => (reply.finished || over) && resolve(reply), () => undefined);
+            }, () => undefined),
+        });
+        rereads.start();
         timer = setTimeout(() => {
           over = true;
           // The wait is over: the job as it stands (final or not), read from any replica. Not admitted
@@ -82,7 +87,7 @@ export class SubmitDelivery {
       return await found;
     } finally {
       wait.stop();
-      clearInterval(rereads);
+      void rereads?.stop();
       clearTimeout(timer);
     }
   }

@@ -199,7 +199,7 @@ function drop(body: Dispatcher.ResponseData['body']): void {
 }
 
 /**
- * The failure an HTTP status means, the same way for every provider (docs/operations/providers.md, "What users
+ * The failure an HTTP status means, the same way for every provider (docs/design/engines.md, "What users
  * see"); null for 2xx. 429 and 503 say the upstream refused before doing any work, so even a submit
  * may be retried after them; `Retry-After` is kept for the backoff.
  */

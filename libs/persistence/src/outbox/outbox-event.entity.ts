@@ -1,8 +1,10 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
 /**
- * An event written in the same transaction as the state it announces; the relay publishes it.
- * Mirrors migrations 1763700000000 (generation-init) and 1764730000000 (-admission-claim), index names included.
+ * An event written in the same transaction as the state it announces; `OutboxRelay` publishes it.
+ * One shape for every service that has an outbox, in its own schema (its DataSource's): generation
+ * (migrations 1763700000000 and 1764730000000) and billing (migration 1764980000000) create the
+ * same table, index names included.
  */
 @Entity({ name: 'outbox' })
 @Index('outbox_pending', ['createdAt'], { where: `"published_at" IS NULL` })

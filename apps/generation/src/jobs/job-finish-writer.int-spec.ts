@@ -5,7 +5,7 @@ import { openGenerationDatabase } from '../generation.database';
 import type { GenerationSettings } from '../generation.tokens';
 import { DEFAULT_OUTBOX_SETTINGS } from '../outbox/outbox.settings';
 import { finishedEvent } from './job-events';
-import { JobFinisher } from './job-finisher.service';
+import { JobFinishWriter } from './job-finish-writer.service';
 import type { JobFinisherSettings } from './job-finisher.settings';
 import { FinishRequest, JobOutcome, JobsRepository } from './jobs.repository';
 
@@ -16,7 +16,7 @@ import { FinishRequest, JobOutcome, JobsRepository } from './jobs.repository';
  * anything twice; and a finish that cannot be written is not lost: the job's lease runs out and it
  * is queued again.
  */
-describe('JobFinisher: grouped finishes (PostgreSQL)', () => {
+describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
   let observer: DataSource;
@@ -38,7 +38,7 @@ describe('JobFinisher: grouped finishes (PostgreSQL)', () => {
   });
 
   const finisher = (options: Partial<JobFinisherSettings> = {}) =>
-    new JobFinisher(repo, settings, DEFAULT_OUTBOX_SETTINGS, { maxBatch: 100, attempts: 3, retryDelayMs: 10, ...options });
+    new JobFinishWriter(repo, settings, DEFAULT_OUTBOX_SETTINGS, { maxBatch: 100, attempts: 3, retryDelayMs: 10, ...options });
 
   /** `count` jobs of one account, claimed by WORKER (processing). */
   async function running(count: number, leaseMs = 60_000): Promise<string[]> {

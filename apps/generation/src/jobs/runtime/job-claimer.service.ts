@@ -1,0 +1,123 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { CatalogueService } from '../../catalogue/catalogue.service';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { BindingLimits } from '../binding-limits.service';
+import { modelsOnBindings } from '../binding-models';
+import { CoalescedTask } from '../coalesced-task';
+import type { JobEntity } from '../job.entity';
+import { ClaimOffer, JobsRepository } from '../jobs.repository';
+import { JobRunner } from './job-runner.service';
+import { LeaseKeeper } from './lease-keeper.service';
+import { Pool, RunningJobs } from './running-jobs';
+
+/**
+ * Claims queued jobs while this process has free slots and hands them to the `JobRunner`, fairly
+ * across accounts (each account's parallel slots respected in SQL). Work is found both by a local
+ * nudge (a submit, a slot freed, a reclaimed job) and by polling (other replicas, restarts); a
+ * submit's admission may claim its job at once with a worker `offer`ed here.
+ */
+@Injectable()
+export class JobClaimer {
+  private readonly logger = new Logger(JobClaimer.name);
+  private timer?: NodeJS.Timeout;
+  private readonly pumps = new CoalescedTask(
+    () => this.pump(),
+    (error: unknown) => this.logger.error({ err: error }, 'Claiming jobs failed'),
+    () => this.nudge(),
+  );
+
+  constructor(
+    private readonly jobs: JobsRepository,
+    private readonly running: RunningJobs,
+    private readonly runner: JobRunner,
+    private readonly leases: LeaseKeeper,
+    private readonly catalogue: CatalogueService,
+    private readonly limits: BindingLimits,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {
+    running.onFreed(() => this.nudge());
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.nudge(), this.settings.pollIntervalMs);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Shutdown, first step: no more claims or offers; resolves once a claim under way has ended. */
+  async stop(): Promise<void> {
+    this.running.close();
+    clearInterval(this.timer);
+    await this.pumps.current();
+  }
+
+  /**
+   * A claim for a submit's admission (JobsRepository.admit) when this process has a free worker, so
+   * that a job that can start at once costs no separate claim; undefined when full or stopping. The
+   * worker stays promised until `accept`.
+   */
+  offer(): ClaimOffer | undefined {
+    if (!this.running.reserve()) return undefined;
+    return { owner: this.settings.workerId, leaseMs: this.settings.leaseMs, max: 1 };
+  }
+
+  /** Runs the jobs an admission claimed with `offer` (none if it claimed none, or failed), and frees the promise. */
+  accept(offer: ClaimOffer | undefined, claimed: readonly JobEntity[]): void {
+    if (offer) this.running.unreserve();
+    if (this.running.isClosed && claimed.length > 0) {
+      // Shutdown began during the admission: back to the queue at once, for another replica.
+      this.leases.releaseClaimed(claimed.map((job) => job.id));
+      return;
+    }
+    for (const job of claimed) this.runner.run(job);
+  }
+
+  /** Looks for claimable work now (coalesces concurrent calls). */
+  nudge(): void {
+    if (this.running.isClosed) return;
+    this.pumps.run();
+  }
+
+  /**
+   * Claims while this process has capacity. Each round visits the accounts with queued work, oldest
+   * waiting first, and gives each an equal share of the free capacity (at least one job), so one
+   * account's backlog cannot starve the others; several jobs of one account come in one claim.
+   * With parking on, each pool claims only the jobs of its own models (a full pool leaves its
+   * models' jobs queued), and the jobs of a binding whose `maxInFlight` is reached stay queued.
+   */
+  private async pump(): Promise<void> {
+    const stopping = () => this.running.isClosed;
+    for (const pass of this.claimPasses()) {
+      // Another round only while some account gave all it was asked for (it may have more).
+      let more = true;
+      while (more && !stopping() && this.running.free(pass.pool) > 0) {
+        more = false;
+        const accounts = await this.jobs.accountsWithQueuedJobs(100);
+        const share = Math.max(1, Math.floor(this.running.free(pass.pool) / Math.max(1, accounts.length)));
+        for (const accountId of accounts) {
+          const capacity = this.running.free(pass.pool);
+          if (stopping() || capacity <= 0) break;
+          const asked = Math.min(share, capacity);
+          const jobs = await this.jobs.claim(accountId, this.settings.workerId, this.settings.leaseMs, asked, pass.skip);
+          for (const job of jobs) this.runner.run(job);
+          if (jobs.length === asked) more = true;
+        }
+      }
+    }
+  }
+
+  /** The claims a pump makes: one per pool with room, each leaving out the other pool's models and blocked bindings. */
+  private claimPasses(): Array<{ pool: Pool; skip: string[] }> {
+    if (!this.settings.providerParking) return [{ pool: 'cpu', skip: [] }];
+    const byPool: Record<Pool, string[]> = { cpu: [], io: [] };
+    for (const info of this.catalogue.list()) {
+      const model = this.catalogue.find(info.id);
+      if (model) byPool[this.running.poolOfModel(model)].push(model.id);
+    }
+    const blocked = modelsOnBindings(this.catalogue, this.limits.blockedBindings());
+    const passes: Array<{ pool: Pool; skip: string[] }> = [];
+    if (this.running.free('io') > 0) passes.push({ pool: 'io', skip: [...byPool.cpu, ...blocked] });
+    if (this.running.free('cpu') > 0) passes.push({ pool: 'cpu', skip: byPool.io });
+    return passes;
+  }
+}

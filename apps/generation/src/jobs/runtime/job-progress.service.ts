@@ -1,0 +1,59 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
+import { Broadcaster } from '@gen/transport';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { toGenerationRecord } from '../job-record';
+import type { JobEntity } from '../job.entity';
+import { JobsRepository } from '../jobs.repository';
+import { RunningJobs } from './running-jobs';
+
+/** How often the progress engines report is saved and broadcast. */
+const PROGRESS_FLUSH_MS = 1_000;
+
+/**
+ * Progress of this process's runs: what engines report is kept on the run and, once a second,
+ * saved and told to the live status streams (every gateway), as is each job that starts or parks.
+ */
+@Injectable()
+export class JobProgress {
+  private readonly logger = new Logger(JobProgress.name);
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly running: RunningJobs,
+    private readonly jobs: JobsRepository,
+    private readonly broadcaster: Broadcaster,
+    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.flush(), PROGRESS_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Tells the live status streams (every gateway) that a job of ours is processing, with its progress. */
+  announce(job: JobEntity, progress: number | null): void {
+    const record = toGenerationRecord({ ...job, status: 'processing', progress } as JobEntity, this.settings.cdnBaseUrl);
+    this.broadcaster.publish(Broadcasts.generationChanged, { accountId: job.accountId, record } satisfies GenerationChangedBroadcast);
+  }
+
+  /** Saves the progress reported since the last flush, and tells the live status streams. */
+  private async flush(): Promise<void> {
+    const changed = new Map<string, number>();
+    for (const run of this.running.all()) {
+      if (run.progress === undefined) continue;
+      changed.set(run.job.id, run.progress);
+      this.announce(run.job, run.progress);
+      run.progress = undefined;
+    }
+    try {
+      await this.jobs.saveProgress(this.settings.workerId, changed);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Saving progress failed');
+    }
+  }
+}
