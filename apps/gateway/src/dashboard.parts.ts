@@ -23,7 +23,8 @@ import { DashboardInvitationsController } from './dashboard/members/dashboard-in
 import { DashboardMembersController } from './dashboard/members/dashboard-members.controller';
 import { InvitationsService } from './dashboard/members/invitations.service';
 import { InvitationsRepository } from './members/invitations.repository';
-import { DashboardGenerationsService } from './generations/dashboard-generations.service';
+import { DashboardOverviewController } from './accounts/dashboard-overview.controller';
+import { GetAccountOverview } from './accounts/get-account-overview';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
 import { DashboardKeysService } from './keys/dashboard-keys.service';
 import { DashboardTestEventsController } from './webhook-tests/dashboard-test-events.controller';
@@ -51,6 +52,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       SessionController,
       DashboardKeysController,
       DashboardTestEventsController,
+      DashboardOverviewController,
       DashboardGenerationsController,
       DashboardModelsController,
       DashboardPlaygroundController,
@@ -89,7 +91,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       EmailVerificationsRepository,
       EmailVerificationService,
       VerifiedEmailGuard,
-      DashboardGenerationsService,
+      GetAccountOverview,
       PlaygroundKeyGuard,
       InvitationsRepository,
       InvitationsService,

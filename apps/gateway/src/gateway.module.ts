@@ -3,19 +3,26 @@ import { MetricsRegistry } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
-import { AccountController } from './accounts/account.controller';
+import { CreditsController } from './accounts/credits.controller';
+import { GetCredits } from './accounts/get-credits';
 import { AuditRepository } from './audit/audit.repository';
 import { AuditService } from './audit/audit.service';
 import { AccountPlanService } from './plans/account-plan.service';
 import { GenerationsController } from './generations/generations.controller';
-import { GenerationsService } from './generations/submit/submit-generation';
+import { GENERATION_USE_CASES } from './generations/generation-use-cases';
+import { GetModel } from './models/get-model';
+import { ListModels } from './models/list-models';
 import { ModelCatalogue } from './models/model-catalogue';
+import { ModelsController } from './models/models.controller';
 import { JobWaits } from './generations/live/job-waits';
 import { SubmitDelivery } from './generations/submit/submit-delivery';
 import { CreditsLedgerController } from './usage/credits-ledger.controller';
-import { CreditsLedgerService } from './usage/credits-ledger.service';
+import { ExportCreditLedger } from './usage/export-credit-ledger';
+import { GetCreditLedger } from './usage/get-credit-ledger';
+import { GetUsageSummary } from './usage/get-usage-summary';
 import { WebhookTestsController } from './webhook-tests/webhook-tests.controller';
-import { WebhookTestsService } from './webhook-tests/webhook-tests.service';
+import { ListTestWebhooks } from './webhook-tests/list-test-webhooks';
+import { SendTestWebhook } from './webhook-tests/send-test-webhook';
 import { ApiKeyGuard } from './auth/api-key.guard';
 import { ApiKeyCache } from './auth/api-key-cache';
 import { API_KEY_CACHE_SETTINGS, DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
@@ -62,7 +69,8 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         GenerationsController,
-        AccountController,
+        ModelsController,
+        CreditsController,
         CreditsLedgerController,
         WebhookTestsController,
         OutputsController,
@@ -93,10 +101,16 @@ export class GatewayModule {
         KeyWebhooksService,
         ApiKeyGuard,
         AccountPlanService,
-        GenerationsService,
+        ...GENERATION_USE_CASES,
+        ListModels,
+        GetModel,
+        GetCredits,
         GenerationStreams,
-        CreditsLedgerService,
-        WebhookTestsService,
+        GetCreditLedger,
+        GetUsageSummary,
+        ExportCreditLedger,
+        SendTestWebhook,
+        ListTestWebhooks,
         ProvisioningService,
         ...RATE_LIMIT_PROVIDERS,
         IdempotencyRepository,

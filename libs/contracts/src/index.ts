@@ -5,3 +5,4 @@ export * from './health';
 export * from './provider-callbacks';
 export * from './member-roles';
 export * from './validation';
+export * from './dashboard';

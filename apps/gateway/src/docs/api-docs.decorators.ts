@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { ERROR_STATUS, ErrorCode, INTERNAL_ERROR_MESSAGE, mapHttpError, UnauthorizedError } from '@gen/errors';
 import { Subjects } from '@gen/contracts';
 import { dependencyTimeoutMessage } from '@gen/transport';
-import { ErrorEnvelopeDto } from './api-schemas.dto';
+import { ErrorEnvelopeDto } from './error-envelope.dto';
 
 /** Response headers as the OpenAPI document lists them. */
 export type HeadersObject = Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;

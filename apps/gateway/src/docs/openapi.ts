@@ -9,7 +9,7 @@ import {
 } from '@gen/webhook-signature';
 import { API_KEY_SCHEME } from './api-docs.decorators';
 import { AccountLowBalanceEventDto } from './account-event.dto';
-import { WebhookEventDto } from './api-schemas.dto';
+import { WebhookEventDto } from './webhook-event.dto';
 import { lowBalanceWebhookOperation } from './account-webhooks.docs';
 import { SIGNED_REQUEST_RESPONSES, signedRequestParameters } from './signed-request.docs';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';

@@ -1,43 +1,26 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { GenerationRecord, ListGenerationsReply, ListWebhookDeliveriesReply, RedeliverWebhookReply } from '@gen/contracts';
-import { NotFoundError } from '@gen/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { ApiAuthenticated, ApiErrors, ErrorDoc, HeadersObject, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
-import { GenerationDto, GenerationPageDto, WebhookDeliveryDto, WebhookDeliveryListDto } from '../docs/api-schemas.dto';
+import { ApiAuthenticated, ApiErrors, successHeaders } from '../docs/api-docs.decorators';
+import { GenerationDto, GenerationPageDto } from '../docs/generation.dto';
+import { generationId } from './generation-id';
+import { ApiSubmitGeneration, GENERATE_FORBIDDEN, GENERATION_NOT_FOUND, READ_FORBIDDEN } from './generations.docs';
+import { WebhookDeliveryDto, WebhookDeliveryListDto } from '../docs/webhook-delivery.dto';
 import { GenerateRequestDto } from './generate-request.dto';
-import { GenerationsService } from './submit/submit-generation';
 import { GenerationStreams } from './live/generation-streams.service';
 import { SseStream } from './live/sse-stream';
 import { ApiStreamEvents } from './live/stream-events.docs';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
-
-const notFound = () => new NotFoundError('No generation with that id.');
-
-/** The example id of a generation that does not exist (what the document's 404 examples name). */
-export const UNKNOWN_GENERATION_ID = '00000000-0000-4000-8000-000000000000';
-
-/** 404 on every route of one generation: an id that is not one, and one that no generation of the caller's has. */
-const GENERATION_NOT_FOUND: ErrorDoc = {
-  status: 404,
-  examples: {
-    unknown_id: { summary: 'No generation of this account has that id', message: `No generation with id "${UNKNOWN_GENERATION_ID}".` },
-    not_an_id: { summary: 'The id is not a generation id (a UUID)', message: notFound().message },
-  },
-};
-const READ_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('read') };
-const GENERATE_FORBIDDEN: ErrorDoc = { status: 403, examples: missingScopeExample('generate') };
-
-const SUBMIT_HEADERS: HeadersObject = {
-  Location: { description: 'The URL of the generation: /api/v1/generations/{id}', schema: { type: 'string' } },
-  'Idempotent-Replayed': {
-    description: '"true" when this is the stored answer to an earlier request with the same Idempotency-Key.',
-    schema: { type: 'string' },
-  },
-};
+import { CancelGeneration } from './cancel-generation';
+import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries';
+import { RedeliverWebhook } from './deliveries/redeliver-webhook';
+import { GetGeneration } from './get-generation';
+import { ListGenerations } from './list-generations';
+import { SubmitGeneration } from './submit/submit-generation';
 
 @ApiTags('generations')
 @ApiAuthenticated()
@@ -45,7 +28,12 @@ const SUBMIT_HEADERS: HeadersObject = {
 @UseGuards(ApiKeyGuard)
 export class GenerationsController {
   constructor(
-    private readonly generations: GenerationsService,
+    private readonly submitGeneration: SubmitGeneration,
+    private readonly getGeneration: GetGeneration,
+    private readonly listGenerations: ListGenerations,
+    private readonly cancelGeneration: CancelGeneration,
+    private readonly listDeliveries: ListGenerationDeliveries,
+    private readonly redeliverWebhook: RedeliverWebhook,
     private readonly streams: GenerationStreams,
   ) {}
 
@@ -54,74 +42,7 @@ export class GenerationsController {
    * stands. With `Idempotency-Key`, a repeat answers the first response (`Idempotent-Replayed: true`).
    */
   @Post('generate')
-  @ApiOperation({
-    operationId: 'createGeneration',
-    summary: 'Submit a generation',
-    description:
-      'Reserves the model\'s price and queues the job. Synchronous (image) models answer 200 with the finished record ' +
-      'when it completes within the wait budget; otherwise 202 with the record as it stands. Both carry Location.',
-  })
-  @ApiHeader({
-    name: 'Idempotency-Key',
-    required: false,
-    description:
-      'Makes the submit safe to retry: the same key and body within 24 h return the first answer and charge once; ' +
-      'the same key with another body is 422.',
-  })
-  @ApiHeader({
-    name: 'Cancel-After',
-    required: false,
-    description:
-      'A deadline: the job is canceled (failed, refunded, canceled_at set) if it has not finished this long after submit, ' +
-      'queued or running. A duration such as 30s, 5m or 1h30m, or plain seconds; 1 second to 24 hours.',
-  })
-  @ApiOkResponse({ type: GenerationDto, description: 'Finished (completed or failed).', headers: successHeaders(SUBMIT_HEADERS) })
-  @ApiAcceptedResponse({
-    type: GenerationDto,
-    description: 'Accepted; poll Location or wait for the webhook.',
-    headers: successHeaders(SUBMIT_HEADERS),
-  })
-  @ApiErrors(
-    400,
-    {
-      status: 402,
-      examples: {
-        below_minimum: {
-          summary: "Available credits below the model's minimum",
-          message: 'Insufficient credits: model "pixel-flux-1" needs at least 4 available credits; this account has 1.',
-        },
-        spending_cap: {
-          summary: "The hold would pass the API key's spending cap (code spending_cap_reached)",
-          code: 'spending_cap_reached',
-          message:
-            'Spending cap reached: this API key may spend 10 credits per day (UTC); it has spent 8 today and this generation needs 4. ' +
-            'The cap resets at 2026-11-27T00:00:00Z.',
-        },
-      },
-    },
-    {
-      status: 403,
-      examples: {
-        ...missingScopeExample('generate'),
-        plan: { summary: 'The model needs a higher plan', message: 'Model "pixel-flux-1-hd" needs the pro plan or above; this account is on free.' },
-      },
-    },
-    413,
-    415,
-    {
-      status: 422,
-      examples: {
-        fields: { summary: 'Required fields missing (`{}`)', message: 'model is required; prompt is required; type is required' },
-        unknown_model: { summary: 'A model id the catalogue does not have', message: 'model: unknown model "fox-9". See GET /api/v1/models.' },
-        idempotency_key_reused: {
-          summary: 'An Idempotency-Key used before with another body',
-          message:
-            'Idempotency-Key: this key was already used with a different request body in the last 24 hours. ' +
-            'Send the same body to get the original response, or use a new key for a new request.',
-        },
-      },
-    },
-  )
+  @ApiSubmitGeneration()
   @HttpCode(200)
   @RequireScope('generate')
   async generate(
@@ -131,7 +52,7 @@ export class GenerationsController {
     @Headers('cancel-after') cancelAfter: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<GenerationRecord> {
-    const result = await this.generations.submit(principal, body, idempotencyKey, cancelAfter);
+    const result = await this.submitGeneration.execute({ accountId: principal.accountId, apiKeyId: principal.apiKeyId, body, idempotencyKey, cancelAfter });
     void reply.status(result.status).header('Location', result.location);
     if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
     return result.record;
@@ -145,9 +66,9 @@ export class GenerationsController {
   @RequireScope('read')
   get(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Param('id', generationId()) id: string,
   ): Promise<GenerationRecord> {
-    return this.generations.get(principal, id);
+    return this.getGeneration.execute({ accountId: principal.accountId, jobId: id });
   }
 
   @Get('generations')
@@ -159,7 +80,7 @@ export class GenerationsController {
   })
   @RequireScope('read')
   list(@CurrentPrincipal() principal: Principal, @Query() query: ListGenerationsQueryDto): Promise<ListGenerationsReply> {
-    return this.generations.list(principal, query);
+    return this.listGenerations.execute({ ...query, accountId: principal.accountId });
   }
 
   @Get('generations/:id/events')
@@ -177,7 +98,7 @@ export class GenerationsController {
   @RequireScope('read')
   async events(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Param('id', generationId()) id: string,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -187,7 +108,7 @@ export class GenerationsController {
       principal.accountId,
       id,
       {
-        read: () => this.generations.get(principal, id),
+        read: () => this.getGeneration.execute({ accountId: principal.accountId, jobId: id }),
         send: (record, eventId) => stream.send(record, eventId),
         open: () => stream.open(),
         noContent: () => stream.noContent(),
@@ -221,9 +142,9 @@ export class GenerationsController {
   @RequireScope('generate')
   cancel(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Param('id', generationId()) id: string,
   ): Promise<GenerationRecord> {
-    return this.generations.cancel(principal, id);
+    return this.cancelGeneration.execute({ accountId: principal.accountId, jobId: id });
   }
 
   @Get('generations/:id/deliveries')
@@ -238,9 +159,9 @@ export class GenerationsController {
   @RequireScope('read')
   deliveries(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Param('id', generationId()) id: string,
   ): Promise<ListWebhookDeliveriesReply> {
-    return this.generations.deliveries(principal, id);
+    return this.listDeliveries.execute({ accountId: principal.accountId, jobId: id });
   }
 
   @Post('generations/:id/redeliver')
@@ -265,8 +186,8 @@ export class GenerationsController {
   @RequireScope('generate')
   redeliver(
     @CurrentPrincipal() principal: Principal,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: notFound })) id: string,
+    @Param('id', generationId()) id: string,
   ): Promise<RedeliverWebhookReply> {
-    return this.generations.redeliver(principal, id);
+    return this.redeliverWebhook.execute({ accountId: principal.accountId, jobId: id });
   }
 }

@@ -1,18 +1,11 @@
 import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { ModelInfo, PlanName } from '@gen/contracts';
-import { AccountPlanService } from '../plans/account-plan.service';
-import { GenerationsService } from '../generations/submit/submit-generation';
+import type { ModelsReply } from '@gen/contracts';
+import { GetCredits } from '../accounts/get-credits';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
-
-export interface ModelsReply {
-  plan: PlanName;
-  credits: { available: number; held: number };
-  /** As GET /api/v1/models answers for this account: each model `available` or with its reason. */
-  data: ModelInfo[];
-}
+import { ListModels } from './list-models';
 
 /** The catalogue as the account sees it (the Models page and the playground's picker). */
 @Controller('dashboard/api')
@@ -20,18 +13,15 @@ export interface ModelsReply {
 @UseInterceptors(NoStoreInterceptor)
 export class DashboardModelsController {
   constructor(
-    private readonly generations: GenerationsService,
-    private readonly plans: AccountPlanService,
+    private readonly listModels: ListModels,
+    private readonly credits: GetCredits,
   ) {}
 
   @Get('models')
   @RequiresRole('viewer')
   async models(@CurrentSession() session: LiveSession): Promise<ModelsReply> {
-    const [balance, models] = await Promise.all([
-      this.plans.fresh(session.accountId),
-      // listModels reads only the account (its plan); a session has no API key of its own.
-      this.generations.listModels({ accountId: session.accountId, apiKeyId: '', scopes: [] }),
-    ]);
+    const { accountId } = session;
+    const [balance, models] = await Promise.all([this.credits.execute({ accountId }), this.listModels.execute({ accountId })]);
     return { plan: balance.plan, credits: { available: balance.available, held: balance.held }, data: models };
   }
 }

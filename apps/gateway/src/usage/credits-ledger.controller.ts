@@ -6,14 +6,14 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { LedgerPageDto, LedgerQueryDto } from './ledger.dto';
-import { CreditsLedgerService } from './credits-ledger.service';
+import { GetCreditLedger } from './get-credit-ledger';
 
 @ApiTags('account')
 @ApiAuthenticated()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 export class CreditsLedgerController {
-  constructor(private readonly ledger: CreditsLedgerService) {}
+  constructor(private readonly ledger: GetCreditLedger) {}
 
   @Get('credits/ledger')
   @ApiOperation({
@@ -37,6 +37,6 @@ export class CreditsLedgerController {
   )
   @RequireScope('read')
   page(@CurrentPrincipal() principal: Principal, @Query() query: LedgerQueryDto): Promise<LedgerReply> {
-    return this.ledger.page(principal.accountId, query);
+    return this.ledger.execute({ ...query, accountId: principal.accountId });
   }
 }

@@ -1,7 +1,9 @@
 import { Controller, Get, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { LedgerReply, UsageReply } from '@gen/contracts';
 import type { FastifyReply } from 'fastify';
-import { CreditsLedgerService } from './credits-ledger.service';
+import { ExportCreditLedger } from './export-credit-ledger';
+import { GetCreditLedger } from './get-credit-ledger';
+import { GetUsageSummary } from './get-usage-summary';
 import { LedgerQueryDto } from './ledger.dto';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
@@ -14,25 +16,29 @@ import { UsageQueryDto } from './usage.dto';
 @UseGuards(DashboardSessionGuard)
 @UseInterceptors(NoStoreInterceptor)
 export class DashboardUsageController {
-  constructor(private readonly ledger: CreditsLedgerService) {}
+  constructor(
+    private readonly ledger: GetCreditLedger,
+    private readonly usage: GetUsageSummary,
+    private readonly exportLedger: ExportCreditLedger,
+  ) {}
 
   @Get('ledger')
   @RequiresRole('viewer')
   page(@CurrentSession() session: LiveSession, @Query() query: LedgerQueryDto): Promise<LedgerReply> {
-    return this.ledger.page(session.accountId, query);
+    return this.ledger.execute({ ...query, accountId: session.accountId });
   }
 
   @Get('summary')
   @RequiresRole('viewer')
   summary(@CurrentSession() session: LiveSession, @Query() query: UsageQueryDto): Promise<UsageReply> {
-    return this.ledger.usage(session.accountId, query.days ?? 30);
+    return this.usage.execute({ accountId: session.accountId, days: query.days ?? 30 });
   }
 
   /** The whole ledger as a CSV download, streamed. */
   @Get('ledger.csv')
   @RequiresRole('viewer')
   async csv(@CurrentSession() session: LiveSession, @Res() reply: FastifyReply): Promise<void> {
-    const stream = await this.ledger.csv(session.accountId);
+    const stream = await this.exportLedger.execute({ accountId: session.accountId });
     const day = new Date().toISOString().slice(0, 10);
     await reply
       .header('Content-Type', 'text/csv; charset=utf-8')

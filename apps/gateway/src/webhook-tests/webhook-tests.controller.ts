@@ -5,16 +5,16 @@ import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
-import { WebhookDeliveryDto } from '../docs/api-schemas.dto';
+import { WebhookDeliveryDto } from '../docs/webhook-delivery.dto';
 import { SendTestWebhookDto } from './webhook-test.dto';
-import { WebhookTestsService } from './webhook-tests.service';
+import { SendTestWebhook } from './send-test-webhook';
 
 @ApiTags('webhooks')
 @ApiAuthenticated()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
 export class WebhookTestsController {
-  constructor(private readonly tests: WebhookTestsService) {}
+  constructor(private readonly sendTest: SendTestWebhook) {}
 
   @Post('webhooks/test')
   @ApiOperation({
@@ -55,6 +55,6 @@ export class WebhookTestsController {
   @HttpCode(202)
   @RequireScope('generate')
   send(@CurrentPrincipal() principal: Principal, @Body() body: SendTestWebhookDto): Promise<SendTestWebhookReply> {
-    return this.tests.send(principal.accountId, principal.apiKeyId, body.url);
+    return this.sendTest.execute({ accountId: principal.accountId, apiKeyId: principal.apiKeyId, url: body.url });
   }
 }

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
 import { GenerateRequestDto } from '../generate-request.dto';
-import { GenerationsService } from '../submit/submit-generation';
+import { SubmitGeneration } from '../submit/submit-generation';
 import { NoStoreInterceptor } from '../../dashboard/no-store.interceptor';
 import { RequiresRole } from '../../dashboard/sessions/requires-role.decorator';
 import { DashboardSessionGuard } from '../../dashboard/sessions/session.guard';
@@ -23,7 +23,7 @@ import { UploadReply, UploadsService } from '../../uploads/uploads.service';
 @UseInterceptors(NoStoreInterceptor)
 export class DashboardPlaygroundController {
   constructor(
-    private readonly generations: GenerationsService,
+    private readonly submitGeneration: SubmitGeneration,
     private readonly uploads: UploadsService,
   ) {}
 
@@ -37,7 +37,7 @@ export class DashboardPlaygroundController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<GenerationRecord> {
-    const result = await this.generations.submit(principal, body, idempotencyKey);
+    const result = await this.submitGeneration.execute({ accountId: principal.accountId, apiKeyId: principal.apiKeyId, body, idempotencyKey });
     void reply.status(result.status).header('Location', result.location);
     if (result.replayed) void reply.header('Idempotent-Replayed', 'true');
     return result.record;

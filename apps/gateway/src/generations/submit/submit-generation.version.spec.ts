@@ -4,7 +4,8 @@ import type { ApiKeysService } from '../../auth/api-keys.service';
 import type { GatewaySettings } from '../../gateway.tokens';
 import type { IdempotencyService } from '../../idempotency/idempotency.service';
 import type { AccountPlanService } from '../../plans/account-plan.service';
-import { GenerationsService } from './submit-generation';
+import type { GetGeneration } from '../get-generation';
+import { SubmitGeneration } from './submit-generation';
 import type { CatalogueCopy, ModelCatalogue } from '../../models/model-catalogue';
 import type { SubmitDelivery } from './submit-delivery';
 import type { UploadsService } from '../../uploads/uploads.service';
@@ -49,7 +50,7 @@ class RecordingRpc extends RpcClient {
  * and the price and version it hands the generation replica (the admission, and the job's charge)
  * come from one read of the catalogue. A second read anywhere on the way would see another version.
  */
-describe('GenerationsService: one catalogue version per submit', () => {
+describe('SubmitGeneration: one catalogue version per submit', () => {
   it('holds, and hands over for the admission and the charge, the price and version of the copy it checked', async () => {
     const catalogue = new ChangingCatalogue();
     const rpc = new RecordingRpc();
@@ -62,7 +63,7 @@ describe('GenerationsService: one catalogue version per submit', () => {
     };
     const plans = { get: () => Promise.resolve({ plan: 'pro', limits: { requests_per_minute: 60, parallel_tasks: 2 } }) };
     const keys = { webhookDestination: () => Promise.resolve({ defaultWebhookUrl: null, hasSecret: false }) };
-    const service = new GenerationsService(
+    const service = new SubmitGeneration(
       rpc,
       catalogue as unknown as ModelCatalogue,
       delivery as unknown as SubmitDelivery,
@@ -70,11 +71,10 @@ describe('GenerationsService: one catalogue version per submit', () => {
       keys as unknown as ApiKeysService,
       {} as IdempotencyService,
       {} as UploadsService, // the model has no media inputs: nothing to resolve
+      {} as GetGeneration, // no Idempotency-Key: nothing to look up
       { syncWaitMs: 1_000, publicBaseUrl: 'http://localhost:3000', webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [] } } as unknown as GatewaySettings,
     );
-    const principal = { accountId: 'a', apiKeyId: 'k', scopes: [] };
-
-    await service.submit(principal, { model: 'm', prompt: 'p', type: 'TEXT_TO_IMAGE' });
+    await service.execute({ accountId: 'a', apiKeyId: 'k', body: { model: 'm', prompt: 'p', type: 'TEXT_TO_IMAGE' } });
 
     expect(catalogue.reads).toBe(1);
     expect(rpc.reserves.map((r) => ({ amount: r.amount, minimum: r.minimum }))).toEqual([{ amount: 3, minimum: 3 }]);

@@ -4,19 +4,19 @@ import type { ModelInfo } from '@gen/contracts';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { AccountPlanService } from '../plans/account-plan.service';
-import { GenerationsService } from '../generations/submit/submit-generation';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
-import { CreditsDto, ModelDto, ModelListDto } from '../docs/api-schemas.dto';
+import { ModelDto, ModelListDto } from '../docs/model.dto';
+import { GetModel } from './get-model';
+import { ListModels } from './list-models';
 
 @ApiTags('account')
 @ApiAuthenticated()
 @Controller('api/v1')
 @UseGuards(ApiKeyGuard)
-export class AccountController {
+export class ModelsController {
   constructor(
-    private readonly generations: GenerationsService,
-    private readonly plans: AccountPlanService,
+    private readonly listModels: ListModels,
+    private readonly getModel: GetModel,
   ) {}
 
   /** The catalogue, each model marked with whether this account's plan may use it. */
@@ -30,7 +30,7 @@ export class AccountController {
   @ApiErrors({ status: 403, examples: missingScopeExample('read') })
   @RequireScope('read')
   async models(@CurrentPrincipal() principal: Principal): Promise<{ data: ModelInfo[] }> {
-    return { data: await this.generations.listModels(principal) };
+    return { data: await this.listModels.execute({ accountId: principal.accountId }) };
   }
 
   /** One model, with its inputs schema and how its price is computed. */
@@ -46,16 +46,6 @@ export class AccountController {
   @ApiErrors({ status: 403, examples: missingScopeExample('read') }, { status: 404, examples: { unknown_model: { summary: 'No model has this id', message: 'Unknown model "no-such-model". See GET /api/v1/models.' } } })
   @RequireScope('read')
   async model(@CurrentPrincipal() principal: Principal, @Param('id') id: string): Promise<ModelInfo> {
-    return this.generations.getModel(principal, id);
-  }
-
-  @Get('credits')
-  @ApiOperation({ operationId: 'getCredits', summary: "The account's plan, limits and credits" })
-  @ApiOkResponse({ type: CreditsDto, headers: successHeaders() })
-  @ApiErrors({ status: 403, examples: missingScopeExample('read') })
-  @RequireScope('read')
-  async credits(@CurrentPrincipal() principal: Principal) {
-    const balance = await this.plans.fresh(principal.accountId);
-    return { plan: balance.plan, available: balance.available, held: balance.held, limits: balance.limits };
+    return this.getModel.execute({ accountId: principal.accountId, modelId: id });
   }
 }

@@ -1,0 +1,21 @@
+import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { OverviewReply } from '@gen/contracts';
+import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
+import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { GetAccountOverview } from './get-account-overview';
+
+/** The dashboard's first page: the account at a glance. */
+@Controller('dashboard/api')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardOverviewController {
+  constructor(private readonly overview: GetAccountOverview) {}
+
+  @Get('overview')
+  @RequiresRole('viewer')
+  get(@CurrentSession() session: LiveSession): Promise<OverviewReply> {
+    return this.overview.execute({ accountId: session.accountId, accountName: session.accountName, email: session.email });
+  }
+}
