@@ -11,3 +11,5 @@ export * from './messages/subjects';
 export * from './messages/billing.replies';
 export * from './messages/generation.replies';
 export * from './messages/webhooks.replies';
+export * from './messages/auth.replies';
+export * from './dashboard';

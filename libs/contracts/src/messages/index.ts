@@ -5,6 +5,7 @@ export * from './generation.messages';
 export * from './generation.replies';
 export * from './generation-record.payload';
 export * from './auth.messages';
+export * from './auth.replies';
 export * from './webhooks.messages';
 export * from './webhooks.replies';
 export * from './events.messages';
