@@ -119,6 +119,21 @@ describe('links between the repository’s documents', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every README section that code and documents cite (README, then the section in quotes) exists', () => {
+    const readme = join(ROOT, 'README.md');
+    const text = readFileSync(readme, 'utf8');
+    const broken: string[] = [];
+    // This file's own pattern aside.
+    for (const file of files.filter((f) => f !== __filename)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/README(?:\.md)?`?,\s*\\?"([^"\\\n]+)\\?"/g)) {
+        const section = match[1];
+        const found = headings(readme).some((h) => h.toLowerCase().startsWith(section.toLowerCase())) || text.includes(`**${section}.**`);
+        if (!found) broken.push(`${relative(ROOT, file)}: README, "${section}"`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('every repository path a document names in backticks exists (`apps/...`, `libs/...`, `test/...`, ...)', () => {
     // Files each install makes from an example beside it, never committed.
     const made = new Set(['k8s/overlays/production/provider-credentials.env', 'k8s/overlays/production/secrets.env']);
