@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { KeyCapView } from '@gen/contracts';
+import type { CreatedKeyReply, KeyCapView, KeyChangeReply, KeyView, KeyWithCapsView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../audit/audit-actions';
 import { CurrentActor } from '../dashboard/audit-actor.decorator';
@@ -8,7 +8,7 @@ import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
+import { DashboardKeysService } from './dashboard-keys.service';
 import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto, KeyLabelDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });

@@ -1,50 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { KeyCapView, ListKeyCapsReply, ListKeyCapsRequest, SetKeyCapsRequest, Subjects } from '@gen/contracts';
+import { CreatedKeyReply, KeyCaps, KeyCapView, KeyChangeReply, KeyView, KeyWithCapsView, ListKeyCapsReply, ListKeyCapsRequest, SetKeyCapsRequest, Subjects } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import type { AuditActor } from '../audit/audit-actions';
 import { AuditService } from '../audit/audit.service';
 import { API_KEY_PREFIX } from '../auth/api-key-format';
-import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope, WebhookScheme } from '../auth/api-key.entity';
+import { API_KEY_SCOPES, ApiKeyEntity, ApiKeyScope } from '../auth/api-key.entity';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { KeyWebhooksService } from '../auth/key-webhooks.service';
-
-/** A key as the dashboard lists it: never the key itself, never its signing secret. */
-export interface KeyView {
-  id: string;
-  name: string;
-  /** `gsk_live_` and the key's public lookup id: enough to recognise it, useless to use it. */
-  prefix: string;
-  last4: string;
-  scopes: ApiKeyScope[];
-  status: 'active' | 'revoked';
-  webhook_url: string | null;
-  has_webhook_secret: boolean;
-  /** How its webhooks are signed: `service` (X-Service-* headers) or `standard` (Standard Webhooks). */
-  webhook_scheme: WebhookScheme;
-  /** While a rotation overlaps: until when the previous secret still signs too; null otherwise. */
-  previous_secret_until: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
-
-/** A key as the dashboard lists it, with its spending caps and spend (billing's view). */
-export interface KeyWithCapsView extends KeyView {
-  caps: Omit<KeyCapView, 'key_id'>;
-}
-
-export interface KeyChangeReply {
-  key: KeyView;
-  /** Shown once: set only when this call generated a secret. */
-  webhook_secret: string | null;
-}
-
-export interface CreatedKeyReply extends KeyChangeReply {
-  /** The full API key, shown once. */
-  api_key: string;
-}
 
 export function toKeyView(key: ApiKeyEntity): KeyView {
   return {
@@ -88,7 +52,7 @@ export class DashboardKeysService {
       keyIds: keys.map((k) => k.id),
     });
     const byKey = new Map(caps.data.map(({ key_id, ...rest }) => [key_id, rest]));
-    return keys.map((key) => ({ ...key, caps: byKey.get(key.id) as Omit<KeyCapView, 'key_id'> }));
+    return keys.map((key) => ({ ...key, caps: byKey.get(key.id) as KeyCaps }));
   }
 
   /**
