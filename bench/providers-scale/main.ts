@@ -39,6 +39,8 @@ const BASELINE_JOBS = positiveInteger('BENCH_BASELINE_JOBS', 100);
 const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 8);
 const LIMIT_SECONDS = positiveInteger('BENCH_LIMIT_SECONDS', 900);
 const ONLY = onlySet(['baseline', 'standalone', 'distributed']);
+/** `BENCH_SCENARIOS`: which runs of each mode (all when unset), to profile one of them alone. */
+const SCENARIOS = onlySet(['scale', 'parked', 'capped', 'callbacks'], 'BENCH_SCENARIOS');
 const TOKEN = 'r8_bench-providers-scale';
 /** The generation process's page size for /proc's statm, and clock ticks per second for its stat. */
 const PAGE = 4096;
@@ -127,6 +129,27 @@ async function progress(db: PgPool, ids: string[]): Promise<Progress> {
   return rows[0];
 }
 
+/**
+ * Where the jobs' time went, from their own timestamps: queued (submit to claim), starting (claim to
+ * parked, i.e. the upstream submit and its reference stored) and upstream (parked to final: the
+ * prediction, the checks and collecting the output); p50 / p95 / max of each, in seconds.
+ */
+async function stages(db: PgPool, ids: string[]): Promise<string> {
+  const { rows } = await db.query<Record<string, number>>(
+    `WITH t AS (
+       SELECT extract(epoch FROM started_at - created_at) AS queued, extract(epoch FROM upstream_at - started_at) AS starting,
+              extract(epoch FROM completed_at - upstream_at) AS upstream
+       FROM generation.jobs WHERE id = ANY($1::uuid[]))
+     SELECT ${['queued', 'starting', 'upstream']
+       .map((c) => `percentile_cont(0.5) WITHIN GROUP (ORDER BY ${c}) AS ${c}_50, percentile_cont(0.95) WITHIN GROUP (ORDER BY ${c}) AS ${c}_95, max(${c}) AS ${c}_max`)
+       .join(', ')} FROM t`,
+    [ids],
+  );
+  const r = rows[0];
+  const f = (v: number | null) => (v === null ? '-' : Number(v).toFixed(2));
+  return ['queued', 'starting', 'upstream'].map((c) => `${c} ${f(r[`${c}_50`])} / ${f(r[`${c}_95`])} / ${f(r[`${c}_max`])}`).join('; ');
+}
+
 /** Waits until every job is final; samples the generation process's RSS meanwhile. */
 async function waitFinished(db: PgPool, mode: RunningMode, ids: string[], timeoutMs: number): Promise<{ at: number; failed: number; peakRss: number }> {
   const deadline = Date.now() + timeoutMs;
@@ -164,32 +187,36 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
     await bind(mode, 'motion-lite-1', fast, 'ok-video');
     const idleRss = rss(mode.generation.pid);
 
-    log(`- ${label}: scale, ${JOBS} submits of ${PREDICTION_MS} ms predictions at ${CONNECTIONS} connections`);
-    const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
-    const scaleDone = await waitFinished(db, mode, scale.ids, 300_000);
-    rows.push({
-      label: `${label}, parked`,
-      cells: {
-        jobs: String(JOBS),
-        submits: `${seconds(scale.lastAt - scale.firstAt)} s`,
-        'last submit to all final': `${seconds(scaleDone.at - scale.lastAt)} s`,
-        'peak in flight upstream': String(fast.peakInFlight()),
-        'status reads per job': (statusReads(fast) / JOBS).toFixed(2),
-        failed: String(scaleDone.failed),
-        'RSS idle / peak': `${mb(idleRss)} / ${mb(scaleDone.peakRss)} MB`,
-      },
-    });
+    if (SCENARIOS.has('scale')) {
+      log(`- ${label}: scale, ${JOBS} submits of ${PREDICTION_MS} ms predictions at ${CONNECTIONS} connections`);
+      const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
+      const scaleDone = await waitFinished(db, mode, scale.ids, 300_000);
+      rows.push({
+        label: `${label}, parked`,
+        cells: {
+          jobs: String(JOBS),
+          submits: `${seconds(scale.lastAt - scale.firstAt)} s`,
+          'last submit to all final': `${seconds(scaleDone.at - scale.lastAt)} s`,
+          'peak in flight upstream': String(fast.peakInFlight()),
+          'status reads per job': (statusReads(fast) / JOBS).toFixed(2),
+          failed: String(scaleDone.failed),
+          'RSS idle / peak': `${mb(idleRss)} / ${mb(scaleDone.peakRss)} MB`,
+          'stages (s, p50 / p95 / max)': await stages(db, scale.ids),
+        },
+      });
+    }
 
-    log(`- ${label}: parked, ${JOBS} jobs of ${PARKED_PREDICTION_MS} ms`);
-    await bind(mode, 'tone-weaver-1', long, 'ok-audio');
-    const beforeRss = rss(mode.generation.pid);
-    const parked = await submitAll(mode, 'tone-weaver-1', 'TEXT_TO_AUDIO', JOBS);
-    // Every job waiting upstream, none in a slot: the memory it takes, and the CPU of its checks alone.
-    const allParkedBy = Date.now() + PARKED_PREDICTION_MS / 2;
-    let p = await progress(db, parked.ids);
-    while (p.parked < JOBS * 0.98 && Date.now() < allParkedBy) {
-      await sleep(100);
-      p = await progress(db, parked.ids);
+    if (SCENARIOS.has('parked')) {
+      log(`- ${label}: parked, ${JOBS} jobs of ${PARKED_PREDICTION_MS} ms`);
+      await bind(mode, 'tone-weaver-1', long, 'ok-audio');
+      const beforeRss = rss(mode.generation.pid);
+      const parked = await submitAll(mode, 'tone-weaver-1', 'TEXT_TO_AUDIO', JOBS);
+      // Every job waiting upstream, none in a slot: the memory it takes, and the CPU of its checks alone.
+      const allParkedBy = Date.now() + PARKED_PREDICTION_MS / 2;
+      let p = await progress(db, parked.ids);
+      while (p.parked < JOBS * 0.98 && Date.now() < allParkedBy) {
+        await sleep(100);
+        p = await progress(db, parked.ids);
     }
     const parkedRss = rss(mode.generation.pid);
     const window = Math.min(5_000, Math.max(1_000, parked.firstAt + PARKED_PREDICTION_MS - Date.now() - 1_000));
@@ -214,41 +241,46 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
         'CPU per status check': `${cpuPerCheck.toFixed(2)} ms (${checksPerSecond.toFixed(0)} checks/s over ${seconds(window)} s)`,
       },
     });
+    }
 
-    log(`- ${label}: capped, ${CAPPED_JOBS} jobs with maxInFlight ${CAP}`);
-    await bind(mode, 'mesh-smith-1', capped, 'ok-3d', { maxInFlight: CAP });
-    const cappedRun = await submitAll(mode, 'mesh-smith-1', 'TEXT_TO_3D', CAPPED_JOBS);
-    const cappedDone = await waitFinished(db, mode, cappedRun.ids, 600_000);
-    rows.push({
-      label: `${label}, maxInFlight ${CAP}`,
-      cells: {
-        jobs: String(CAPPED_JOBS),
-        submits: `${seconds(cappedRun.lastAt - cappedRun.firstAt)} s`,
-        'last submit to all final': `${seconds(cappedDone.at - cappedRun.lastAt)} s`,
-        'peak in flight upstream': String(capped.peakInFlight()),
-        'status reads per job': (statusReads(capped) / CAPPED_JOBS).toFixed(2),
-        failed: String(cappedDone.failed),
-        'RSS idle / peak': `- / ${mb(cappedDone.peakRss)} MB`,
-      },
-    });
+    if (SCENARIOS.has('capped')) {
+      log(`- ${label}: capped, ${CAPPED_JOBS} jobs with maxInFlight ${CAP}`);
+      await bind(mode, 'mesh-smith-1', capped, 'ok-3d', { maxInFlight: CAP });
+      const cappedRun = await submitAll(mode, 'mesh-smith-1', 'TEXT_TO_3D', CAPPED_JOBS);
+      const cappedDone = await waitFinished(db, mode, cappedRun.ids, 600_000);
+      rows.push({
+        label: `${label}, maxInFlight ${CAP}`,
+        cells: {
+          jobs: String(CAPPED_JOBS),
+          submits: `${seconds(cappedRun.lastAt - cappedRun.firstAt)} s`,
+          'last submit to all final': `${seconds(cappedDone.at - cappedRun.lastAt)} s`,
+          'peak in flight upstream': String(capped.peakInFlight()),
+          'status reads per job': (statusReads(capped) / CAPPED_JOBS).toFixed(2),
+          failed: String(cappedDone.failed),
+          'RSS idle / peak': `- / ${mb(cappedDone.peakRss)} MB`,
+        },
+      });
+    }
 
-    log(`- ${label}: callbacks on, ${CALLBACK_JOBS} jobs`);
-    await bind(mode, 'voice-1', calling, 'ok-audio', { callbacks: true });
-    const called = await submitAll(mode, 'voice-1', 'TEXT_TO_AUDIO', CALLBACK_JOBS);
-    const calledDone = await waitFinished(db, mode, called.ids, 600_000);
-    const accepted = calling.callbacks.filter((c) => c.status === 200).length;
-    rows.push({
-      label: `${label}, callbacks on`,
-      cells: {
-        jobs: String(CALLBACK_JOBS),
-        submits: `${seconds(called.lastAt - called.firstAt)} s`,
-        'last submit to all final': `${seconds(calledDone.at - called.lastAt)} s`,
-        'peak in flight upstream': String(calling.peakInFlight()),
-        'status reads per job': `${(statusReads(calling) / CALLBACK_JOBS).toFixed(2)} (${accepted} callbacks accepted)`,
-        failed: String(calledDone.failed),
-        'RSS idle / peak': `- / ${mb(calledDone.peakRss)} MB`,
-      },
-    });
+    if (SCENARIOS.has('callbacks')) {
+      log(`- ${label}: callbacks on, ${CALLBACK_JOBS} jobs`);
+      await bind(mode, 'voice-1', calling, 'ok-audio', { callbacks: true });
+      const called = await submitAll(mode, 'voice-1', 'TEXT_TO_AUDIO', CALLBACK_JOBS);
+      const calledDone = await waitFinished(db, mode, called.ids, 600_000);
+      const accepted = calling.callbacks.filter((c) => c.status === 200).length;
+      rows.push({
+        label: `${label}, callbacks on`,
+        cells: {
+          jobs: String(CALLBACK_JOBS),
+          submits: `${seconds(called.lastAt - called.firstAt)} s`,
+          'last submit to all final': `${seconds(calledDone.at - called.lastAt)} s`,
+          'peak in flight upstream': String(calling.peakInFlight()),
+          'status reads per job': `${(statusReads(calling) / CALLBACK_JOBS).toFixed(2)} (${accepted} callbacks accepted)`,
+          failed: String(calledDone.failed),
+          'RSS idle / peak': `- / ${mb(calledDone.peakRss)} MB`,
+        },
+      });
+    }
   } finally {
     await db.end();
     await mode.stop();
@@ -299,6 +331,7 @@ async function main(): Promise<void> {
 
   const columns = ['jobs', 'submits', 'last submit to all final', 'peak in flight upstream', 'status reads per job', 'failed', 'RSS idle / peak'];
   const extra = ['RSS, parked', 'memory per parked job', 'CPU per status check'];
+  const timing = ['stages (s, p50 / p95 / max)'];
   process.stdout.write(
     [
       '',
@@ -308,6 +341,8 @@ async function main(): Promise<void> {
       table(['run', ...columns], rows.map((r) => [r.label, ...columns.map((c) => r.cells[c] ?? '-')])),
       '',
       table(['run', ...extra], rows.filter((r) => r.cells['RSS, parked']).map((r) => [r.label, ...extra.map((c) => r.cells[c] ?? '-')])),
+      '',
+      table(['run', ...timing], rows.filter((r) => r.cells[timing[0]]).map((r) => [r.label, ...timing.map((c) => r.cells[c] ?? '-')])),
       '',
       `(${coreCount()} CPUs, load average ${loadAverage()} at the end, Node ${process.version}; commit ${commitMeasured()}; total ${seconds(Date.now() - started)} s)`,
       '',

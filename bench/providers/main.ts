@@ -14,7 +14,7 @@ import { replicateEngineKind } from '../../apps/generation/src/providers/replica
 import { startFakeCog, startFakeFal, startFakeOpenAiImages, startFakeReplicate, startFakeUpstream } from '@gen/testing';
 
 /**
- * `npm run bench:providers` (docs/design/engines.md, "Added latency"): what each provider adapter adds to a
+ * `npm run bench:providers` (bench/README.md; its runs in bench/HISTORY.md): what each provider adapter adds to a
  * generation, at one connection, against its fake on 127.0.0.1. Each iteration runs one generation
  * through the adapter (its `Engine.generate`, as the job runner calls it) and, alternately, the same
  * HTTP calls made by a bare client (undici on a keep-alive pool, no checks: submit, the same polls

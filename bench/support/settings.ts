@@ -19,12 +19,12 @@ export function positiveInteger(name: string, fallback: number): number {
  * `BENCH_ONLY`: a comma-separated subset of `allowed` (all of them when unset); an unknown name
  * stops the run rather than silently measuring nothing.
  */
-export function onlySet<T extends string>(allowed: readonly T[]): Set<T> {
-  const raw = process.env.BENCH_ONLY;
+export function onlySet<T extends string>(allowed: readonly T[], variable = 'BENCH_ONLY'): Set<T> {
+  const raw = process.env[variable];
   if (raw === undefined || raw.trim() === '') return new Set(allowed);
   const names = raw.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = names.filter((n) => !(allowed as readonly string[]).includes(n));
-  if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')} (one or more of ${allowed.join(',')})`);
+  if (unknown.length > 0) throw new Error(`${variable}: unknown ${unknown.join(', ')} (one or more of ${allowed.join(',')})`);
   return new Set(names as T[]);
 }
 

@@ -5,8 +5,9 @@ import { dirname, join, relative, resolve } from 'node:path';
  * Every relative link of every Markdown file in the repository reaches a file that exists (and, with
  * an `#anchor` into a Markdown file, a heading of it), and every docs/<page>.md that a source file,
  * comment or error message cites exists (with the section it names, when it names one: docs/<page>.md,
- * "Section"). Docs move between docs/guide, docs/operations and docs/design; this is what keeps the
- * citations following them.
+ * "Section"), and every repository path a document names in backticks exists. Docs move between
+ * docs/guide, docs/operations and docs/design, and code moves under them: this is what keeps the
+ * citations following both.
  */
 const ROOT = resolve(__dirname, '..', '..');
 const SKIP = new Set(['node_modules', 'dist', '.git', '.data', '.nx', 'test-artifacts', 'coverage', 'tmp', '.venv', '__pycache__']);
@@ -113,6 +114,35 @@ describe('links between the repository’s documents', () => {
         if (!existsSync(to)) broken.push(`${where} (no such file)`);
         else if (anchor && !anchors(to).has(anchor)) broken.push(`${where} (no such heading)`);
         else if (section && !headings(to).some((h) => h.toLowerCase().startsWith(section.toLowerCase()))) broken.push(`${where} (no such section)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('every README section that code and documents cite (README, then the section in quotes) exists', () => {
+    const readme = join(ROOT, 'README.md');
+    const text = readFileSync(readme, 'utf8');
+    const broken: string[] = [];
+    // This file's own pattern aside.
+    for (const file of files.filter((f) => f !== __filename)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/README(?:\.md)?`?,\s*\\?"([^"\\\n]+)\\?"/g)) {
+        const section = match[1];
+        const found = headings(readme).some((h) => h.toLowerCase().startsWith(section.toLowerCase())) || text.includes(`**${section}.**`);
+        if (!found) broken.push(`${relative(ROOT, file)}: README, "${section}"`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('every repository path a document names in backticks exists (`apps/...`, `libs/...`, `test/...`, ...)', () => {
+    // Files each install makes from an example beside it, never committed.
+    const made = new Set(['k8s/overlays/production/provider-credentials.env', 'k8s/overlays/production/secrets.env']);
+    const broken: string[] = [];
+    for (const file of markdown) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/`((?:apps|libs|test|bench|tools|k8s|docker|sdk|catalogues)\/[\w./-]+)`/g)) {
+        const path = match[1];
+        if (!made.has(path) && !existsSync(join(ROOT, path))) broken.push(`${relative(ROOT, file)}: ${path}`);
       }
     }
     expect(broken).toEqual([]);

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /**
  * The layouts the README and docs/design/architecture.md draw name every app and lib (each folder of
  * apps/ and libs/ with a project.json) and nothing that does not exist, so that they cannot fall
- * behind the code again.
+ * behind the code again; and the docs' index (docs/README.md) links every page.
  */
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -39,6 +39,17 @@ describe("the layouts drawn in the README and the architecture", () => {
     expect(paths.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
     const named = paths.map((path) => path.replace(/\/$/, '')).filter((path) => /^(apps|libs)\/[^/]+$/.test(path));
     expect([...new Set(named)].sort()).toEqual(PROJECTS);
+  });
+
+  it('docs/README.md links every page of docs/, and the decisions index every record', () => {
+    const linked = (index: string) => new Set([...readFileSync(join(ROOT, index), 'utf8').matchAll(/\]\(([^)#\s]+)/g)].map((m) => join(dirname(index), m[1])));
+    const pages = (folder: string) => readdirSync(join(ROOT, folder)).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => join(folder, f));
+    const index = linked('docs/README.md');
+    const docPages = ['docs/guide', 'docs/operations', 'docs/design'].flatMap(pages);
+    expect(docPages.filter((page) => !index.has(page))).toEqual([]);
+    expect(index.has('docs/design/decisions/README.md')).toBe(true);
+    const decisions = linked('docs/design/decisions/README.md');
+    expect(pages('docs/design/decisions').filter((page) => !decisions.has(page))).toEqual([]);
   });
 
   it("docs/design/architecture.md's layout names every app and lib, and only those that exist", () => {

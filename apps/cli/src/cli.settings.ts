@@ -54,3 +54,11 @@ export function readCliNatsSettings(env: EnvReader): NatsTransportConfig {
     requestTimeoutMs: env.read(OPS_VARIABLES.rpcTimeoutMs),
   };
 }
+
+/** Reads settings from the environment with one of the readers above; a bad value is a ConfigError (exit 2). */
+export function readSettings<T>(reader: (env: EnvReader) => T): T {
+  const env = cliEnv();
+  const settings = reader(env);
+  env.done();
+  return settings;
+}

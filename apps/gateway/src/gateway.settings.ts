@@ -6,6 +6,7 @@ import {
   EnvReader,
   HttpLimits,
   int,
+  OpsConfig,
   PUBLIC_URL_VARIABLES,
   readPublicHttp,
   readServiceConfig,
@@ -221,11 +222,16 @@ export interface GatewayConfig extends ServiceConfig, GatewayParts {
   http: ReturnType<typeof readPublicHttp>;
 }
 
-/** Everything the distributed gateway reads (apps/gateway/src/main.ts); stops with ConfigError on a bad value. */
+/** Everything the distributed gateway reads; stops with ConfigError on a bad value. */
 export function readGatewayConfig(env: EnvReader): GatewayConfig {
   const service = readServiceConfig(env);
+  return { ...service, ...readGatewaySettings(env, service.ops) };
+}
+
+/** What the gateway reads beyond every service's config (apps/gateway/src/main.ts): its public HTTP, settings, dashboard and keys. */
+export function readGatewaySettings(env: EnvReader, ops: OpsConfig): Omit<GatewayConfig, keyof ServiceConfig> {
   const http = readPublicHttp(env);
   const urls = env.readAll(PUBLIC_URL_VARIABLES);
-  const parts = readGatewayParts(env, { urls, limits: http.limits, rpcTimeoutMs: service.ops.rpcTimeoutMs, outputsDir: env.read(STORAGE_DIR) });
-  return { ...service, http, ...parts };
+  const parts = readGatewayParts(env, { urls, limits: http.limits, rpcTimeoutMs: ops.rpcTimeoutMs, outputsDir: env.read(STORAGE_DIR) });
+  return { http, ...parts };
 }

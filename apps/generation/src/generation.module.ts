@@ -37,6 +37,10 @@ import { LeaseKeeper } from './jobs/runtime/lease-keeper.service';
 import { ProviderPhases } from './jobs/runtime/provider-phases.service';
 import { RunningJobs } from './jobs/runtime/running-jobs';
 import { SyncWaits } from './jobs/runtime/sync-waits';
+import { UpstreamRefsRepository } from './jobs/upstream-refs.repository';
+import { UpstreamRefsWriter } from './jobs/upstream-refs.writer';
+import { SubmittedJobsRepository } from './jobs/submitted-jobs.repository';
+import { SubmittedJobsReader } from './jobs/submitted-jobs.reader';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
@@ -117,6 +121,10 @@ export class GenerationModule {
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,
+        UpstreamRefsRepository,
+        UpstreamRefsWriter,
+        SubmittedJobsRepository,
+        SubmittedJobsReader,
         BindingLimits,
         ParkedJobs,
         OutboxRelayService,

@@ -25,7 +25,7 @@ describe('generation settings', () => {
       storage: { driver: 'local', dir: '.data/outputs' },
       settings: {
         workerConcurrency: 8,
-        providerConcurrency: 64,
+        providerConcurrency: 256,
         providerParking: true,
         providerCheckIntervalMs: 100,
         providerCheckBatch: 200,

@@ -13,7 +13,7 @@ import { readProviderCallbackSettings } from './callbacks/provider-callbacks.set
  */
 export const GENERATION_VARIABLES = {
   workerConcurrency: int('WORKER_CONCURRENCY', 8, 'jobs of built-in engines (CPU work in this process) one process runs at once', { min: 1, max: 1000 }),
-  providerConcurrency: int('PROVIDER_CONCURRENCY', 64, 'provider calls one process makes at once (submits, status checks, output downloads); parked jobs waiting upstream hold none', { min: 1, max: 10_000 }),
+  providerConcurrency: int('PROVIDER_CONCURRENCY', 256, 'provider calls one process makes at once (submits, status checks, output downloads); parked jobs waiting upstream hold none', { min: 1, max: 10_000 }),
   providerParking: flag('PROVIDER_PARKING', true, 'provider jobs wait upstream parked in the database, checked by a poll scheduler; `false` keeps each one in a worker slot for its whole life (the behaviour before parking, for comparison)'),
   providerCheckIntervalMs: int('PROVIDER_CHECK_INTERVAL_MS', 100, 'how often each process looks for parked jobs due for a status check', { min: 10, max: 10_000 }),
   providerCheckBatch: int('PROVIDER_CHECK_BATCH', 200, 'parked jobs one status-check claim takes at most', { min: 1, max: 10_000 }),

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { LocalDirectoryStorage } from './output-storage';
 
 // What only the local driver does; what every driver does is the shared table in
@@ -26,6 +27,20 @@ describe('LocalDirectoryStorage', () => {
     do key = await storage.put(Buffer.from('b'), 'wav');
     while (key.slice(0, 2) !== first.slice(0, 2));
     expect(existsSync(join(root, key))).toBe(true);
+  });
+
+  it('write(): a buffer lands although its shard folder was removed; a stream fails once, then the folder is made again', async () => {
+    const storage = new LocalDirectoryStorage(root);
+    const key = 'ab/0123456789abcdef0123456789abcdef.mp4';
+    await storage.write(key, Buffer.from('first'));
+    rmSync(root, { recursive: true, force: true });
+    await storage.write(key, Buffer.from('again'));
+    expect(readFileSync(join(root, key), 'utf8')).toBe('again');
+    rmSync(root, { recursive: true, force: true });
+    await expect(storage.write(key, Readable.from([Buffer.from('streamed')]))).rejects.toMatchObject({ code: 'ENOENT' });
+    await storage.write(key, Readable.from([Buffer.from('streamed')]));
+    expect(readFileSync(join(root, key), 'utf8')).toBe('streamed');
+    expect(readdirSync(join(root, 'ab'))).toEqual([key.slice(3)]);
   });
 
   it('has no presigned URLs (the gateway serves the folder)', async () => {

@@ -133,8 +133,15 @@ export class LocalDirectoryStorage extends OutputStorage {
     const partial = `${path}.${randomBytes(6).toString('hex')}.part`;
     const input = Buffer.isBuffer(source) ? Readable.from([source]) : source;
     try {
-      await mkdir(folder, { recursive: true });
-      await pipeline(input, createWriteStream(partial, { flags: 'wx' }));
+      await pipeline(input, createWriteStream(partial, { flags: 'wx' })).catch(async (error: NodeJS.ErrnoException) => {
+        // The folder was removed under us (folderOf remembers it): made again; a buffer is written
+        // again, a stream (consumed) fails this write only.
+        if (error.code !== 'ENOENT') throw error;
+        this.folders.delete(folder);
+        await this.folderOf(path);
+        if (!Buffer.isBuffer(source)) throw error;
+        await pipeline(Readable.from([source]), createWriteStream(partial, { flags: 'wx' }));
+      });
       await rename(partial, path);
     } catch (error) {
       await rm(partial, { force: true });

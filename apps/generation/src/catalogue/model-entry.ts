@@ -1,11 +1,15 @@
-import { GENERATION_TYPES, GenerationType, PLANS, PlanName } from '@gen/contracts';
+import { GenerationType, PlanName, validateShape } from '@gen/contracts';
 import { DEMO_PROVIDER, EngineKind, isRecord } from '../providers/provider-kind';
 import { checkInputsSchema, checkPriceMultipliers, InputsSchema, NO_INPUTS } from '@gen/model-inputs';
-import { MODEL_STATUSES, ModelDefinition, ModelStatus } from './catalogue';
+import { ModelDefinition, ModelStatus } from './catalogue';
+import { ModelEntryDto, PROVIDER_LABEL } from './model-entry.dto';
+
+
+const NOT_AN_OBJECT = 'must be an object with id, name, type, credits, minimum_credits, synchronous, min_plan, engine';
 
 /**
  * A model as operators write it (the catalogue file of `models sync`, and `models list --json`):
- * the API's snake_case names, with the engine binding as one object.
+ * the API's snake_case names, with the engine binding as one object (validated as `ModelEntryDto`).
  */
 export interface ModelEntry {
   id: string;
@@ -28,15 +32,6 @@ export interface ModelEntry {
   /** Numeric inputs the price is multiplied by (`["num_outputs"]`); defaults to none. */
   price_multipliers?: string[];
 }
-
-const FIELDS = [
-  'id', 'name', 'type', 'credits', 'minimum_credits', 'synchronous', 'min_plan', 'status', 'provider', 'description', 'engine', 'inputs', 'price_multipliers',
-];
-const OPTIONAL = ['status', 'provider', 'description', 'inputs', 'price_multipliers'];
-export const PROVIDER_LABEL = /^[a-z0-9][a-z0-9._-]{0,39}$/;
-const MAX_DESCRIPTION = 1000;
-export const MODEL_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
-const MAX_CREDITS = 1_000_000;
 
 export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers'> {
   return {
@@ -67,48 +62,27 @@ export function parseModelEntry(
   problems: string[],
 ): ModelDefinition | null {
   const start = problems.length;
-  if (!isRecord(raw)) {
-    problems.push(`${where} must be an object with ${FIELDS.filter((f) => !OPTIONAL.includes(f)).join(', ')}`);
-    return null;
-  }
-  for (const key of Object.keys(raw)) if (!FIELDS.includes(key)) problems.push(`${where}.${key} is not a field of a model`);
-  const at = (field: string) => `${where}.${field}`;
-  const id = raw.id;
-  if (typeof id !== 'string' || !MODEL_ID.test(id)) {
-    problems.push(`${at('id')} must be 1 to 100 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit`);
-  }
-  const name = typeof raw.name === 'string' ? raw.name.trim() : '';
-  if (name.length < 1 || name.length > 200 || /[\u0000-\u001f\u007f]/.test(name)) {
-    problems.push(`${at('name')} must be 1 to 200 printable characters`);
-  }
-  if (!GENERATION_TYPES.includes(raw.type as GenerationType)) problems.push(`${at('type')} must be one of ${GENERATION_TYPES.join(', ')}`);
-  const credits = readCredits(raw.credits, at('credits'), problems);
-  const minimum = readCredits(raw.minimum_credits, at('minimum_credits'), problems);
-  if (typeof raw.synchronous !== 'boolean') problems.push(`${at('synchronous')} must be true or false`);
-  if (!PLANS.includes(raw.min_plan as PlanName)) problems.push(`${at('min_plan')} must be one of ${PLANS.join(', ')}`);
-  const status = raw.status ?? 'active';
-  if (!MODEL_STATUSES.includes(status as ModelStatus)) problems.push(`${at('status')} must be one of ${MODEL_STATUSES.join(', ')}`);
-  const description = raw.description ?? '';
-  if (typeof description !== 'string' || description.length > MAX_DESCRIPTION || /[\u0000-\u0009\u000b-\u001f\u007f]/.test(description)) {
-    problems.push(`${at('description')} must be text of at most ${MAX_DESCRIPTION} characters (line breaks allowed, no other control characters)`);
-  }
-  const binding = parseEngineBinding(raw.engine, at('engine'), kinds, problems);
-  const provider = readProvider(raw.provider, binding && kinds.get(binding.engine), at('provider'), problems);
-  const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, at('inputs'), problems);
-  const priceMultipliers = inputs && credits !== null ? checkPriceMultipliers(raw.price_multipliers, inputs, credits, at('price_multipliers'), problems) : null;
-  if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, at('engine.inputMap'), problems);
-  if (problems.length > start || !binding || !inputs) return null;
+  const result = validateShape(ModelEntryDto, raw, { path: where, unknown: 'forbid', unknownMessage: () => 'is not a field of a model', notObjectMessage: NOT_AN_OBJECT });
+  if (!result.ok) problems.push(...result.problems);
+  if (!isRecord(raw)) return null;
+  const entry = result.ok ? result.value : null;
+  const binding = parseEngineBinding(raw.engine, `${where}.engine`, kinds, problems);
+  const provider = readProvider(raw.provider, binding && kinds.get(binding.engine), `${where}.provider`, problems);
+  const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, `${where}.inputs`, problems);
+  const priceMultipliers = inputs && entry ? checkPriceMultipliers(raw.price_multipliers, inputs, entry.credits, `${where}.price_multipliers`, problems) : null;
+  if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, `${where}.engine.inputMap`, problems);
+  if (problems.length > start || !entry || !binding || !inputs) return null;
   return {
-    id: id as string,
-    name,
-    type: raw.type as GenerationType,
-    credits: credits as number,
-    minimumCredits: minimum as number,
-    synchronous: raw.synchronous as boolean,
-    minPlan: raw.min_plan as PlanName,
-    status: status as ModelStatus,
+    id: entry.id,
+    name: entry.name.trim(),
+    type: entry.type,
+    credits: entry.credits,
+    minimumCredits: entry.minimum_credits,
+    synchronous: entry.synchronous,
+    minPlan: entry.min_plan,
+    status: entry.status ?? 'active',
     provider: provider as string,
-    description: (description as string).trim(),
+    description: (entry.description ?? '').trim(),
     engine: binding.engine,
     params: binding.params,
     ...(raw.inputs !== undefined && { inputs }),
@@ -173,20 +147,9 @@ export function parseCatalogueFile(json: unknown, kinds: ReadonlyMap<string, Eng
  */
 function readProvider(value: unknown, kind: EngineKind | null | undefined, where: string, problems: string[]): string | null {
   if (value === undefined) return kind?.provider ?? null;
-  if (typeof value !== 'string' || !PROVIDER_LABEL.test(value)) {
-    problems.push(`${where} must be 1 to 40 characters of a-z, 0-9, ".", "_" or "-", starting with a letter or digit`);
-    return null;
-  }
+  if (typeof value !== 'string' || !PROVIDER_LABEL.test(value)) return null; // ModelEntryDto said why
   if (kind?.provider === DEMO_PROVIDER && value !== DEMO_PROVIDER) {
     problems.push(`${where} must be "${DEMO_PROVIDER}": the "${kind.kind}" engine is a built-in demo, not a model provider`);
-    return null;
-  }
-  return value;
-}
-
-function readCredits(value: unknown, where: string, problems: string[]): number | null {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > MAX_CREDITS) {
-    problems.push(`${where} must be an integer between 0 and ${MAX_CREDITS}`);
     return null;
   }
   return value;

@@ -1,9 +1,7 @@
 import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
-import { synthesizeMelody } from './melody';
-import { createPromptRng } from './prompt-seed';
-import { encodeWavPcm16 } from './wav-writer';
+import { createPromptRng, encodeWavPcm16, synthesizeMelody } from '@gen/media-synth';
 
 /**
  * Built-in offline audio engine: a mono 16-bit PCM WAV of a prompt-derived chord melody.

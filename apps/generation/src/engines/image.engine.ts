@@ -2,8 +2,7 @@ import { PNG } from 'pngjs';
 import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
-import { createPromptRng } from './prompt-seed';
-import { createScene, renderScene } from './scene';
+import { createPromptRng, createScene, renderScene } from '@gen/media-synth';
 
 /**
  * Built-in offline image engine: a PNG whose gradient and shapes are derived from (prompt, seed).

@@ -11,10 +11,8 @@ export { VideoEngine } from './video.engine';
 export { AudioEngine } from './audio.engine';
 export { MeshEngine } from './mesh.engine';
 export { InstantEngine } from './instant.engine';
-export { createPromptRng, hslToRgb, promptSeedState, type PromptRng, type Rgb } from './prompt-seed';
 export { readNumberParam, readLatencyMs, type NumberParamOptions } from './engine-params';
 export { beginGeneration, checkpoint, delay, throwIfAborted } from './engine-runtime';
-export { H264PcmEncoder, type H264PcmConfig, type YuvFrame, type EncodedPicture } from './h264-pcm-encoder';
 
 /** Built-in offline engines keyed by engine name (`image`, `video`, `audio`, `mesh`, `instant`). */
 export function createBuiltInEngines(): Record<string, Engine> {

@@ -1,6 +1,6 @@
 import type { EngineRequest } from './engine';
 import { MeshEngine } from './mesh.engine';
-import { buildStarPrism } from './prism-geometry';
+import { buildStarPrism } from '@gen/media-synth';
 
 // gltf-validator ships no type declarations, so it is loaded untyped.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,8 +1,6 @@
 import type { Engine, BufferedOutput, EngineRequest } from './engine';
 import { beginGeneration } from './engine-runtime';
-import { encodeMeshGlb } from './glb-writer';
-import { buildStarPrism } from './prism-geometry';
-import { createPromptRng } from './prompt-seed';
+import { buildStarPrism, createPromptRng, encodeMeshGlb } from '@gen/media-synth';
 
 /**
  * Built-in offline 3D engine: a GLB containing a tapered star/polygon prism whose point count,

@@ -1,11 +1,7 @@
-import { AvcMp4Writer } from './avc-mp4-writer';
+import { AvcMp4Writer, createPromptRng, createScene, H264PcmEncoder, renderScene, rgbToYuv420 } from '@gen/media-synth';
 import { EngineError, type Engine, type BufferedOutput, type EngineRequest } from './engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
-import { H264PcmEncoder } from './h264-pcm-encoder';
-import { createPromptRng } from './prompt-seed';
-import { createScene, renderScene } from './scene';
-import { rgbToYuv420 } from './yuv420';
 
 /** Uncompressed I_PCM costs ~384 bytes per macroblock per frame; refuse anything bigger. */
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;

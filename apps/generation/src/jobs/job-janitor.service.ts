@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@gen/errors';
+import { PeriodicTask } from '@gen/observability';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutputStorage } from '@gen/storage';
 import { JobsRepository } from './jobs.repository';
@@ -19,37 +20,46 @@ const DEFAULT_SWEEP_MS = 60_000;
 @Injectable()
 export class JobJanitorService implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(JobJanitorService.name);
-  private reclaimTimer?: NodeJS.Timeout;
-  private deadlineTimer?: NodeJS.Timeout;
-  private outputTimer?: NodeJS.Timeout;
-  private sweeping?: Promise<unknown>;
+  private readonly reclaims: PeriodicTask;
+  private readonly deadlines: PeriodicTask;
+  private readonly outputs: PeriodicTask;
 
   constructor(
     private readonly jobs: JobsRepository,
     private readonly service: JobsService,
     private readonly storage: OutputStorage,
     private readonly reclaimer: LeaseReclaimer,
-    @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
-  ) {}
+    @Inject(GENERATION_SETTINGS) settings: GenerationSettings,
+  ) {
+    const failed = (what: string) => (error: unknown) => this.logger.warn({ err: error }, what);
+    this.reclaims = new PeriodicTask({
+      name: 'Lease reclaim',
+      intervalMs: settings.pollIntervalMs,
+      run: () => this.reclaimer.reclaimExpired(),
+      onError: failed('Reclaiming expired leases failed'),
+    });
+    this.deadlines = new PeriodicTask({ name: 'Deadline cancels', intervalMs: settings.pollIntervalMs, run: () => this.cancelPastDeadline(), onError: failed('Janitor pass failed') });
+    this.outputs = new PeriodicTask({
+      name: 'Output sweep',
+      intervalMs: settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS,
+      run: () => this.deleteExpiredOutputs(),
+      onError: failed('Janitor pass failed'),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.reclaimTimer = setInterval(() => void this.reclaimer.reclaimExpired(), this.settings.pollIntervalMs);
-    this.reclaimTimer.unref();
-    this.deadlineTimer = setInterval(() => void this.run(() => this.cancelPastDeadline()), this.settings.pollIntervalMs);
-    this.outputTimer = setInterval(() => void this.run(() => this.deleteExpiredOutputs()), this.settings.outputSweepIntervalMs ?? DEFAULT_SWEEP_MS);
-    this.deadlineTimer.unref();
-    this.outputTimer.unref();
+    this.reclaims.start();
+    this.deadlines.start();
+    this.outputs.start();
   }
 
   /** Shutdown began: no more reclaims (this process's own leases are handed back by its runtime). */
-  beforeApplicationShutdown(): void {
-    clearInterval(this.reclaimTimer);
+  beforeApplicationShutdown(): Promise<void> {
+    return this.reclaims.stop();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.deadlineTimer);
-    clearInterval(this.outputTimer);
-    await this.sweeping;
+    await Promise.all([this.deadlines.stop(), this.outputs.stop()]);
   }
 
   /** Cancels every unfinished job whose deadline has passed; returns how many. */
@@ -78,13 +88,5 @@ export class JobJanitorService implements OnApplicationBootstrap, BeforeApplicat
     }
     if (deleted > 0) this.logger.log({ deleted }, 'Deleted outputs past their retention');
     return deleted;
-  }
-
-  private async run(task: () => Promise<unknown>): Promise<void> {
-    if (this.sweeping) return;
-    this.sweeping = task()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'Janitor pass failed'))
-      .finally(() => (this.sweeping = undefined));
-    await this.sweeping;
   }
 }

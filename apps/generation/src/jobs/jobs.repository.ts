@@ -265,20 +265,6 @@ export class JobsRepository implements OnModuleDestroy {
   }
 
   /**
-   * Stores the upstream job a provider adapter submitted this job as, before it waits on it, so a
-   * later attempt (after this worker died) attaches to it instead of submitting again. Synchronous
-   * commit: this is what stands between a crash and paying the provider twice. False when this
-   * worker no longer holds the job.
-   */
-  async saveUpstreamRef(jobId: string, owner: string, ref: string): Promise<boolean> {
-    const rows = await sqlRows<{ id: string }>(this.db,
-      `UPDATE jobs SET upstream_ref = $3 WHERE id = $1 AND status = 'processing' AND lease_owner = $2 RETURNING id`,
-      [jobId, owner, ref],
-    );
-    return rows.length === 1;
-  }
-
-  /**
    * Extends the leases of the jobs this worker runs. Returns the ids it still owns, and among the
    * others those that are finished (canceled, or failed by an operator): their runs must stop; the
    * rest were taken over by another worker.

@@ -24,6 +24,7 @@ import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { toGenerationRecord } from './job-record';
 import { AdmitOutcome, JobsRepository } from './jobs.repository';
+import { SubmittedJobsReader } from './submitted-jobs.reader';
 import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 
 @Injectable()
@@ -38,6 +39,7 @@ export class JobsService {
     private readonly finisher: JobFinisher,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
+    private readonly submitted: SubmittedJobsReader,
   ) {
     // Media inputs arrive resolved by the gateway: an https URL, or an upload's URL on the content host.
     this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl });
@@ -107,7 +109,9 @@ export class JobsService {
     if (final && final.accountId === request.accountId) {
       return { finished: true, record: toGenerationRecord(final, this.settings.cdnBaseUrl) };
     }
-    const record = await this.get({ accountId: request.accountId, jobId: request.jobId });
+    const found = await this.submitted.read(request.accountId, request.jobId);
+    if (!found) throw new NotFoundError(`No generation with id "${request.jobId}".`);
+    const record = toGenerationRecord(found.job, this.settings.cdnBaseUrl, found.ahead);
     return { finished: record.status === 'completed' || record.status === 'failed', record };
   }
 

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { BindingLimits } from './binding-limits.service';
 import { JobRunner } from './runtime/job-runner.service';
 import { RunningJobs } from './runtime/running-jobs';
 import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
-import { CoalescedTask } from './coalesced-task';
 import { CatalogueService } from '../catalogue/catalogue.service';
 import { modelsOnBindings } from './binding-models';
 
@@ -22,13 +22,14 @@ const LIMITS_REFRESH_MS = 1_000;
 @Injectable()
 export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(ParkedJobs.name);
-  private timer?: NodeJS.Timeout;
-  private limitsTimer?: NodeJS.Timeout;
-  private readonly pumps = new CoalescedTask(
-    () => this.pump(),
-    (error: unknown) => this.logger.warn({ err: error }, 'Claiming parked jobs failed'),
-    () => this.nudge(),
-  );
+  /** Claims of due jobs: one at a time, every PROVIDER_CHECK_INTERVAL_MS and at each nudge. */
+  private readonly checks: PeriodicTask;
+  private readonly limitsRefresh = new PeriodicTask({
+    name: 'Binding limits refresh',
+    intervalMs: LIMITS_REFRESH_MS,
+    run: () => this.refreshLimits(),
+    onError: (error) => this.logger.warn({ err: error }, 'Reading binding limits failed'),
+  });
   private stopping = false;
 
   constructor(
@@ -39,6 +40,12 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly catalogue: CatalogueService,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
+    this.checks = new PeriodicTask({
+      name: 'Parked job checks',
+      intervalMs: settings.providerCheckIntervalMs,
+      run: () => this.pump(),
+      onError: (error) => this.logger.warn({ err: error }, 'Claiming parked jobs failed'),
+    });
     // Slots freed while due jobs are left over: claim again without waiting for the next tick.
     running.onFreed((pool) => {
       if (pool === 'io' && this.moreDue && this.running.freeForChecks() >= Math.max(1, Math.floor(this.settings.providerConcurrency / 4))) this.nudge();
@@ -50,18 +57,14 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
 
   onApplicationBootstrap(): void {
     if (!this.settings.providerParking) return;
-    this.timer = setInterval(() => this.nudge(), this.settings.providerCheckIntervalMs);
-    this.limitsTimer = setInterval(() => void this.refreshLimits(), LIMITS_REFRESH_MS);
-    this.timer.unref();
-    this.limitsTimer.unref();
+    this.checks.start();
+    this.limitsRefresh.start();
     this.nudge();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    clearInterval(this.timer);
-    clearInterval(this.limitsTimer);
-    await this.pumps.current();
+    await Promise.all([this.checks.stop(), this.limitsRefresh.stop()]);
   }
 
   /**
@@ -78,7 +81,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   /** Claims due jobs now (coalesces concurrent calls). */
   nudge(): void {
     if (this.stopping) return;
-    this.pumps.run();
+    this.checks.trigger();
   }
 
   /** Claims due jobs while there are some and the process has provider slots for them. */
@@ -96,11 +99,7 @@ export class ParkedJobs implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   private async refreshLimits(): Promise<void> {
-    try {
-      await this.limits.refresh();
-      await this.repository.sweepSlots();
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Reading binding limits failed');
-    }
+    await this.limits.refresh();
+    await this.repository.sweepSlots();
   }
 }

@@ -1,2 +1,3 @@
 export * from './validate-shape';
 export * from './nested';
+export * from './rules';

@@ -7,13 +7,14 @@ type Shape = new () => object;
  * A property holding an object of `shape` (or, with `each`, an array of them): built as that class
  * (its field initialisers are the defaults) and validated with it. Written instead of
  * class-transformer's `@Type`, which needs `reflect-metadata` loaded first (a library, the CLI and
- * the dashboard do not load it).
+ * the dashboard do not load it). `message`: the problem when the value is not an object (default
+ * `must be an object`).
  */
-export function Nested(shape: () => Shape, options: { each?: boolean } = {}): PropertyDecorator {
+export function Nested(shape: () => Shape, options: { each?: boolean; message?: string } = {}): PropertyDecorator {
   const build = (value: unknown): unknown =>
     typeof value === 'object' && value !== null && !Array.isArray(value) ? plainToInstance(shape(), value, { exposeDefaultValues: true }) : value;
   const transform = Transform(({ value }: { value: unknown }) => (options.each && Array.isArray(value) ? value.map(build) : build(value)));
-  const validate = ValidateNested({ each: options.each });
+  const validate = ValidateNested({ each: options.each, ...(options.message !== undefined && { message: options.message }) });
   return (target, property) => {
     transform(target, property as string);
     validate(target, property);

@@ -106,3 +106,21 @@ describe('validateShape', () => {
     expect(knownProperties(Binding)).toEqual(['maxInFlight', 'pollIntervalMs', 'tokenEnv']);
   });
 });
+
+describe('knownProperties', () => {
+  class Base {
+    @IsString()
+    a = '';
+
+    @IsString()
+    b = '';
+  }
+  class Derived extends Base {
+    @IsInt()
+    c = 0;
+  }
+
+  it("lists a base class's properties before its extension's", () => {
+    expect(knownProperties(Derived)).toEqual(['a', 'b', 'c']);
+  });
+});

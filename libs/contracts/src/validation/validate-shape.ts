@@ -14,20 +14,21 @@ export interface ShapeOptions {
   /** Properties the class does not declare: kept as they came (default), stripped, or a problem each. */
   unknown?: 'keep' | 'strip' | 'forbid';
   /** The problem of a forbidden property, after its path (default `is not a known property`). */
-  unknownMessage?: (property: string, known: readonly string[]) => string;
+  unknownMessage?: (property: string, known: readonly string[], shape: Shape<object>) => string;
   /** The problem when the value is not an object at all, after the path (default `must be an object`). */
   notObjectMessage?: string;
   /** Every problem of a property instead of its first (default false: one readable problem per field). */
   allProblems?: boolean;
 }
 
-type Shape<T> = new (...args: never[]) => T;
+export type Shape<T> = new (...args: never[]) => T;
 
 /**
  * Fills an instance of `shape` from `plain` (field initialisers are the defaults of missing values,
  * `@Type` builds nested classes) and validates it. Problems name the path and say what is wrong:
  * `models[2].binding.maxInFlight must be a positive integer`. A decorator's message reads best written
  * after the property (`$property must be ...`, or `must be ...`); either way the path replaces the name.
+ * A message of several lines is several problems (`$property[0] must be ...` for each bad item).
  */
 export function validateShape<T extends object>(shape: Shape<T>, plain: unknown, options: ShapeOptions = {}): ShapeResult<T> {
   const path = options.path ?? '';
@@ -46,16 +47,24 @@ export function validateShape<T extends object>(shape: Shape<T>, plain: unknown,
   return { ok: false, problems };
 }
 
-/** The names `shape` declares (what `unknown: 'forbid'` accepts), in declaration order. */
+/** The names `shape` declares (what `unknown: 'forbid'` accepts): a base class's first, each in declaration order. */
 export function knownProperties(shape: abstract new (...args: never[]) => unknown): string[] {
   const metadata = getMetadataStorage().getTargetValidationMetadatas(shape, '', true, false);
-  return [...new Set(metadata.map((m) => m.propertyName))];
+  const depth = (target: unknown) => {
+    let n = 0;
+    for (let c: unknown = shape; c && c !== target; c = Object.getPrototypeOf(c)) n++;
+    return n;
+  };
+  const ordered = metadata.map((m, i) => ({ name: m.propertyName, depth: depth(m.target), i })).sort((a, b) => b.depth - a.depth || a.i - b.i);
+  return [...new Set(ordered.map((m) => m.name))];
 }
 
 function collect(error: ValidationError, parent: string, options: ShapeOptions, problems: string[]): void {
   const index = Array.isArray(error.target) && /^\d+$/.test(error.property);
   const path = index ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
-  for (const [type, message] of constraintsToReport(error, options)) problems.push(problem(type, message, error, path, options));
+  for (const [type, message] of constraintsToReport(error, options)) {
+    for (const line of message.split('\n')) problems.push(problem(type, line, error, path, options));
+  }
   for (const child of error.children ?? []) collect(child, path, options, problems);
 }
 
@@ -72,8 +81,8 @@ function constraintsToReport(error: ValidationError, options: ShapeOptions): [st
 
 function problem(type: string, message: string, error: ValidationError, path: string, options: ShapeOptions): string {
   if (type === 'whitelistValidation') {
-    const known = error.target ? knownProperties((error.target as object).constructor as new () => unknown) : [];
-    return join(path, options.unknownMessage ? options.unknownMessage(error.property, known) : 'is not a known property');
+    const shape = (error.target as object).constructor as Shape<object>;
+    return join(path, options.unknownMessage ? options.unknownMessage(error.property, knownProperties(shape), shape) : 'is not a known property');
   }
   if (type === 'nestedValidation' && message.includes('nested property ')) return join(path, 'must be an object');
   if (type === 'unknownValue') return join(path, 'must be an object');

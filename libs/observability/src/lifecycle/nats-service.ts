@@ -1,24 +1,34 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { ServiceName } from '@gen/contracts';
 import { EnvReader, OpsConfig, readServiceConfig, runMain } from '@gen/config';
 import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
 import type { DataSource } from 'typeorm';
-import { flagCheck, natsCheck, postgresCheck } from '../health/readiness-check';
+import { flagCheck, natsCheck, postgresCheck, ReadinessCheck } from '../health/readiness-check';
 import { createServiceHttpApp } from '../http/service-http-app';
 import { ObservabilityModule } from '../observability.module';
 import { drainAndClose } from './graceful-shutdown';
 
-/** What differs between the NATS-only services (billing, generation, webhooks); the rest is shared. */
+/** What differs between the services of a distributed deployment; the rest is shared. */
 export interface NatsServiceDefinition<Settings> {
   service: ServiceName;
   /** The service's own settings (its settings file's declarations); bad values are collected by `env`, so start-up names them all. */
   readSettings(env: EnvReader, ops: OpsConfig): Settings;
   openDatabase(url: string, poolSize: number, migrations: 'run' | 'verify'): Promise<DataSource>;
   module(dataSource: DataSource, settings: Settings): DynamicModule;
+  /** Readiness checks beyond its database and NATS (the gateway: each service behind it answers its ping). */
+  readiness?(rpc: NatsRpcClient): ReadinessCheck[];
+  /** The HTTP app (the gateway: its public API); default: the health and metrics port alone (createServiceHttpApp). */
+  createApp?(module: Type<unknown>, settings: Settings): Promise<NestFastifyApplication>;
+  /**
+   * Stop taking NATS work right after readiness turns 503, before the shutdown delay (default
+   * true). The gateway keeps answering other services' questions about keys until it closes.
+   */
+  stopAcceptingFirst?: boolean;
 }
 
 /**
- * Distributed mode's entry point for a service without a public API: validated config, its own
+ * Distributed mode's entry point for a service: validated config, its own
  * migrated schema, NATS (request/reply + JetStream), health and metrics on HTTP_PORT, and the
  * graceful drain on SIGTERM (stop taking work, finish or hand back, close, exit 0).
  */
@@ -43,6 +53,7 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
               postgresCheck('postgres', dataSource),
               natsCheck('nats', () => rpc.connection()),
               flagCheck('nats:subscriptions', () => server.isConnected(), 'the NATS server side is not connected'),
+              ...(definition.readiness?.(rpc) ?? []),
             ],
           },
         }),
@@ -52,7 +63,7 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
     })
     class ServiceAppModule {}
 
-    const app = await createServiceHttpApp(ServiceAppModule);
+    const app = await (definition.createApp ? definition.createApp(ServiceAppModule, settings) : createServiceHttpApp(ServiceAppModule));
     app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
     // Every module's init hooks (the catalogue's first read, for one) run before NATS delivers a message.
     await app.init();
@@ -63,7 +74,8 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
       // Work in flight finishes or is handed back (each module's shutdown hooks bound it);
       // unacknowledged events are redelivered to another replica.
       stop: async () => {
-        await drainAndClose(app, { ...ops.shutdown, beforeClose: () => server.stopAccepting() });
+        const stopAcceptingFirst = definition.stopAcceptingFirst ?? true;
+        await drainAndClose(app, { ...ops.shutdown, beforeClose: stopAcceptingFirst ? () => server.stopAccepting() : undefined });
         await dataSource.destroy();
       },
     };

@@ -5,7 +5,7 @@ import { EngineError, EngineOutput, EngineRequest } from '../../engines/engine';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
 import { BindingLimits } from '../binding-limits.service';
 import type { JobEntity } from '../job.entity';
-import { JobsRepository } from '../jobs.repository';
+import { UpstreamRefsWriter } from '../upstream-refs.writer';
 import { PARKED, ProviderPhases } from './provider-phases.service';
 import { CANCELED, LEASE_LOST, Run } from './running-jobs';
 
@@ -20,7 +20,7 @@ export class EngineCalls {
 
   constructor(
     private readonly catalogue: CatalogueService,
-    private readonly jobs: JobsRepository,
+    private readonly upstreamRefs: UpstreamRefsWriter,
     private readonly phases: ProviderPhases,
     private readonly limits: BindingLimits,
     private readonly callbacks: ProviderCallbacks,
@@ -53,7 +53,7 @@ export class EngineCalls {
       callbackUrl: this.callbacks.urlFor(job.id, model.engine),
       saveUpstreamRef: async (ref) => {
         run.upstreamRef = ref;
-        if (await this.jobs.saveUpstreamRef(job.id, this.settings.workerId, ref)) return;
+        if (await this.upstreamRefs.save(job.id, this.settings.workerId, ref)) return;
         // Not ours any more: finished by a cancel (the caller then cancels upstream), or taken over.
         throw signal.aborted && signal.reason === CANCELED ? CANCELED : LEASE_LOST;
       },

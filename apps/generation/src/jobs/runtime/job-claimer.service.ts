@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import { CatalogueService } from '../../catalogue/catalogue.service';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
 import { BindingLimits } from '../binding-limits.service';
 import { modelsOnBindings } from '../binding-models';
-import { CoalescedTask } from '../coalesced-task';
 import type { JobEntity } from '../job.entity';
 import { ClaimOffer, JobsRepository } from '../jobs.repository';
 import { JobRunner } from './job-runner.service';
@@ -19,12 +19,8 @@ import { Pool, RunningJobs } from './running-jobs';
 @Injectable()
 export class JobClaimer {
   private readonly logger = new Logger(JobClaimer.name);
-  private timer?: NodeJS.Timeout;
-  private readonly pumps = new CoalescedTask(
-    () => this.pump(),
-    (error: unknown) => this.logger.error({ err: error }, 'Claiming jobs failed'),
-    () => this.nudge(),
-  );
+  /** The claim loop: one pump at a time, every poll interval and at each nudge (one more after the current pump). */
+  private readonly claims: PeriodicTask;
 
   constructor(
     private readonly jobs: JobsRepository,
@@ -35,20 +31,24 @@ export class JobClaimer {
     private readonly limits: BindingLimits,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
+    this.claims = new PeriodicTask({
+      name: 'Job claims',
+      intervalMs: settings.pollIntervalMs,
+      run: () => this.pump(),
+      onError: (error) => this.logger.error({ err: error }, 'Claiming jobs failed'),
+    });
     running.onFreed(() => this.nudge());
   }
 
   start(): void {
-    this.timer = setInterval(() => this.nudge(), this.settings.pollIntervalMs);
-    this.timer.unref();
+    this.claims.start();
     this.nudge();
   }
 
   /** Shutdown, first step: no more claims or offers; resolves once a claim under way has ended. */
   async stop(): Promise<void> {
     this.running.close();
-    clearInterval(this.timer);
-    await this.pumps.current();
+    await this.claims.stop();
   }
 
   /**
@@ -75,7 +75,7 @@ export class JobClaimer {
   /** Looks for claimable work now (coalesces concurrent calls). */
   nudge(): void {
     if (this.running.isClosed) return;
-    this.pumps.run();
+    this.claims.trigger();
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
@@ -17,7 +18,12 @@ const PROGRESS_FLUSH_MS = 1_000;
 @Injectable()
 export class JobProgress {
   private readonly logger = new Logger(JobProgress.name);
-  private timer?: NodeJS.Timeout;
+  private readonly flushes = new PeriodicTask({
+    name: 'Progress flush',
+    intervalMs: PROGRESS_FLUSH_MS,
+    run: () => this.flush(),
+    onError: (error) => this.logger.warn({ err: error }, 'Saving progress failed'),
+  });
 
   constructor(
     private readonly running: RunningJobs,
@@ -27,12 +33,11 @@ export class JobProgress {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.flush(), PROGRESS_FLUSH_MS);
-    this.timer.unref();
+    this.flushes.start();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.flushes.stop();
   }
 
   /** Tells the live status streams (every gateway) that a job of ours is processing, with its progress. */
@@ -50,10 +55,6 @@ export class JobProgress {
       this.announce(run.job, run.progress);
       run.progress = undefined;
     }
-    try {
-      await this.jobs.saveProgress(this.settings.workerId, changed);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Saving progress failed');
-    }
+    await this.jobs.saveProgress(this.settings.workerId, changed);
   }
 }

@@ -52,7 +52,6 @@ export class JobRuntime implements OnApplicationBootstrap, BeforeApplicationShut
 
   async onApplicationShutdown(): Promise<void> {
     await this.beforeApplicationShutdown();
-    this.leases.stop();
-    this.progress.stop();
+    await Promise.all([this.leases.stop(), this.progress.stop()]);
   }
 }

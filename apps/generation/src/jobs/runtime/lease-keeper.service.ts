@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PeriodicTask } from '@gen/observability';
 import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
@@ -16,7 +17,7 @@ import { CANCELED, LEASE_LOST, Run, RunningJobs } from './running-jobs';
 @Injectable()
 export class LeaseKeeper {
   private readonly logger = new Logger(LeaseKeeper.name);
-  private timer?: NodeJS.Timeout;
+  private readonly heartbeats: PeriodicTask;
   private unsubscribe?: () => void;
 
   constructor(
@@ -26,11 +27,17 @@ export class LeaseKeeper {
     private readonly broadcaster: Broadcaster,
     private readonly metrics: JobMetrics,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
-  ) {}
+  ) {
+    this.heartbeats = new PeriodicTask({
+      name: 'Lease heartbeats',
+      intervalMs: Math.max(100, Math.floor(settings.leaseMs / 3)),
+      run: () => this.heartbeat(),
+      onError: (error) => this.logger.warn({ err: error }, 'Heartbeat failed'),
+    });
+  }
 
   start(): void {
-    this.timer = setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.settings.leaseMs / 3)));
-    this.timer.unref();
+    this.heartbeats.start();
     // A job of ours that became final elsewhere (canceled through another replica, failed by an
     // operator) stops at once; the heartbeat finds the same thing later if this message is missed.
     this.unsubscribe = this.broadcaster.subscribe(Broadcasts.generationChanged, (payload) => {
@@ -44,8 +51,8 @@ export class LeaseKeeper {
     this.unsubscribe?.();
   }
 
-  stop(): void {
-    clearInterval(this.timer);
+  stop(): Promise<void> {
+    return this.heartbeats.stop();
   }
 
   /** Jobs an admission claimed for this process after its shutdown began: back to the queue at once, for another replica. */
@@ -73,16 +80,12 @@ export class LeaseKeeper {
   private async heartbeat(): Promise<void> {
     const ids = this.running.ids();
     if (ids.length === 0) return;
-    try {
-      const { owned, finished } = await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs);
-      const mine = new Set(owned);
-      const final = new Set(finished);
-      for (const id of ids) {
-        if (final.has(id)) this.running.abort(id, CANCELED); // canceled or failed meanwhile
-        else if (!mine.has(id)) this.running.abort(id, LEASE_LOST); // someone else has it now
-      }
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Heartbeat failed');
+    const { owned, finished } = await this.jobs.heartbeat(this.settings.workerId, ids, this.settings.leaseMs);
+    const mine = new Set(owned);
+    const final = new Set(finished);
+    for (const id of ids) {
+      if (final.has(id)) this.running.abort(id, CANCELED); // canceled or failed meanwhile
+      else if (!mine.has(id)) this.running.abort(id, LEASE_LOST); // someone else has it now
     }
   }
 }

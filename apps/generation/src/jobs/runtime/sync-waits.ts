@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
+import { PeriodicTask } from '@gen/observability';
 import type { JobEntity } from '../job.entity';
 import { JobsRepository } from '../jobs.repository';
 
@@ -48,7 +49,7 @@ export class SyncWaits {
         if (settled) return;
         settled = true;
         clearTimeout(deadline);
-        clearInterval(poll);
+        void poll.stop();
         this.finished.off(jobId, onLocal);
         this.finished.off(DRAINED, onDrained);
         resolve(job);
@@ -63,10 +64,20 @@ export class SyncWaits {
       this.finished.once(DRAINED, onDrained);
       if (this.drained) onDrained();
       const deadline = setTimeout(() => finish(null), ms);
-      const check = () => void finalJob().then((job) => job && finish(job), () => undefined);
-      // Another replica may run it (or it was already final): look at the row now and then.
-      const poll = setInterval(check, POLL_MS);
-      if (!runsHere) check();
+      // Another replica may run it (or it was already final): look at the row now and then. A run of
+      // this process reports its end itself, so the row is not read at once for it.
+      const poll = new PeriodicTask({
+        name: 'Synchronous wait',
+        intervalMs: POLL_MS,
+        runAtStart: !runsHere,
+        run: async () => {
+          const job = await finalJob();
+          if (job) finish(job);
+        },
+        // A read that failed is made again at the next look.
+        onError: () => undefined,
+      });
+      poll.start();
     });
   }
 }

@@ -11,12 +11,12 @@ const SPEC: BindingSpec = {
   // requestMs bounds the cancel call; the prediction call itself is bounded by totalMs (it lasts as long as the prediction).
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
   reservedInput: [],
-  extraKeys: [],
   callbacks: true,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): BindingSettings | null {
-  return readBinding(settings, where, SPEC, problems);
+  const binding = readBinding(settings, where, SPEC, problems);
+  return binding?.settings ?? null;
 }
 
 /**

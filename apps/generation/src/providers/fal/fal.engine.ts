@@ -1,7 +1,8 @@
 import type { GenerationType } from '@gen/contracts';
 import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput, stringsAt } from '../shared/binding-settings';
+import { BindingSettings, generationInput } from '../shared/binding-settings';
+import { stringsAt } from '../shared/result-path';
 import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
 import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
 import { UpstreamFailure } from '../shared/upstream-failure';

@@ -1,6 +1,8 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingSpec, readBinding, readUrl } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../shared/binding-settings';
+import { IfGiven } from '@gen/contracts';
+import { HttpUrl, normalUrl } from '../shared/binding-rules';
 import { FAL_JWKS_URL } from './fal.callback';
 import { readCredential, unavailableEngine } from '../shared/upstream-client';
 import { FalEngine, FalSettings } from './fal.engine';
@@ -16,17 +18,22 @@ const SPEC: BindingSpec = {
   tokenEnv: 'required',
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://fal.media', 'https://*.fal.media'] },
   reservedInput: [],
-  extraKeys: ['callbackJwksUrl'],
   callbacks: true,
 };
 
+class FalBindingDto extends BindingDto {
+  /** fal's public keys for callback signatures (docs/operations/providers.md, "Callbacks"): another URL for a test double or a proxy. */
+  @IfGiven()
+  @HttpUrl(true)
+  callbackJwksUrl?: string;
+}
+
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): FalSettings | null {
-  const start = problems.length;
-  const binding = readBinding(settings, where, SPEC, problems);
-  // fal's public keys for callback signatures (docs/operations/providers.md, "Callbacks"): another URL for a test double or a proxy.
-  const callbackJwksUrl = settings.callbackJwksUrl === undefined ? FAL_JWKS_URL : readUrl(settings.callbackJwksUrl, `${where}.callbackJwksUrl`, problems, true);
-  if (!binding || callbackJwksUrl === null || problems.length > start) return null;
-  return { ...binding, upstreamModel: binding.upstreamModel as string, callbackJwksUrl };
+  const binding = readBinding(settings, where, SPEC, problems, FalBindingDto);
+  if (!binding) return null;
+  const { settings: common, own } = binding;
+  const callbackJwksUrl = own.callbackJwksUrl === undefined ? FAL_JWKS_URL : normalUrl(own.callbackJwksUrl, true);
+  return { ...common, upstreamModel: common.upstreamModel as string, callbackJwksUrl };
 }
 
 /** fal's queue API (https://docs.fal.ai/model-endpoints/queue): `{"engine": "fal", "upstreamModel": "fal-ai/...", "tokenEnv": ...}`. */

@@ -12,13 +12,12 @@ const SPEC: BindingSpec = {
   // Synchronous: the one call is the whole generation, so it may use nearly all of it.
   defaults: { requestMs: 100_000, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: [] },
   reservedInput: ['model', 'n'],
-  extraKeys: [],
   callbacks: false,
 };
 
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): OpenAiImagesSettings | null {
   const binding = readBinding(settings, where, SPEC, problems);
-  return binding ? { ...binding, upstreamModel: binding.upstreamModel as string } : null;
+  return binding && { ...binding.settings, upstreamModel: binding.settings.upstreamModel as string };
 }
 
 /** The OpenAI Images API and compatible servers: `{"engine": "openai-images", "upstreamModel": "gpt-image-1", "tokenEnv": ...}`. */

@@ -1,6 +1,7 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingSpec, readBinding, readInt } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../shared/binding-settings';
+import { IfGiven, IntBetween } from '@gen/contracts';
 import { readCredential, unavailableEngine } from '../shared/upstream-client';
 import { ReplicateEngine, ReplicateSettings } from './replicate.engine';
 
@@ -15,19 +16,26 @@ const SPEC: BindingSpec = {
   tokenEnv: 'required',
   defaults: { requestMs: BINDING_DEFAULTS.requestTimeoutMs, totalMs: BINDING_DEFAULTS.totalTimeoutMs, outputOrigins: ['https://replicate.delivery', 'https://*.replicate.delivery'] },
   reservedInput: [],
-  extraKeys: ['preferWait'],
   callbacks: true,
 };
 
+class ReplicateBindingDto extends BindingDto {
+  /** Seconds the create call may wait for the output (`Prefer: wait`); default: no waiting. */
+  @IfGiven()
+  @IntBetween(1, 60)
+  preferWait?: number;
+}
+
 function parse(settings: Record<string, unknown>, where: string, problems: string[]): ReplicateSettings | null {
-  const start = problems.length;
-  const binding = readBinding(settings, where, SPEC, problems);
-  const preferWait = settings.preferWait === undefined ? null : readInt(settings.preferWait, `${where}.preferWait`, 0, 1, 60, problems);
-  if (binding && preferWait !== null && preferWait * 1000 >= binding.requestTimeoutMs) {
+  const binding = readBinding(settings, where, SPEC, problems, ReplicateBindingDto);
+  if (!binding) return null;
+  const { settings: common, own } = binding;
+  const preferWait = own.preferWait ?? null;
+  if (preferWait !== null && preferWait * 1000 >= common.requestTimeoutMs) {
     problems.push(`${where}.timeouts.requestMs must be longer than preferWait (${preferWait} s): the create call waits that long`);
+    return null;
   }
-  if (!binding || problems.length > start) return null;
-  return { ...binding, upstreamModel: binding.upstreamModel as string, preferWait };
+  return { ...common, upstreamModel: common.upstreamModel as string, preferWait };
 }
 
 /** Replicate (https://replicate.com/docs/reference/http): `{"engine": "replicate", "upstreamModel": "owner/name", "tokenEnv": ...}`. */

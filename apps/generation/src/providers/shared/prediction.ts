@@ -1,6 +1,7 @@
 import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, stringsAt, valueAt } from './binding-settings';
+import type { BindingSettings } from './binding-settings';
+import { stringsAt, valueAt } from './result-path';
 import type { UpstreamJob } from './upstream-client';
 import { SubmitAndPollEngine } from './upstream-engine';
 import { UpstreamFailure } from './upstream-failure';

@@ -1,0 +1,47 @@
+import { ConfigError } from '@gen/config';
+import { DomainError } from '@gen/errors';
+import { pgErrorCode } from '@gen/persistence';
+import { resolveCliDatabase } from './cli-database';
+import { readCliDatabaseSettings, readSettings } from './cli.settings';
+import { CommandSpec, EXIT, Options, Out } from './command-spec';
+import { checkIds } from './option-parsers';
+
+/**
+ * Runs one parsed command against its data (DATABASE_URL, or the standalone data folder) and says how
+ * it ended: 0 done, 1 refused (a domain error: not found, conflict, ...), 2 a bad value, 3 failed
+ * (the database unreachable, a bug). Errors go to stderr, and as JSON to stdout with --json.
+ */
+export async function runCommand(spec: CommandSpec, options: Options): Promise<number> {
+  const json = options.json === true;
+  const out: Out = (human, data) => process.stdout.write((json ? JSON.stringify(data, null, 2) : human) + '\n');
+  const refuse = (code: string, message: string, exit: number) => {
+    process.stderr.write(`Error (${code}): ${message}\n`);
+    if (json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + '\n');
+    return exit;
+  };
+  try {
+    checkIds(options);
+    const where = readSettings(readCliDatabaseSettings);
+    await spec.prepare?.(options, where);
+    const database = await resolveCliDatabase(where, { mayCreate: spec.mayCreateData === true });
+    // Which data the command works on, on stderr (stdout stays the command's output, --json included).
+    process.stderr.write(`${database.description}\n`);
+    try {
+      await spec.run(options, { database, out });
+      return EXIT.ok;
+    } finally {
+      if (database.embedded) await database.embedded.stop();
+    }
+  } catch (error) {
+    if (error instanceof DomainError) return refuse(error.code, error.message, error.code === 'validation_error' ? EXIT.usage : EXIT.refused);
+    if (error instanceof ConfigError) return refuse('validation_error', error.message, EXIT.usage);
+    // PostgreSQL refused a value (a data exception or a constraint: SQLSTATE classes 22 and 23): the
+    // input is wrong, not the system; say so without PostgreSQL's own wording.
+    const sqlState = pgErrorCode(error);
+    if (sqlState && /^2[23]/.test(sqlState)) {
+      return refuse('validation_error', `The database refused a value of this command (SQLSTATE ${sqlState}); check the ids and values given.`, EXIT.refused);
+    }
+    process.stderr.write(`Failed: ${(error instanceof Error && error.message) || String(error ?? 'an unknown error (no details given)')}\n`);
+    return EXIT.failed;
+  }
+}
