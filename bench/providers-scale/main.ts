@@ -70,6 +70,15 @@ function cpuMs(pid: number | undefined): number {
   }
 }
 
+/** The machine's CPU time so far, busy and total (all cores, from /proc/stat), in clock ticks. */
+function machineTicks(): { busy: number; total: number } {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const values = fields.map(Number);
+  const idle = values[3] + (values[4] ?? 0);
+  const total = values.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 /** Binds a catalogue model to the fake with the operator CLI, then waits out the catalogue refresh. */
 async function bind(mode: RunningMode, modelId: string, fake: FakeReplicate, scenario: string, extra: Record<string, unknown> = {}): Promise<void> {
   const engine = {
@@ -189,8 +198,14 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
 
     if (SCENARIOS.has('scale')) {
       log(`- ${label}: scale, ${JOBS} submits of ${PREDICTION_MS} ms predictions at ${CONNECTIONS} connections`);
+      const serviceCpu = () => mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
+      const scaleCpu0 = serviceCpu();
+      const machine0 = machineTicks();
       const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
       const scaleDone = await waitFinished(db, mode, scale.ids, 300_000);
+      const scaleCpu = serviceCpu() - scaleCpu0;
+      const machine1 = machineTicks();
+      const machineBusy = (100 * (machine1.busy - machine0.busy)) / Math.max(1, machine1.total - machine0.total);
       rows.push({
         label: `${label}, parked`,
         cells: {
@@ -202,6 +217,8 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
           failed: String(scaleDone.failed),
           'RSS idle / peak': `${mb(idleRss)} / ${mb(scaleDone.peakRss)} MB`,
           'stages (s, p50 / p95 / max)': await stages(db, scale.ids),
+          'service CPU per job (all its processes)': `${(scaleCpu / JOBS).toFixed(2)} ms`,
+          'machine CPU busy': `${machineBusy.toFixed(0)}%`,
         },
       });
     }
@@ -331,7 +348,7 @@ async function main(): Promise<void> {
 
   const columns = ['jobs', 'submits', 'last submit to all final', 'peak in flight upstream', 'status reads per job', 'failed', 'RSS idle / peak'];
   const extra = ['RSS, parked', 'memory per parked job', 'CPU per status check'];
-  const timing = ['stages (s, p50 / p95 / max)'];
+  const timing = ['stages (s, p50 / p95 / max)', 'service CPU per job (all its processes)', 'machine CPU busy'];
   process.stdout.write(
     [
       '',

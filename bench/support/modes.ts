@@ -23,6 +23,8 @@ export interface RunningMode {
   description: string;
   /** The process that runs the generation service (standalone's one process, or distributed's generation app). */
   generation: AppProcess;
+  /** Every process of the service (standalone's one, or distributed's four), for their CPU time. */
+  processes: AppProcess[];
   stop(): Promise<void>;
 }
 
@@ -102,7 +104,7 @@ export async function startStandaloneMode(servers: BenchServers, workers: number
     undo.push(deferCleanup('standalone', () => app.stop()));
     await app.waitReady(`${url}/readyz`, 60_000);
     return await provisioned(
-      { url, databaseUrl: dbUrl, description: 'standalone: 1 process, in-process bus', generation: app, stop: () => undoAll(undo) },
+      { url, databaseUrl: dbUrl, description: 'standalone: 1 process, in-process bus', generation: app, processes: [app], stop: () => undoAll(undo) },
       accounts,
       options.parallel,
     );
@@ -175,7 +177,7 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
     const readyUrls = [...httpPorts, port].map((p) => `http://127.0.0.1:${p}/readyz`);
     await Promise.all(apps.map((app, i) => app.waitReady(readyUrls[i], 60_000)));
     return await provisioned(
-      { url, databaseUrl: dbUrl, description: 'distributed: 4 processes, NATS JetStream', generation: apps[1], stop: () => undoAll(undo) },
+      { url, databaseUrl: dbUrl, description: 'distributed: 4 processes, NATS JetStream', generation: apps[1], processes: apps, stop: () => undoAll(undo) },
       accounts,
       options.parallel,
     );

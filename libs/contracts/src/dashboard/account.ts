@@ -1,5 +1,6 @@
 import type { MemberRole } from '../member-roles';
-import type { LowBalanceView, WebhookDeliveryView } from '../messages';
+import type { LowBalanceView } from '../messages/billing.replies';
+import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 
 /** An account the user belongs to, with their role there (docs/guide/dashboard.md, "Members and roles"). */
 export interface AccountChoice {

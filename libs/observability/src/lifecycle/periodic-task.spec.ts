@@ -25,6 +25,19 @@ describe('PeriodicTask', () => {
     return task;
   };
 
+  /** A task whose runs the test ends by hand (`runs[i].resolve()`). */
+  const manual = () => {
+    const runs: ReturnType<typeof deferred>[] = [];
+    const task = make({
+      run: () => {
+        const d = deferred();
+        runs.push(d);
+        return d.promise;
+      },
+    });
+    return { task, runs };
+  };
+
   beforeEach(() => {
     tasks = [];
     jest.useFakeTimers();
@@ -84,14 +97,7 @@ describe('PeriodicTask', () => {
   });
 
   it('runs once more right after the current run when triggered during it, however many times', async () => {
-    const runs: ReturnType<typeof deferred>[] = [];
-    const task = make({
-      run: () => {
-        const d = deferred();
-        runs.push(d);
-        return d.promise;
-      },
-    });
+    const { task, runs } = manual();
     task.start();
     task.trigger();
     expect(runs).toHaveLength(1);
@@ -109,14 +115,7 @@ describe('PeriodicTask', () => {
   });
 
   it('runNow resolves after a run that started after the call', async () => {
-    const runs: ReturnType<typeof deferred>[] = [];
-    const task = make({
-      run: () => {
-        const d = deferred();
-        runs.push(d);
-        return d.promise;
-      },
-    });
+    const { task, runs } = manual();
     task.trigger();
     let done = false;
     const waited = task.runNow().then(() => (done = true));
@@ -167,14 +166,7 @@ describe('PeriodicTask', () => {
   });
 
   it('stop clears the timer, waits for the run under way and drops a requested run', async () => {
-    const runs: ReturnType<typeof deferred>[] = [];
-    const task = make({
-      run: () => {
-        const d = deferred();
-        runs.push(d);
-        return d.promise;
-      },
-    });
+    const { task, runs } = manual();
     task.start();
     await jest.advanceTimersByTimeAsync(1000);
     task.trigger();
