@@ -23,7 +23,7 @@ export default defineConfig({
   root: here,
   base: '/dashboard/',
   publicDir: false,
-  resolve: { alias: { '@gen/contracts': fileURLToPath(new URL('../../libs/contracts/src/index.ts', import.meta.url)) } },
+  resolve: { alias: { '@gen/contracts': fileURLToPath(new URL('../../libs/contracts/src/browser.ts', import.meta.url)) } },
   logLevel: 'warn',
   build: {
     outDir: staging,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { openGenerationDatabase } from '@gen/generation';
-// The repository itself (not part of generation's public surface): this benchmark measures its claims alone.
-import { JobsRepository } from '../../apps/generation/src/jobs/jobs.repository';
+// The claims repository itself (not part of generation's public surface): this benchmark measures its claims alone.
+import { JobClaimsRepository } from '../../apps/generation/src/jobs/job-claims.repository';
 import { dropDatabase, ensureDatabase, sqlRows } from '@gen/persistence';
 import { deferCleanup } from '../support/cleanup';
 
@@ -36,7 +36,7 @@ export async function claimBenchmarks(pgAdminUrl: string, seconds: number, worke
       account_id uuid NOT NULL, prompt text NOT NULL, status text NOT NULL,
       lease_owner text, lease_expires_at timestamptz, output_key text, started_at timestamptz, completed_at timestamptz)`);
     await db.query(`CREATE INDEX bare_jobs_queued ON bare_jobs (id) WHERE status = 'queued'`);
-    const repo = new JobsRepository(db);
+    const repo = new JobClaimsRepository(db);
     const results: ClaimResult[] = [];
     results.push(await queueRun(db, repo, { name: 'queue: claim(), 100 accounts x 4 slots, 1 job per claim', accounts: 100, slots: 4, batch: 1 }, seconds, workers));
     results.push(await queueRun(db, repo, { name: 'queue: claim(), 1 account x 64 slots, up to 8 jobs per claim', accounts: 1, slots: 64, batch: 8 }, seconds, workers));
@@ -59,7 +59,7 @@ interface QueueScenario {
 /** Enough queued jobs that the workers never run dry within the measured time. */
 const PREFILL = 40_000;
 
-async function queueRun(db: DataSource, repo: JobsRepository, scenario: QueueScenario, seconds: number, workers: number): Promise<ClaimResult> {
+async function queueRun(db: DataSource, repo: JobClaimsRepository, scenario: QueueScenario, seconds: number, workers: number): Promise<ClaimResult> {
   await db.query('TRUNCATE jobs, account_slots');
   await db.query(
     `INSERT INTO jobs (id, account_id, api_key_id, model_id, type, prompt, status, credits, parallel_limit)

@@ -1,7 +1,9 @@
 /**
  * `npm run bench:transport`: what one request/reply costs on each transport, client and server in
  * this one process, with a real Nest message handler (the pipes, filters and context every handler
- * of the services goes through) answering a generation record, as `generation.get` does.
+ * of the services goes through) answering a generation record, as `generation.get` does, on that
+ * subject: the transport checks each request's payload against GetGenerationRequest first, as it
+ * does for every subject of the services.
  *
  * - in-process: RpcClient -> InProcessBus -> InProcessServer (standalone mode).
  * - NATS: NatsRpcClient -> nats-server -> NatsJetStreamServer (distributed mode), on BENCH_NATS_URL
@@ -19,14 +21,14 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { INestMicroservice } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import type { GenerationRecord } from '@gen/contracts';
+import { GenerationRecord, Subjects } from '@gen/contracts';
 import { RpcErrorFilter } from '@gen/errors';
 import { generationRecord } from '@gen/testing';
 import { InProcessBus, InProcessRpcClient, InProcessServer, NatsJetStreamServer, NatsRpcClient, NatsTransportConfig, RpcClient } from '@gen/transport';
 import { table } from '../support/markdown';
 import { fmtMs, fmtRate, percentile } from '../webhooks/stats';
 
-const PATTERN = 'bench.get';
+const PATTERN = Subjects.generationGet;
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 3_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 50);
 const CONCURRENT_MS = Number(process.env.BENCH_CONCURRENT_MS ?? 5_000);

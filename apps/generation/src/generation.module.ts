@@ -20,12 +20,18 @@ import { JobFinishWriter } from './jobs/job-finish-writer.service';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
 import { JobJanitorService } from './jobs/job-janitor.service';
-import { JobsRepository } from './jobs/jobs.repository';
+import { JobAdmissionRepository } from './jobs/job-admission.repository';
+import { JobAdmissionWriter } from './jobs/job-admission.writer';
+import { JobClaimsRepository } from './jobs/job-claims.repository';
+import { JobFinishRepository } from './jobs/job-finish.repository';
+import { JobJanitorRepository } from './jobs/job-janitor.repository';
+import { JobReadsRepository } from './jobs/job-reads.repository';
 import { JobsService } from './jobs/jobs.service';
 import { BindingLimits } from './jobs/binding-limits.service';
 import { bindingCaps } from './jobs/binding-models';
 import { ParkedJobs } from './jobs/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
+import { ParkedJobsWriter } from './jobs/parked-jobs.writer';
 import { LeaseReclaimer } from './jobs/lease-reclaimer.service';
 import { EngineCalls } from './jobs/runtime/engine-calls.service';
 import { JobClaimer } from './jobs/runtime/job-claimer.service';
@@ -98,7 +104,12 @@ export class GenerationModule {
         ModelsRepository,
         ModelEngines,
         CatalogueService,
-        JobsRepository,
+        JobAdmissionRepository,
+        JobAdmissionWriter,
+        JobClaimsRepository,
+        JobFinishRepository,
+        JobJanitorRepository,
+        JobReadsRepository,
         JobsService,
         { provide: PROVIDER_CALLBACK_SETTINGS, useValue: options.settings.providerCallbacks ?? { baseUrl: '', key: null, keyFile: null } },
         CallbackJobsRepository,
@@ -121,6 +132,7 @@ export class GenerationModule {
         OutboxRepository,
         JobJanitorService,
         ParkedJobsRepository,
+        ParkedJobsWriter,
         UpstreamRefsRepository,
         UpstreamRefsWriter,
         SubmittedJobsRepository,

@@ -1,3 +1,5 @@
+import { IsIn, IsString, Length, Matches, MaxLength, ValidateBy } from 'class-validator';
+
 /**
  * Provider callbacks (`POST /provider-callbacks/{provider}/{token}` on the gateway, answered by the
  * generation service on `Subjects.generationProviderCallback`): a provider telling us that one of our
@@ -30,6 +32,23 @@ export const CALLBACK_HEADERS = [
 ] as const;
 export type CallbackHeader = (typeof CALLBACK_HEADERS)[number];
 
+/** An object of CALLBACK_HEADERS only, each a string of at most MAX_CALLBACK_HEADER_LENGTH. */
+function IsCallbackHeaders(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCallbackHeaders',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'object' &&
+        value !== null &&
+        !Array.isArray(value) &&
+        Object.entries(value).every(
+          ([name, header]) => (CALLBACK_HEADERS as readonly string[]).includes(name) && typeof header === 'string' && header.length <= MAX_CALLBACK_HEADER_LENGTH,
+        ),
+      defaultMessage: () => `headers must hold only ${CALLBACK_HEADERS.join(', ')}, each a string of at most ${MAX_CALLBACK_HEADER_LENGTH} characters`,
+    },
+  });
+}
+
 /** Longest value of a forwarded header (a Standard Webhooks signature list may hold a few signatures). */
 export const MAX_CALLBACK_HEADER_LENGTH = 2048;
 /** Longest token in a callback URL (ours are 64 characters). */
@@ -42,16 +61,16 @@ export const CALLBACK_TOKEN_SHAPE = /^[0-9a-f]{32}[A-Za-z0-9_-]{32}$/;
 /** Largest raw body the generation service accepts (the gateway's own limit is lower; this bounds the message). */
 export const MAX_CALLBACK_BODY_BYTES = 1024 * 1024;
 
-/** `generation.provider-callback`. */
-export interface ProviderCallbackRequest {
+/** `generation.provider-callback`, checked on receipt by the transport (PAYLOAD_CLASSES). */
+export class ProviderCallbackRequest {
   /** The `{provider}` of the path (one of CALLBACK_PROVIDERS). */
-  provider: CallbackProvider;
+  @IsIn(CALLBACK_PROVIDERS) provider!: CallbackProvider;
   /** The `{token}` of the path. */
-  token: string;
+  @IsString() @Length(1, MAX_CALLBACK_TOKEN_LENGTH) token!: string;
   /** Those of CALLBACK_HEADERS the request carried, each once. */
-  headers: Partial<Record<CallbackHeader, string>>;
+  @IsCallbackHeaders() headers!: Partial<Record<CallbackHeader, string>>;
   /** The body exactly as received, base64 (signatures are over these bytes). */
-  body: string;
+  @IsString() @MaxLength(Math.ceil(MAX_CALLBACK_BODY_BYTES / 3) * 4) @Matches(/^[A-Za-z0-9+/]*={0,2}$/) body!: string;
 }
 
 /**
@@ -87,24 +106,3 @@ export type ProviderCallbackReply =
   | { outcome: 'woken'; verified: true }
   /** Nothing changed; `verified` says whether the token and signature held. */
   | { outcome: 'refused'; verified: boolean; reason: CallbackRefusal; message: string };
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/**
- * A `generation.provider-callback` payload checked on receipt (it crossed a transport: its shape is
- * not taken on trust); null when it is not one.
- */
-export function parseProviderCallbackRequest(value: unknown): ProviderCallbackRequest | null {
-  if (!isRecord(value) || !isCallbackProvider(value.provider)) return null;
-  const { token, headers, body } = value;
-  if (typeof token !== 'string' || token.length === 0 || token.length > MAX_CALLBACK_TOKEN_LENGTH) return null;
-  if (typeof body !== 'string' || body.length > Math.ceil(MAX_CALLBACK_BODY_BYTES / 3) * 4 || !/^[A-Za-z0-9+/]*={0,2}$/.test(body)) return null;
-  if (!isRecord(headers)) return null;
-  const checked: Partial<Record<CallbackHeader, string>> = {};
-  for (const [name, header] of Object.entries(headers)) {
-    if (!(CALLBACK_HEADERS as readonly string[]).includes(name)) return null;
-    if (typeof header !== 'string' || header.length > MAX_CALLBACK_HEADER_LENGTH) return null;
-    checked[name as CallbackHeader] = header;
-  }
-  return { provider: value.provider, token, headers: checked, body };
-}

@@ -1,6 +1,7 @@
 import { DynamicModule, Global, InjectionToken, Module, Provider } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import type { ServiceName } from '@gen/contracts';
+import { MessageRefusals } from '@gen/transport';
 import { HealthController, READINESS_CHECKS } from './health/health.controller';
 import { healthPingController } from './health/health-ping.controller';
 import type { ReadinessCheck } from './health/readiness-check';
@@ -25,6 +26,8 @@ export interface ObservabilityOptions {
   /** Services whose health ping (HealthSubjects) this process answers over its message transport. */
   answersPingFor?: readonly ServiceName[];
 }
+
+const TRANSPORT_REFUSALS_REGISTERED = Symbol('transport refusals registered');
 
 /**
  * Logs (pino: Nest's logger, and one line per request from observed-http.ts), metrics (prom-client,
@@ -51,6 +54,15 @@ export class ObservabilityModule {
         { provide: NestPinoLogger, inject: [ServiceLogs], useFactory: (logs: ServiceLogs) => new NestPinoLogger(logs.app) },
         { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service, { defaultMetrics: options.defaultMetrics }) },
         { provide: HttpMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry) },
+        {
+          // The transport's count of malformed messages (TransportModule provides it; absent without a transport).
+          provide: TRANSPORT_REFUSALS_REGISTERED,
+          inject: [MetricsRegistry, { token: MessageRefusals, optional: true }],
+          useFactory: (registry: MetricsRegistry, refusals?: MessageRefusals) => {
+            if (refusals) registry.registry.registerMetric(refusals.counter);
+            return Boolean(refusals);
+          },
+        },
         { provide: DrainState, useValue: new DrainState() },
         readiness,
       ],

@@ -9,3 +9,4 @@ export * from './prepared';
 export * from './pg-notifications';
 export * from './outbox';
 export * from './sql-file';
+export * from './entity-rows';

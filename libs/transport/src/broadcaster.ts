@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Subscription } from 'nats';
 import type { NatsTransportConfig } from './nats.config';
 import type { NatsRpcClient } from './rpc-client';
+import { broadcastProblems, MessageRefusals } from './payload-check';
 import { wireCopy } from './wire-copy';
 
 /**
@@ -26,13 +27,28 @@ export abstract class Broadcaster {
   abstract subscribe(topic: string, handler: (payload: unknown) => void): () => void;
 }
 
+/**
+ * Whether a broadcast received on `topic` goes on to its subscribers: a malformed one (its topic's
+ * class in BROADCAST_PAYLOADS) is counted, then dropped or passed on as that table says.
+ */
+function admitted(refusals: MessageRefusals, topic: string, payload: unknown): boolean {
+  const malformed = broadcastProblems(topic, payload);
+  if (!malformed) return true;
+  refusals.count(topic, 'invalid', malformed.problems);
+  return malformed.malformed === 'deliver';
+}
+
 export class InProcessBroadcaster extends Broadcaster {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
+
+  constructor(private readonly refusals = new MessageRefusals()) {
+    super();
+  }
 
   publish(topic: string, payload: unknown): void {
     // As over the wire: the listener gets its own copy, and never runs inside the publisher's call.
     const copy = wireCopy(payload);
-    setImmediate(() => this.emitter.emit(topic, copy));
+    setImmediate(() => this.emit(topic, copy));
   }
 
   override publishAndFlush(topic: string, payload: unknown): Promise<void> {
@@ -40,7 +56,7 @@ export class InProcessBroadcaster extends Broadcaster {
     return new Promise((resolve, reject) =>
       setImmediate(() => {
         try {
-          this.emitter.emit(topic, copy);
+          this.emit(topic, copy);
           resolve();
         } catch (error) {
           reject(error instanceof Error ? error : new Error(String(error)));
@@ -52,6 +68,11 @@ export class InProcessBroadcaster extends Broadcaster {
   subscribe(topic: string, handler: (payload: unknown) => void): () => void {
     this.emitter.on(topic, handler);
     return () => this.emitter.off(topic, handler);
+  }
+
+  private emit(topic: string, copy: unknown): void {
+    // Checked once for all of this process's subscribers (only when there are any: nothing else receives it).
+    if (this.emitter.listenerCount(topic) > 0 && admitted(this.refusals, topic, copy)) this.emitter.emit(topic, copy);
   }
 }
 
@@ -66,6 +87,7 @@ export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdow
   constructor(
     private readonly config: NatsTransportConfig,
     private readonly rpc: NatsRpcClient,
+    private readonly refusals = new MessageRefusals(),
   ) {
     super();
   }
@@ -93,8 +115,15 @@ export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdow
         subscription = nc.subscribe(broadcastSubject(this.config, topic), {
           callback: (error, message) => {
             if (error) return this.logger.warn({ err: error, topic }, 'Broadcast subscription error');
+            let payload: unknown;
             try {
-              handler(message.json());
+              payload = message.json();
+            } catch {
+              return this.refusals.count(topic, 'not_json');
+            }
+            if (!admitted(this.refusals, topic, payload)) return;
+            try {
+              handler(payload);
             } catch (handlerError) {
               this.logger.error({ err: handlerError, topic }, 'Broadcast handler failed');
             }

@@ -2,17 +2,21 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import { BaseRpcContext } from '@nestjs/microservices';
 import { InProcessBroadcaster } from './broadcaster';
 import { runEventHandlers, settleReply } from './event-dispatch';
+import { MessageRefusals, payloadProblems, refusalEnvelope } from './payload-check';
 import { wireCopy } from './wire-copy';
 
 /**
  * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over
  * NATS, called directly. Payloads are copied both ways as the wire would copy them (wireCopy: no
  * shared object references, Dates arrive as strings), so that code which works here works over NATS.
+ * Each payload is checked against its subject's class before a handler sees it, as over NATS.
  */
 export class InProcessBus {
   private server?: InProcessServer;
+  /** Messages refused on receipt (malformed payloads), counted for the process's metrics. */
+  readonly refusals = new MessageRefusals();
   /** Broadcasts of the process (one emitter, shared by every module on this bus). */
-  readonly broadcaster = new InProcessBroadcaster();
+  readonly broadcaster = new InProcessBroadcaster(this.refusals);
 
   attach(server: InProcessServer): void {
     this.server = server;
@@ -21,7 +25,7 @@ export class InProcessBus {
   /**
    * Calls the handler with a copy of `data` and resolves with a copy of its answer: one copy each
    * way, as the wire would make. A handler's failure (the envelope's fields, from RpcErrorFilter)
-   * rejects as it arrives over NATS.
+   * rejects as it arrives over NATS; so does a malformed payload (422 `validation_error`).
    */
   request<T>(pattern: string, data: unknown): Promise<T> {
     let reply: Promise<unknown>;
@@ -30,17 +34,28 @@ export class InProcessBus {
       if (!handler || handler.isEventHandler) {
         throw { code: 'service_unavailable', status: 503, message: `No handler for ${pattern}.` };
       }
-      reply = settleReply(handler(wireCopy(data), new BaseRpcContext([pattern])));
+      const copy = wireCopy(data);
+      const problems = payloadProblems(pattern, copy);
+      if (problems) {
+        this.refusals.count(pattern, 'invalid', problems);
+        throw refusalEnvelope(pattern, problems);
+      }
+      reply = settleReply(handler(copy, new BaseRpcContext([pattern])));
     } catch (error) {
       return Promise.reject(error);
     }
     return reply.then(wireCopy) as Promise<T>;
   }
 
+  /** A malformed event is counted and dropped (resolves: as over NATS, it is never delivered again). */
   async publish(pattern: string, data: unknown): Promise<void> {
     const handler = this.handler(pattern);
     if (handler && !handler.isEventHandler) throw new Error(`${pattern} is a request pattern, not an event`);
-    await runEventHandlers(handler, wireCopy(data), pattern);
+    if (!handler) return; // nothing here listens: nothing is received
+    const copy = wireCopy(data);
+    const problems = payloadProblems(pattern, copy);
+    if (problems) return this.refusals.count(pattern, 'invalid', problems);
+    await runEventHandlers(handler, copy, pattern);
   }
 
   private handler(pattern: string): MessageHandler | undefined {

@@ -5,3 +5,4 @@ export * from './rpc-client';
 export * from './transport.module';
 export * from './event-dispatch';
 export * from './broadcaster';
+export { MessageRefusals, RefusalReason, payloadProblems } from './payload-check';

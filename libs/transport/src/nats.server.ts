@@ -15,13 +15,18 @@ import {
 } from 'nats';
 import { runEventHandlers, settleReply } from './event-dispatch';
 import { NatsTransportConfig, eventSubject, requestSubject, streamSubjects } from './nats.config';
+import { MessageRefusals, payloadProblems, refusalEnvelope } from './payload-check';
 
 /**
  * Distributed mode's server: request/reply handlers on core NATS (one queue group per service, so
  * replicas share the load), event handlers on JetStream durable consumers (one per service and
  * event, acknowledged only after every handler of the service succeeded; redelivered otherwise).
+ * Every payload is checked against its subject's class first (payload-check.ts): a malformed request
+ * is answered with the envelope, a malformed event is dropped; both are counted in `refusals`.
  */
 export class NatsJetStreamServer extends ServerNats {
+  /** Messages refused on receipt; give it to TransportModule.forRoot so the process's metrics show it. */
+  readonly refusals = new MessageRefusals();
   private readonly log = new Logger('NatsJetStreamServer');
   private readonly consumers: ConsumerMessages[] = [];
   private readonly requestSubscriptions: Subscription[] = [];
@@ -130,7 +135,7 @@ export class NatsJetStreamServer extends ServerNats {
     try {
       packet = JSON.parse(textDecoder.decode(message.data)) as RequestPacket;
     } catch {
-      this.log.error({ pattern }, 'Dropping a request that is not JSON');
+      this.refusals.count(pattern, 'not_json');
       return;
     }
     // No id: an event published on core NATS (events here travel on JetStream); ServerNats knows those.
@@ -138,6 +143,12 @@ export class NatsJetStreamServer extends ServerNats {
     const id = packet.id;
     if (!handler) {
       this.respond(message, { id, status: 'error', err: NO_MESSAGE_HANDLER, isDisposed: true });
+      return;
+    }
+    const problems = payloadProblems(pattern, packet.data);
+    if (problems) {
+      this.refusals.count(pattern, 'invalid', problems);
+      this.respond(message, { id, err: refusalEnvelope(pattern, problems), isDisposed: true });
       return;
     }
     const context = new NatsContext([message.subject, message.headers]);
@@ -209,7 +220,14 @@ export class NatsJetStreamServer extends ServerNats {
     try {
       data = msg.json();
     } catch {
-      this.log.error({ pattern, seq: msg.seq }, 'Dropping an event that is not JSON');
+      this.refusals.count(pattern, 'not_json');
+      msg.term();
+      return;
+    }
+    const problems = payloadProblems(pattern, data);
+    if (problems) {
+      // Never redelivered: the same bytes would be refused again.
+      this.refusals.count(pattern, 'invalid', problems);
       msg.term();
       return;
     }

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
 import { Broadcaster, NatsBroadcaster } from './broadcaster';
 import { InProcessBus } from './in-process.transport';
 import { NatsTransportConfig } from './nats.config';
+import { MessageRefusals } from './payload-check';
 import {
   EventPublisher,
   InProcessEventPublisher,
@@ -11,9 +12,18 @@ import {
   RpcClient,
 } from './rpc-client';
 
-export type TransportOptions = { kind: 'in-process'; bus: InProcessBus } | { kind: 'nats'; nats: NatsTransportConfig };
+/**
+ * `refusals` (NATS): the server's (NatsJetStreamServer.refusals), so that the messages its server and
+ * its broadcasts refuse are counted together and shown in the process's metrics.
+ */
+export type TransportOptions =
+  | { kind: 'in-process'; bus: InProcessBus }
+  | { kind: 'nats'; nats: NatsTransportConfig; refusals?: MessageRefusals };
 
-/** Provides RpcClient and EventPublisher for the chosen mode; everything else is mode-blind. */
+/**
+ * Provides RpcClient, EventPublisher and Broadcaster for the chosen mode (everything else is
+ * mode-blind), and MessageRefusals, which ObservabilityModule registers in the process's metrics.
+ */
 @Global()
 @Module({})
 export class TransportModule {
@@ -24,6 +34,7 @@ export class TransportModule {
             { provide: RpcClient, useValue: new InProcessRpcClient(options.bus) },
             { provide: EventPublisher, useValue: new InProcessEventPublisher(options.bus) },
             { provide: Broadcaster, useValue: options.bus.broadcaster },
+            { provide: MessageRefusals, useValue: options.bus.refusals },
           ]
         : [
             { provide: NatsRpcClient, useFactory: () => new NatsRpcClient(options.nats) },
@@ -33,10 +44,16 @@ export class TransportModule {
               inject: [NatsRpcClient],
               useFactory: (rpc: NatsRpcClient) => new JetStreamEventPublisher(options.nats, rpc),
             },
-            { provide: Broadcaster, inject: [NatsRpcClient], useFactory: (rpc: NatsRpcClient) => new NatsBroadcaster(options.nats, rpc) },
+            { provide: MessageRefusals, useValue: options.refusals ?? new MessageRefusals() },
+            {
+              provide: Broadcaster,
+              inject: [NatsRpcClient, MessageRefusals],
+              useFactory: (rpc: NatsRpcClient, refusals: MessageRefusals) => new NatsBroadcaster(options.nats, rpc, refusals),
+            },
           ];
     // NatsRpcClient too, in NATS mode: readiness checks ping NATS through its connection.
-    const exports = options.kind === 'nats' ? [RpcClient, EventPublisher, Broadcaster, NatsRpcClient] : [RpcClient, EventPublisher, Broadcaster];
+    const shared = [RpcClient, EventPublisher, Broadcaster, MessageRefusals];
+    const exports = options.kind === 'nats' ? [...shared, NatsRpcClient] : shared;
     return { module: TransportModule, providers, exports };
   }
 }

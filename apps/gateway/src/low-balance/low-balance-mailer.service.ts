@@ -23,13 +23,10 @@ export class LowBalanceMailer {
 
   /**
    * One mail per recipient, each recorded once sent: an event handled again (a mail failed, so this
-   * threw and the event comes back) mails only those not reached yet.
+   * threw and the event comes back) mails only those not reached yet. The transport checked the
+   * event's shape (AccountLowBalanceEvent) before this runs.
    */
   async onLowBalance(event: AccountLowBalanceEvent): Promise<void> {
-    if (typeof event?.eventId !== 'string' || typeof event.accountId !== 'string') {
-      this.logger.error({ eventId: (event as { eventId?: unknown } | null)?.eventId }, 'Ignoring a malformed account.low_balance event');
-      return;
-    }
     const recipients = await this.members.emailsWithRoles(event.accountId, LOW_BALANCE_RECIPIENT_ROLES);
     if (recipients.length === 0) return;
     const accountName = (await this.repository.accountName(event.accountId)) ?? event.accountId;

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { JobsRepository } from '../jobs/jobs.repository';
+import { JobFinishRepository } from '../jobs/job-finish.repository';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { JobAdminRepository } from './job-admin.repository';
 import { JobAdminService } from './job-admin.service';
@@ -17,7 +17,7 @@ export class JobAdminModule {
         { provide: GENERATION_DB, useValue: dataSource },
         { provide: GENERATION_SETTINGS, useValue: settings },
         OutboxRepository,
-        JobsRepository,
+        JobFinishRepository,
         JobAdminRepository,
         JobAdminService,
       ],

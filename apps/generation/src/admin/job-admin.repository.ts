@@ -21,7 +21,7 @@ export interface OperatorJobRow {
 
 /**
  * Operator queries across accounts (the CLI's `jobs` commands). Not used on any request path:
- * customer reads go through JobsRepository, which always takes the account id.
+ * customer reads go through JobReadsRepository, which always takes the account id.
  */
 @Injectable()
 export class JobAdminRepository {

@@ -3,7 +3,7 @@ import type { JobStatus } from '@gen/contracts';
 import { ConflictError, NotFoundError } from '@gen/errors';
 import { finishedEvent } from '../jobs/job-events';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { JobsRepository } from '../jobs/jobs.repository';
+import { JobFinishRepository } from '../jobs/job-finish.repository';
 import { OutboxRepository, OutboxRow } from '../outbox/outbox.repository';
 import { JobAdminRepository, OperatorJobRow } from './job-admin.repository';
 
@@ -19,7 +19,7 @@ export interface JobInspection {
 
 /**
  * The operator's view of jobs (CLI `jobs list|inspect|fail`). Failing a job goes through the same
- * path as a worker's failure: JobsRepository.finish writes the failed state and its
+ * path as a worker's failure: JobFinishRepository.finish writes the failed state and its
  * generation.failed event in one transaction, the outbox relay publishes it, billing releases the
  * hold (the refund) and webhooks notify the customer.
  */
@@ -27,7 +27,7 @@ export interface JobInspection {
 export class JobAdminService {
   constructor(
     private readonly admin: JobAdminRepository,
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobFinishRepository,
     private readonly outbox: OutboxRepository,
     /** The base of output URLs in the records its events carry, as the service has it. */
     @Inject(GENERATION_SETTINGS) private readonly settings: Pick<GenerationSettings, 'cdnBaseUrl'>,

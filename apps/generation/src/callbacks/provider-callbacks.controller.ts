@@ -1,6 +1,6 @@
 import { Controller, UseFilters } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { parseProviderCallbackRequest, ProviderCallbackReply, Subjects } from '@gen/contracts';
+import { ProviderCallbackReply, ProviderCallbackRequest, Subjects } from '@gen/contracts';
 import { RpcErrorFilter } from '@gen/errors';
 import { CallbackReceiver } from './callback-receiver.service';
 
@@ -11,10 +11,8 @@ export class ProviderCallbacksController {
   constructor(private readonly callbacks: CallbackReceiver) {}
 
   @MessagePattern(Subjects.generationProviderCallback)
-  receive(@Payload() payload: unknown): Promise<ProviderCallbackReply> {
-    // The payload crossed a transport: checked before anything reads it.
-    const request = parseProviderCallbackRequest(payload);
-    if (!request) return Promise.resolve({ outcome: 'refused', verified: false, reason: 'malformed', message: 'The callback could not be read.' });
+  receive(@Payload() request: ProviderCallbackRequest): Promise<ProviderCallbackReply> {
+    // The transport checked the payload against ProviderCallbackRequest before this runs.
     return this.callbacks.receive(request);
   }
 }

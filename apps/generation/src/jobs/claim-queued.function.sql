@@ -1,4 +1,4 @@
--- The claim of docs/jobs.md, one round trip: the account's `account_slots` row locked, then its oldest
+-- The claim of docs/design/jobs.md, one round trip: the account's `account_slots` row locked, then its oldest
 -- queued jobs taken up to its free slots. Each statement of a volatile PL/pgSQL function takes a fresh
 -- snapshot, so the count of running jobs is read after the lock.
 -- p_wait: the submit path (admit_batch) waits for the account's row (it already holds the account's

@@ -7,7 +7,9 @@ import { DEFAULT_OUTBOX_SETTINGS } from '../outbox/outbox.settings';
 import { finishedEvent } from './job-events';
 import { JobFinishWriter } from './job-finish-writer.service';
 import type { JobFinisherSettings } from './job-finisher.settings';
-import { FinishRequest, JobOutcome, JobsRepository } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
+import { FinishRequest } from './job-finish.repository';
+import { JobOutcome } from './job-finish.repository';
 
 /**
  * Integration (real PostgreSQL): the workers' finishes are group-committed. Each caller gets its own
@@ -20,7 +22,7 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
   let observer: DataSource;
-  let repo: JobsRepository;
+  let repo: JobStore;
   const WORKER = 'worker-f';
   const settings = { workerId: WORKER, cdnBaseUrl: 'http://cdn.test' } as GenerationSettings;
 
@@ -29,7 +31,7 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
     db = await openGenerationDatabase(database.url, 8);
     // Another "replica": what it reads is committed.
     observer = await openGenerationDatabase(database.url, 2);
-    repo = new JobsRepository(db);
+    repo = jobStore(db);
   });
   afterEach(() => jest.restoreAllMocks());
   afterAll(async () => {
@@ -38,7 +40,7 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
   });
 
   const finisher = (options: Partial<JobFinisherSettings> = {}) =>
-    new JobFinishWriter(repo, settings, DEFAULT_OUTBOX_SETTINGS, { maxBatch: 100, attempts: 3, retryDelayMs: 10, ...options });
+    new JobFinishWriter(repo.finishes, settings, DEFAULT_OUTBOX_SETTINGS, { maxBatch: 100, attempts: 3, retryDelayMs: 10, ...options });
 
   /** `count` jobs of one account, claimed by WORKER (processing). */
   async function running(count: number, leaseMs = 60_000): Promise<string[]> {
@@ -72,7 +74,7 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
 
   it('writes concurrent finishes in shared transactions; each answer comes once its final state and event are committed', async () => {
     const ids = await running(40);
-    const batches = jest.spyOn(repo, 'finishMany');
+    const batches = jest.spyOn(repo.finishes, 'finishMany');
     const f = finisher();
     const checkedOnAnswer: string[] = [];
     const results = await Promise.all(
@@ -129,14 +131,14 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
   // an answer after its commit on cue.
   it('tries a batch again after a failure of the database itself, and never finishes a job twice when the commit had gone through', async () => {
     const [beforeCommit, afterCommit] = await running(2);
-    const real = repo.finishMany.bind(repo);
+    const real = repo.finishes.finishMany.bind(repo.finishes);
     const f = finisher();
 
-    jest.spyOn(repo, 'finishMany').mockImplementationOnce(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
+    jest.spyOn(repo.finishes, 'finishMany').mockImplementationOnce(() => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432')));
     const retried = await f.finish(request(beforeCommit));
     expect(retried?.job.status).toBe('completed');
 
-    jest.spyOn(repo, 'finishMany').mockImplementationOnce(async (requests, lease) => {
+    jest.spyOn(repo.finishes, 'finishMany').mockImplementationOnce(async (requests, lease) => {
       await real(requests, lease);
       throw new Error('Connection terminated unexpectedly');
     });
@@ -151,7 +153,7 @@ describe('JobFinishWriter: grouped finishes (PostgreSQL)', () => {
 
   it('does not lose a finish the database keeps failing: it fails after its attempts, and the job is queued again when its lease ends', async () => {
     const [id] = await running(1, 300);
-    jest.spyOn(repo, 'finishMany').mockImplementation(() => Promise.reject(new Error('Connection terminated unexpectedly')));
+    jest.spyOn(repo.finishes, 'finishMany').mockImplementation(() => Promise.reject(new Error('Connection terminated unexpectedly')));
     await expect(finisher({ attempts: 2 }).finish(request(id))).rejects.toThrow('Connection terminated unexpectedly');
     jest.restoreAllMocks();
     expect(await seen([id])).toEqual([expect.objectContaining({ status: 'processing', events: 0 })]);

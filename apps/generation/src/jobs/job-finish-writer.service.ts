@@ -3,7 +3,7 @@ import { BatchQueue, isRefusedValue } from '@gen/persistence';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 import { JOB_FINISHER_SETTINGS, JobFinisherSettings } from './job-finisher.settings';
-import { FinishedJob, FinishRequest, JobsRepository } from './jobs.repository';
+import { FinishedJob, FinishRequest, JobFinishRepository } from './job-finish.repository';
 
 /**
  * The workers' finishes, group-committed: finishes that arrive while a transaction commits go
@@ -22,7 +22,7 @@ export class JobFinishWriter {
   private readonly queue: BatchQueue<FinishRequest, FinishedJob | null>;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobFinishRepository,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
     @Inject(JOB_FINISHER_SETTINGS) private readonly finisher: JobFinisherSettings,

@@ -4,7 +4,7 @@ import { JobMetrics } from '../metrics/job-metrics';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { finishedEvent } from './job-events';
 import { JobFinishWriter } from './job-finish-writer.service';
-import type { FinishedJob, JobOutcome } from './jobs.repository';
+import type { FinishedJob, JobOutcome } from './job-finish.repository';
 import { SyncWaits } from './runtime/sync-waits';
 
 /**

@@ -3,7 +3,7 @@ import { DomainError } from '@gen/errors';
 import { PeriodicTask } from '@gen/observability';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { OutputStorage } from '@gen/storage';
-import { JobsRepository } from './jobs.repository';
+import { JobJanitorRepository } from './job-janitor.repository';
 import { JobsService } from './jobs.service';
 import { LeaseReclaimer } from './lease-reclaimer.service';
 
@@ -25,7 +25,7 @@ export class JobJanitorService implements OnApplicationBootstrap, BeforeApplicat
   private readonly outputs: PeriodicTask;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobJanitorRepository,
     private readonly service: JobsService,
     private readonly storage: OutputStorage,
     private readonly reclaimer: LeaseReclaimer,

@@ -23,7 +23,10 @@ import { JobRunner } from './runtime/job-runner.service';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
 import { toGenerationRecord } from './job-record';
-import { AdmitOutcome, JobsRepository } from './jobs.repository';
+import type { AdmitOutcome } from './job-admission.repository';
+import { JobAdmissionWriter } from './job-admission.writer';
+import { JobFinishRepository } from './job-finish.repository';
+import { JobReadsRepository } from './job-reads.repository';
 import { SubmittedJobsReader } from './submitted-jobs.reader';
 import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
 
@@ -32,7 +35,9 @@ export class JobsService {
   private readonly inputs: InputValidator;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly admission: JobAdmissionWriter,
+    private readonly jobs: JobReadsRepository,
+    private readonly finishes: JobFinishRepository,
     private readonly catalogue: CatalogueService,
     private readonly claimer: JobClaimer,
     private readonly runner: JobRunner,
@@ -71,7 +76,7 @@ export class JobsService {
     let claimed: JobEntity[] = [];
     let admitted: AdmitOutcome;
     try {
-      admitted = await this.jobs.admit(
+      admitted = await this.admission.admit(
         {
           id: request.jobId,
           accountId: request.accountId,
@@ -130,7 +135,7 @@ export class JobsService {
    */
   async cancel(request: CancelGenerationRequest, why: 'user' | 'deadline' = 'user'): Promise<CancelGenerationReply> {
     // The event is leased to this process's relay, which publishes it right after the commit.
-    const outcome = await this.jobs.cancel(
+    const outcome = await this.finishes.cancel(
       request.accountId,
       request.jobId,
       CANCEL_MESSAGES[why],

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
 import { JobMetrics } from '../metrics/job-metrics';
 import { JobFinisher } from './job-finisher.service';
-import { JobsRepository } from './jobs.repository';
+import { JobJanitorRepository } from './job-janitor.repository';
 import { ParkedJobsRepository } from './parked-jobs.repository';
 import { JobClaimer } from './runtime/job-claimer.service';
 
@@ -20,7 +20,7 @@ export class LeaseReclaimer {
   private readonly logger = new Logger(LeaseReclaimer.name);
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobJanitorRepository,
     private readonly parked: ParkedJobsRepository,
     private readonly finisher: JobFinisher,
     private readonly claimer: JobClaimer,

@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnModuleDestroy } from '@nestjs/common';
-import { BatchQueue, PreparedStatement, retryOnConflict, sqlRows } from '@gen/persistence';
+import { join } from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import { PreparedStatement, readSqlFile, readSqlStatement, retryOnConflict, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 import type { JobEntity } from './job.entity';
-import { jobColumns, jobFromRow, JobRow } from './jobs.repository';
+import { JOB_COLUMN_NAMES, jobFromRow, JobRow } from './job-row';
 
 /** One job to park (docs/design/jobs.md, "Waiting upstream"): its lease given up, its next check set. */
 export interface Park {
@@ -30,29 +31,16 @@ export type WakeOutcome = 'woken' | 'not-parked' | 'unknown';
  * parallel slots still count it, and any replica's poll scheduler may take it when it is due.
  */
 @Injectable()
-export class ParkedJobsRepository implements OnModuleDestroy {
-  /** Parks arrive one job at a time (each submit, each check) and are written together (group commit). */
-  private readonly parks: BatchQueue<Park, boolean>;
-
-  constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {
-    this.parks = new BatchQueue((items) => this.parkBatch(items), { maxBatch: 500 });
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.parks.drain();
-  }
-
-  /** Parks the job; false when its worker no longer holds it (canceled meanwhile, or taken over). */
-  park(item: Park): Promise<boolean> {
-    return this.parks.push(item);
-  }
+export class ParkedJobsRepository {
+  constructor(@Inject(GENERATION_DB) private readonly db: DataSource) {}
 
   /**
-   * Asynchronous commit: a park lost in a database crash leaves the job leased to its worker, whose
+   * Parks a batch of jobs (ParkedJobsWriter groups them); for each, false when its worker no longer
+   * holds it (canceled meanwhile, or taken over). Asynchronous commit: a park lost in a database crash leaves the job leased to its worker, whose
    * lease then runs out, and lease reclaim parks it again (`reparkExpired`); the upstream reference
    * it depends on was stored synchronously before.
    */
-  private async parkBatch(items: readonly Park[]): Promise<boolean[]> {
+  async parkBatch(items: readonly Park[]): Promise<boolean[]> {
     // Rows are locked in id order (as the heartbeat's index scan does), and a deadlock victim runs again.
     const rows = await retryOnConflict(() => this.db.transaction(async (tx) => {
       await tx.query(`SET LOCAL synchronous_commit = off`);
@@ -172,47 +160,12 @@ export class ParkedJobsRepository implements OnModuleDestroy {
   }
 }
 
-/**
- * The upstream clock starts at the first park after a submit (kept on a later attach); the next
- * check is never later than the upstream deadline, so a job past it is failed on time. A check
- * replaces the provider's queue position (none read: the job left the queue); a park without a check keeps it.
- */
-const PARK_SQL = `
-  WITH p AS (
-    SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::boolean[], $6::real[], $7::int[])
-      AS p(id, owner, delay_ms, total_ms, checked, progress, queue_position)
-  ), locked AS (
-    SELECT jobs.id FROM jobs JOIN p ON p.id = jobs.id
-    WHERE jobs.status = 'processing' AND jobs.lease_owner = p.owner ORDER BY jobs.id FOR UPDATE OF jobs
-  )
-  UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL,
-         upstream_at = CASE WHEN p.total_ms IS NULL THEN jobs.upstream_at ELSE COALESCE(jobs.upstream_at, now()) END,
-         upstream_deadline_at = CASE WHEN p.total_ms IS NULL THEN jobs.upstream_deadline_at
-                                     ELSE COALESCE(jobs.upstream_deadline_at, now() + p.total_ms * interval '1 millisecond') END,
-         upstream_checks = CASE WHEN p.checked THEN jobs.upstream_checks + 1 ELSE jobs.upstream_checks END,
-         next_check_at = LEAST(now() + p.delay_ms * interval '1 millisecond',
-                               COALESCE(jobs.upstream_deadline_at, now() + COALESCE(p.total_ms, 2147483647) * interval '1 millisecond')),
-         progress = COALESCE(p.progress, jobs.progress),
-         upstream_queue_position = CASE WHEN p.checked THEN p.queue_position ELSE COALESCE(p.queue_position, jobs.upstream_queue_position) END
-  FROM p
-  WHERE jobs.id = p.id AND jobs.id IN (SELECT id FROM locked) AND jobs.status = 'processing' AND jobs.lease_owner = p.owner
-  RETURNING jobs.id`;
 
-const CLAIM_DUE_SQL = `
-  UPDATE jobs SET lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), next_check_at = NULL
-  WHERE id IN (
-    SELECT id FROM jobs
-    WHERE status = 'processing' AND next_check_at <= now() AND lease_owner IS NULL AND model_id <> ALL ($4::text[])
-    ORDER BY next_check_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-  AND status = 'processing' AND lease_owner IS NULL
-  RETURNING ${jobColumns('jobs')}`;
 
-/** Woken: due now. A job checked or collected right now, or final, is not parked; no row: no such job. */
-const WAKE_SQL = `
-  WITH woken AS (
-    UPDATE jobs SET next_check_at = now() WHERE id = $1 AND status = 'processing' AND next_check_at IS NOT NULL RETURNING id
-  )
-  SELECT EXISTS (SELECT 1 FROM woken) AS parked FROM jobs WHERE id = $1`;
+
+const PARK_SQL = readSqlFile(join(__dirname, 'park-jobs.sql'));
+const CLAIM_DUE_SQL = readSqlStatement(join(__dirname, 'claim-due-jobs.sql'), JOB_COLUMN_NAMES);
+const WAKE_SQL = readSqlFile(join(__dirname, 'wake-job.sql'));
 
 const acquireSlot = new PreparedStatement<{ acquired: boolean }>(
   'generation.acquire_binding_slot',

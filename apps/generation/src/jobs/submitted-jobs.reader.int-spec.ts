@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
-import { JobsRepository } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
 import { SubmittedJobsReader } from './submitted-jobs.reader';
 import { SubmittedJobsRepository } from './submitted-jobs.repository';
 
@@ -13,13 +13,13 @@ import { SubmittedJobsRepository } from './submitted-jobs.repository';
 describe('SubmittedJobsReader (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
-  let jobs: JobsRepository;
+  let jobs: JobStore;
   let reader: SubmittedJobsReader;
 
   beforeAll(async () => {
     database = await createTestDatabase('submitted-jobs');
     db = await openGenerationDatabase(database.url, 8);
-    jobs = new JobsRepository(db);
+    jobs = jobStore(db);
     reader = new SubmittedJobsReader(new SubmittedJobsRepository(db));
   });
   afterAll(async () => {

@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
-import { retryOnConflict, sqlRows } from '@gen/persistence';
+import { readSqlFile, retryOnConflict, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { GENERATION_DB } from '../generation.tokens';
 
@@ -10,6 +11,8 @@ export interface UpstreamRef {
   owner: string;
   ref: string;
 }
+
+const SAVE_UPSTREAM_REFS = readSqlFile(join(__dirname, 'save-upstream-refs.sql'));
 
 /** Stores upstream references, many jobs in one statement (`UpstreamRefsWriter` gathers them). */
 @Injectable()
@@ -24,13 +27,7 @@ export class UpstreamRefsRepository {
    */
   async saveMany(items: readonly UpstreamRef[]): Promise<boolean[]> {
     const rows = await retryOnConflict(() =>
-      sqlRows<{ id: string }>(this.db,
-        `UPDATE jobs SET upstream_ref = r.ref
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r(id, owner, ref)
-         WHERE jobs.id = r.id AND jobs.status = 'processing' AND jobs.lease_owner = r.owner
-         RETURNING jobs.id`,
-        [items.map((i) => i.jobId), items.map((i) => i.owner), items.map((i) => i.ref)],
-      ),
+      sqlRows<{ id: string }>(this.db, SAVE_UPSTREAM_REFS, [items.map((i) => i.jobId), items.map((i) => i.owner), items.map((i) => i.ref)]),
     );
     const saved = new Set(rows.map((r) => r.id.toLowerCase()));
     return items.map((i) => saved.has(i.jobId.toLowerCase()));

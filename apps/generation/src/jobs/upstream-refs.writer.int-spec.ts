@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
-import { JobsRepository } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
 import { UpstreamRefsRepository } from './upstream-refs.repository';
 import { UpstreamRefsWriter } from './upstream-refs.writer';
 
@@ -14,14 +14,14 @@ import { UpstreamRefsWriter } from './upstream-refs.writer';
 describe('UpstreamRefsWriter (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
-  let jobs: JobsRepository;
+  let jobs: JobStore;
   let writer: UpstreamRefsWriter;
   const accountId = randomUUID();
 
   beforeAll(async () => {
     database = await createTestDatabase('upstream-refs');
     db = await openGenerationDatabase(database.url, 8);
-    jobs = new JobsRepository(db);
+    jobs = jobStore(db);
     writer = new UpstreamRefsWriter(new UpstreamRefsRepository(db));
   });
   afterAll(async () => {

@@ -6,7 +6,8 @@ import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
 import type { GenerationSettings } from '../generation.tokens';
 import { finishedEvent } from '../jobs/job-events';
-import { JobOutcome, JobsRepository } from '../jobs/jobs.repository';
+import { jobStore, JobStore } from '../jobs/test/job-store';
+import { JobOutcome } from '../jobs/job-finish.repository';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxRepository } from './outbox.repository';
 import { DEFAULT_OUTBOX_SETTINGS } from './outbox.settings';
@@ -33,14 +34,14 @@ class FlakyBroker extends EventPublisher {
 describe('OutboxRelayService (PostgreSQL)', () => {
   let database: TestDatabase;
   let db: DataSource;
-  let repo: JobsRepository;
+  let repo: JobStore;
   let outbox: OutboxRepository;
   const settings = { pollIntervalMs: 50, workerId: 'relay-test' } as GenerationSettings;
 
   beforeAll(async () => {
     database = await createTestDatabase('outbox');
     db = await openGenerationDatabase(database.url, 5);
-    repo = new JobsRepository(db);
+    repo = jobStore(db);
     outbox = new OutboxRepository(db);
     jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
   });

@@ -25,17 +25,3 @@ export function lowBalanceBody(event: AccountLowBalanceEvent): Buffer {
   };
   return Buffer.from(JSON.stringify(body), 'utf8');
 }
-
-export function isLowBalanceEvent(event: unknown): event is AccountLowBalanceEvent {
-  const e = event as Partial<AccountLowBalanceEvent> | null;
-  return (
-    !!e &&
-    typeof e.eventId === 'string' &&
-    e.eventId.length > 0 &&
-    typeof e.accountId === 'string' &&
-    Number.isSafeInteger(e.threshold) &&
-    Number.isSafeInteger(e.available) &&
-    typeof e.crossedAt === 'string' &&
-    !Number.isNaN(Date.parse(e.crossedAt))
-  );
-}

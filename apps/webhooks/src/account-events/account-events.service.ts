@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AccountLowBalanceEvent, AccountWebhooksReply, AccountWebhooksRequest, Events, ListWebhookDeliveriesReply, Subjects } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
@@ -7,7 +7,7 @@ import { DeliveriesRepository } from '../deliveries/deliveries.repository';
 import { toDeliveryView } from '../deliveries/delivery-view';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
 import { AccountEventsRepository } from './account-events.repository';
-import { isLowBalanceEvent, lowBalanceBody } from './account-event-body';
+import { lowBalanceBody } from './account-event-body';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -19,8 +19,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Injectable()
 export class AccountEventsService {
-  private readonly logger = new Logger(AccountEventsService.name);
-
   constructor(
     private readonly rpc: RpcClient,
     private readonly dispatcher: DeliveryDispatcher,
@@ -31,13 +29,10 @@ export class AccountEventsService {
   /**
    * Resolves once every delivery is stored, so the event is acknowledged only then; a failure (the
    * gateway not answering, say) throws and the event comes again. Idempotent: the delivery's event
-   * id is the event's id and the key's, unique, so a repeated event makes no second delivery.
+   * id is the event's id and the key's, unique, so a repeated event makes no second delivery. The
+   * transport checked the event's shape (AccountLowBalanceEvent) before this runs.
    */
   async onLowBalance(event: AccountLowBalanceEvent): Promise<void> {
-    if (!isLowBalanceEvent(event)) {
-      this.logger.error({ eventId: (event as { eventId?: unknown } | null)?.eventId }, 'Ignoring a malformed account.low_balance event');
-      return;
-    }
     const { data } = await this.rpc.request<AccountWebhooksReply, AccountWebhooksRequest>(Subjects.authAccountWebhooksGet, { accountId: event.accountId });
     const body = lowBalanceBody(event);
     const now = Date.now();

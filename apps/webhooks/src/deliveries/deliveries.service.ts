@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { GenerationFinishedEvent, ListWebhookDeliveriesReply, WebhookDeliveryView } from '@gen/contracts';
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
 import { newDeliveryId } from '@gen/webhook-signature';
@@ -6,15 +6,13 @@ import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { toDeliveryView } from './delivery-view';
 import { redeliveryOf } from './redelivery';
-import { isFinishedEventName, serialiseWebhookBody, webhookBody } from './webhook-body';
+import { serialiseWebhookBody, webhookBody } from './webhook-body';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Deliveries: made from finished generations' events, listed and redelivered for their account. */
 @Injectable()
 export class DeliveriesService {
-  private readonly logger = new Logger(DeliveriesService.name);
-
   constructor(
     private readonly repository: DeliveriesRepository,
     private readonly dispatcher: DeliveryDispatcher,
@@ -25,13 +23,10 @@ export class DeliveriesService {
    * (resolved by the gateway at submit: the request's `webhook_url`, else the key's default URL
    * then), else none. The body is built and stored here, once. Idempotent: an event seen again
    * changes nothing (the insert skips it). Resolves once the delivery is stored, so that the
-   * event is acknowledged only then; a failure throws, and the event comes again.
+   * event is acknowledged only then; a failure throws, and the event comes again. The transport
+   * checked the event's shape (GenerationFinishedEvent) before this runs.
    */
   async onFinished(event: GenerationFinishedEvent): Promise<void> {
-    if (!isWellFormed(event)) {
-      this.logger.error({ eventId: (event as { eventId?: unknown } | null)?.eventId }, 'Ignoring a malformed generation event');
-      return;
-    }
     if (!event.webhookUrl) return; // no destination: no delivery (polling is the client's way to learn the outcome)
     const now = Date.now();
     await this.dispatcher.submit({
@@ -85,18 +80,4 @@ export class DeliveriesService {
 function checkIds(accountId: unknown, jobId: unknown): void {
   if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new ValidationError('accountId must be a UUID');
   if (typeof jobId !== 'string' || !UUID.test(jobId)) throw new ValidationError('jobId must be a UUID');
-}
-
-function isWellFormed(event: GenerationFinishedEvent | null | undefined): event is GenerationFinishedEvent {
-  return (
-    !!event &&
-    typeof event.eventId === 'string' &&
-    event.eventId.length > 0 &&
-    isFinishedEventName(event.event) &&
-    typeof event.accountId === 'string' &&
-    typeof event.apiKeyId === 'string' &&
-    (event.webhookUrl === null || event.webhookUrl === undefined || typeof event.webhookUrl === 'string') &&
-    !!event.record &&
-    typeof event.record.id === 'string'
-  );
 }

@@ -78,7 +78,3 @@ export function serialiseWebhookBody(body: WebhookBody): Buffer {
   for (const field of WEBHOOK_BODY_FIELDS) ordered[field] = body[field];
   return Buffer.from(JSON.stringify(ordered), 'utf8');
 }
-
-export function isFinishedEventName(value: unknown): value is EventName {
-  return value === Events.generationCompleted || value === Events.generationFailed;
-}

@@ -1,5 +1,6 @@
 import type { MemberRole } from '../member-roles';
-import type { LowBalanceView, WebhookDeliveryView } from '../messages';
+import type { LowBalanceView } from '../messages/billing.replies';
+import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 
 /** An account the user belongs to, with their role there (docs/guide/dashboard.md, "Members and roles"). */
 export interface AccountChoice {
@@ -67,12 +68,13 @@ export interface MembersReply {
 }
 
 /** What an invitation link shows before it is accepted. */
-export interface InvitationPreviewView {
+export interface InvitationPreviewReply {
   account: { id: string; name: string };
   email: string;
   role: MemberRole;
   invited_by: string | null;
   expires_at: string;
+  /** Whether the address has a dashboard user: accept by signing in (true) or by choosing a password (false). */
   has_user: boolean;
 }
 
@@ -96,7 +98,7 @@ export interface AuditPageReply {
   actors: string[];
 }
 
-/** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, latest deliveries. */
+/** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, and the latest `account.low_balance` deliveries, newest first. */
 export interface LowBalanceReply extends LowBalanceView {
   deliveries: WebhookDeliveryView[];
 }

@@ -1,5 +1,5 @@
 import type { GenerationRecord, ModelInfo, PlanName } from '../generation';
-import type { WebhookDeliveryView } from '../messages';
+import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 
 /** GET /dashboard/api/overview: the account, its plan, limits and credits, active keys and latest generations. */
 export interface OverviewReply {

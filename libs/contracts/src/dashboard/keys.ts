@@ -1,4 +1,5 @@
-import type { KeyCapView, WebhookSignatureScheme } from '../messages';
+import type { WebhookSignatureScheme } from '../messages/auth.replies';
+import type { KeyCapView } from '../messages/billing.replies';
 
 /** What an API key may do: `generate` (submit, cancel, uploads, test events) and `read`. */
 export const API_KEY_SCOPES = ['generate', 'read'] as const;

@@ -57,7 +57,7 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
             ],
           },
         }),
-        TransportModule.forRoot({ kind: 'nats', nats }),
+        TransportModule.forRoot({ kind: 'nats', nats, refusals: server.refusals }),
         definition.module(dataSource, settings),
       ],
     })

@@ -5,7 +5,8 @@ import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens
 import { BindingLimits } from '../binding-limits.service';
 import { modelsOnBindings } from '../binding-models';
 import type { JobEntity } from '../job.entity';
-import { ClaimOffer, JobsRepository } from '../jobs.repository';
+import type { ClaimOffer } from '../job-admission.repository';
+import { JobClaimsRepository } from '../job-claims.repository';
 import { JobRunner } from './job-runner.service';
 import { LeaseKeeper } from './lease-keeper.service';
 import { Pool, RunningJobs } from './running-jobs';
@@ -23,7 +24,7 @@ export class JobClaimer {
   private readonly claims: PeriodicTask;
 
   constructor(
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobClaimsRepository,
     private readonly running: RunningJobs,
     private readonly runner: JobRunner,
     private readonly leases: LeaseKeeper,
@@ -52,7 +53,7 @@ export class JobClaimer {
   }
 
   /**
-   * A claim for a submit's admission (JobsRepository.admit) when this process has a free worker, so
+   * A claim for a submit's admission (JobAdmissionWriter.admit) when this process has a free worker, so
    * that a job that can start at once costs no separate claim; undefined when full or stopping. The
    * worker stays promised until `accept`.
    */

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { OutputStorage } from '@gen/storage';
 import type { EngineOutput } from '../../engines/engine';
 import type { JobOutput } from '../job.entity';
-import { JobsRepository } from '../jobs.repository';
+import { JobReadsRepository } from '../job-reads.repository';
 
 /** The files of a run's outputs: stored before the job is finished, removed when the job could not keep them. */
 @Injectable()
@@ -11,7 +11,7 @@ export class JobOutputs {
 
   constructor(
     private readonly storage: OutputStorage,
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobReadsRepository,
   ) {}
 
   /**

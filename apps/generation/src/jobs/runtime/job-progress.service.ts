@@ -5,7 +5,7 @@ import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
 import { toGenerationRecord } from '../job-record';
 import type { JobEntity } from '../job.entity';
-import { JobsRepository } from '../jobs.repository';
+import { JobClaimsRepository } from '../job-claims.repository';
 import { RunningJobs } from './running-jobs';
 
 /** How often the progress engines report is saved and broadcast. */
@@ -27,7 +27,7 @@ export class JobProgress {
 
   constructor(
     private readonly running: RunningJobs,
-    private readonly jobs: JobsRepository,
+    private readonly jobs: JobClaimsRepository,
     private readonly broadcaster: Broadcaster,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}

@@ -4,7 +4,7 @@ import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } fr
 import { JobMetrics } from '../../metrics/job-metrics';
 import { JobFinisher } from '../job-finisher.service';
 import type { JobEntity } from '../job.entity';
-import type { FinishedJob, JobOutcome } from '../jobs.repository';
+import type { FinishedJob, JobOutcome } from '../job-finish.repository';
 import { EngineCalls } from './engine-calls.service';
 import { JobOutputs } from './job-outputs.service';
 import { JobProgress } from './job-progress.service';

@@ -4,8 +4,8 @@ import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
 import { JobMetrics } from '../../metrics/job-metrics';
-import { JobsRepository } from '../jobs.repository';
-import { ParkedJobsRepository } from '../parked-jobs.repository';
+import { JobClaimsRepository } from '../job-claims.repository';
+import { ParkedJobsWriter } from '../parked-jobs.writer';
 import { CANCELED, LEASE_LOST, Run, RunningJobs } from './running-jobs';
 
 /**
@@ -22,8 +22,8 @@ export class LeaseKeeper {
 
   constructor(
     private readonly running: RunningJobs,
-    private readonly jobs: JobsRepository,
-    private readonly parked: ParkedJobsRepository,
+    private readonly jobs: JobClaimsRepository,
+    private readonly parked: ParkedJobsWriter,
     private readonly broadcaster: Broadcaster,
     private readonly metrics: JobMetrics,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,

@@ -4,8 +4,9 @@ import { EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPen
 import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
 import { UpstreamMetrics } from '../../metrics/upstream-metrics';
 import { BindingLimits } from '../binding-limits.service';
-import { JobsRepository } from '../jobs.repository';
-import { ParkedJobsRepository } from '../parked-jobs.repository';
+import { JobClaimsRepository } from '../job-claims.repository';
+import { JobReadsRepository } from '../job-reads.repository';
+import { ParkedJobsWriter } from '../parked-jobs.writer';
 import { pending } from '../upstream-pending';
 import { JobProgress } from './job-progress.service';
 import { CANCELED, LEASE_LOST, Run } from './running-jobs';
@@ -26,8 +27,9 @@ export class ProviderPhases {
 
   constructor(
     private readonly limits: BindingLimits,
-    private readonly parked: ParkedJobsRepository,
-    private readonly jobs: JobsRepository,
+    private readonly parked: ParkedJobsWriter,
+    private readonly jobs: JobClaimsRepository,
+    private readonly reads: JobReadsRepository,
     private readonly upstreamMetrics: UpstreamMetrics,
     private readonly progress: JobProgress,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
@@ -105,7 +107,7 @@ export class ProviderPhases {
       this.progress.announce({ ...run.job, upstreamQueuePosition: park.queuePosition ?? null }, park.progress ?? run.job.progress);
     }
     if (parked) return PARKED;
-    throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.jobs.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
+    throw signal.aborted && signal.reason === CANCELED ? CANCELED : (await this.reads.findById(run.job.id))?.canceledAt ? CANCELED : LEASE_LOST;
   }
 
   /** A claimed job that cannot start now (its binding is full): queued again in its place, no attempt used. */

@@ -1,11 +1,11 @@
 import type { JobEntity } from '../job.entity';
-import type { JobsRepository } from '../jobs.repository';
+import type { JobReadsRepository } from '../job-reads.repository';
 import { SyncWaits } from './sync-waits';
 
 describe('SyncWaits: a synchronous submit waits for its job', () => {
   /** The row as the database holds it now (what another replica wrote). */
   let row: JobEntity | null;
-  const waits = () => new SyncWaits({ findById: () => Promise.resolve(row) } as unknown as JobsRepository);
+  const waits = () => new SyncWaits({ findById: () => Promise.resolve(row) } as unknown as JobReadsRepository);
   const job = (status: JobEntity['status']) => ({ id: 'j1', status }) as JobEntity;
 
   beforeEach(() => (row = job('processing')));

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { PeriodicTask } from '@gen/observability';
 import type { JobEntity } from '../job.entity';
-import { JobsRepository } from '../jobs.repository';
+import { JobReadsRepository } from '../job-reads.repository';
 
 /** Emitted once shutdown has finished or handed back every job of this process. */
 const DRAINED = Symbol('drained');
@@ -19,7 +19,7 @@ export class SyncWaits {
   private readonly finished = new EventEmitter();
   private drained = false;
 
-  constructor(private readonly jobs: JobsRepository) {
+  constructor(private readonly jobs: JobReadsRepository) {
     this.finished.setMaxListeners(0);
   }
 

@@ -1,13 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../../generation.database';
-import { JobsRepository } from '../jobs.repository';
+import { jobStore, JobStore } from './job-store';
 
 export interface ClaimReplicas {
   /** Three DataSources on one migrated database, standing for three generation replicas. */
   readonly replicas: DataSource[];
   /** A repository on the first replica. */
-  readonly repo: JobsRepository;
+  readonly repo: JobStore;
 }
 
 /**
@@ -17,11 +17,11 @@ export interface ClaimReplicas {
 export function claimReplicas(label: string): ClaimReplicas {
   let database: TestDatabase | undefined;
   const replicas: DataSource[] = [];
-  let repo: JobsRepository | undefined;
+  let repo: JobStore | undefined;
   beforeAll(async () => {
     database = await createTestDatabase(label);
     for (let i = 0; i < 3; i++) replicas.push(await openGenerationDatabase(database.url, 12));
-    repo = new JobsRepository(replicas[0]);
+    repo = jobStore(replicas[0]);
     await installClaimLog(replicas[0]);
   });
   afterAll(async () => {

@@ -2,18 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
-import { JobsRepository, NewJob } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
+import { NewJob } from './job-admission.repository';
 
 /** Integration: real PostgreSQL. The queue cap and the parallel slots hold across replicas (pools). */
-describe('JobsRepository queue cap and slots (PostgreSQL)', () => {
+describe('Job admission: queue cap and slots (PostgreSQL)', () => {
   let database: TestDatabase;
   let dataSources: DataSource[];
-  let replicas: JobsRepository[];
+  let replicas: JobStore[];
 
   beforeAll(async () => {
     database = await createTestDatabase('jobs');
     dataSources = [await openGenerationDatabase(database.url, 15), await openGenerationDatabase(database.url, 15)];
-    replicas = dataSources.map((ds) => new JobsRepository(ds));
+    replicas = dataSources.map((ds) => jobStore(ds));
   });
   afterAll(async () => {
     await Promise.all(dataSources.map((ds) => ds.destroy()));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { finishedEvent } from './job-events';
-import { JobsRepository } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
 import { claimOrder, claimReplicas } from './test/claim-log';
 
 /**
@@ -8,7 +8,7 @@ import { claimOrder, claimReplicas } from './test/claim-log';
  * own pools) claim at once; an account never runs more jobs than its slots, and its jobs start in
  * submission order (docs/design/jobs.md).
  */
-describe('JobsRepository.claim (PostgreSQL)', () => {
+describe('JobClaimsRepository.claim (PostgreSQL)', () => {
   const kit = claimReplicas('claims');
   const { replicas } = kit;
 
@@ -29,7 +29,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     return ids;
   }
 
-  const complete = (r: JobsRepository, jobId: string, owner: string) =>
+  const complete = (r: JobStore, jobId: string, owner: string) =>
     r.finish(jobId, owner, { status: 'completed', outputs: [{ key: `ab/${jobId.replace(/-/g, '')}.png`, content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 }, (j) =>
       finishedEvent(j, cdn),
     );
@@ -63,7 +63,7 @@ describe('JobsRepository.claim (PostgreSQL)', () => {
     let remaining = limits.size * perAccount;
 
     const claimer = async (index: number) => {
-      const r = new JobsRepository(replicas[index % replicas.length]);
+      const r = jobStore(replicas[index % replicas.length]);
       const owner = `worker-${index}`;
       while (remaining > 0) {
         const accounts = await r.accountsWithQueuedJobs(100);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { finishedEvent } from './job-events';
 import type { JobEntity } from './job.entity';
-import { JobsRepository, NewJob } from './jobs.repository';
+import { jobStore, JobStore } from './test/job-store';
+import { NewJob } from './job-admission.repository';
 import { claimOrder, claimReplicas } from './test/claim-log';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -12,7 +13,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * running than the account's slots, oldest first, the queue cap exact, under any mix of submits
  * and workers' claims on several replicas.
  */
-describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
+describe('JobAdmissionWriter.admit with a claim (PostgreSQL)', () => {
   const kit = claimReplicas('admit_claim');
   const { replicas } = kit;
   const LEASE = 30_000;
@@ -30,11 +31,11 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     cancelAfterSeconds: 60,
   });
   const offer = (owner: string, max = 1) => ({ owner, leaseMs: LEASE, max });
-  const complete = (r: JobsRepository, jobId: string, owner: string) =>
+  const complete = (r: JobStore, jobId: string, owner: string) =>
     r.finish(jobId, owner, { status: 'completed', outputs: [{ key: `ab/${jobId.replace(/-/g, '')}.png`, content_type: 'image/png', bytes: 1 }], keepSeconds: 3600 }, (j) =>
       finishedEvent(j, 'http://cdn.test'),
     );
-  const claimedBy = (outcome: Awaited<ReturnType<JobsRepository['admit']>>): JobEntity[] => (outcome.kind === 'queued' ? outcome.claimed : []);
+  const claimedBy = (outcome: Awaited<ReturnType<JobStore['admit']>>): JobEntity[] => (outcome.kind === 'queued' ? outcome.claimed : []);
 
   it('queues and claims in one statement while the account has a free slot, oldest first, and only queues once it has none', async () => {
     const accountId = randomUUID();
@@ -67,7 +68,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
   it('keeps the queue cap exact with 60 concurrent claiming submits on two replicas', async () => {
     const accountId = randomUUID();
     const outcomes = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => new JobsRepository(replicas[i % 2]).admit(newJob(accountId, 2), 4, offer(`w${i % 2}`))),
+      Array.from({ length: 60 }, (_, i) => jobStore(replicas[i % 2]).admit(newJob(accountId, 2), 4, offer(`w${i % 2}`))),
     );
     expect(outcomes.filter((o) => o.kind === 'queued')).toHaveLength(6);
     expect(outcomes.filter((o) => o.kind === 'queue-full')).toHaveLength(54);
@@ -87,7 +88,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
       new Set(((await replicas[0].query(`SELECT xmin::text AS x FROM jobs WHERE id = ANY($1::uuid[])`, [jobIds])) as Array<{ x: string }>).map((r) => r.x));
 
     it('admits the submits of several accounts made at once in one transaction, each against its own queue cap', async () => {
-      const repo = new JobsRepository(replicas[0]);
+      const repo = jobStore(replicas[0]);
       const [small, large] = [randomUUID(), randomUUID()];
       const jobs = [...Array.from({ length: 8 }, () => newJob(small, 1)), ...Array.from({ length: 8 }, () => newJob(large, 4))];
       const outcomes = await Promise.all(jobs.map((job) => repo.admit(job, 2)));
@@ -103,7 +104,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     });
 
     it('claims for the submits that came with a free worker, each its own job first, the rest only queued', async () => {
-      const repo = new JobsRepository(replicas[0]);
+      const repo = jobStore(replicas[0]);
       const accountId = randomUUID();
       const jobs = Array.from({ length: 4 }, () => newJob(accountId, 2));
       const outcomes = await Promise.all(jobs.map((job, i) => repo.admit(job, 10, i === 1 ? undefined : offer('w'))));
@@ -116,14 +117,14 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     });
 
     it('answers a job id submitted twice in one batch once as queued and once as existing', async () => {
-      const repo = new JobsRepository(replicas[0]);
+      const repo = jobStore(replicas[0]);
       const job = newJob(randomUUID(), 1);
       const outcomes = await Promise.all([repo.admit(job, 5), repo.admit({ ...job }, 5)]);
       expect(outcomes).toEqual([{ kind: 'queued', claimed: [] }, { kind: 'exists' }]);
     });
 
     it('fails only the submit whose value PostgreSQL refuses; the others of its batch are admitted', async () => {
-      const repo = new JobsRepository(replicas[0]);
+      const repo = jobStore(replicas[0]);
       const accountId = randomUUID();
       const good = [newJob(accountId, 2), newJob(accountId, 2)];
       const bad = { ...newJob(accountId, 2), credits: -1 }; // jobs_credits_check
@@ -151,7 +152,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     const runs: Promise<void>[] = [];
 
     /** "Runs" jobs a claim (either kind) gave to `owner` on replica `r`, then completes them. */
-    const run = (r: JobsRepository, owner: string, jobs: JobEntity[]) => {
+    const run = (r: JobStore, owner: string, jobs: JobEntity[]) => {
       for (const job of jobs) {
         const running = (inFlight.get(job.accountId) as number) + 1;
         inFlight.set(job.accountId, running);
@@ -174,7 +175,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
       for (let burst = 0; burst < perAccount / 6; burst++) {
         await Promise.all(
           Array.from({ length: 6 }, async (_, i) => {
-            const r = new JobsRepository(replicas[i % replicas.length]);
+            const r = jobStore(replicas[i % replicas.length]);
             const owner = `submit-${a}-${i % replicas.length}`;
             const outcome = await r.admit(newJob(accountId, limits.get(accountId) as number, `job ${burst}.${i}`), 1_000, offer(owner, 1 + (i % 2)));
             expect(outcome.kind).toBe('queued');
@@ -186,7 +187,7 @@ describe('JobsRepository.admit with a claim (PostgreSQL)', () => {
     });
     let submitting = true;
     const workers = Array.from({ length: 6 }, async (_, w) => {
-      const r = new JobsRepository(replicas[w % replicas.length]);
+      const r = jobStore(replicas[w % replicas.length]);
       const owner = `worker-${w}`;
       while (submitting || finished.size < limits.size * perAccount) {
         let claimedAny = false;

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { validateShape } from '../validation';
+import { Broadcast, BROADCAST_PAYLOADS, PAYLOAD_CLASSES, Subject } from './payload-classes';
+import { Broadcasts, EventName, Events, Subjects } from './subjects';
+
+const id = () => randomUUID();
+const record = () => ({
+  id: id(),
+  status: 'completed',
+  type: 'TEXT_TO_IMAGE',
+  model: 'pixel-flux-1',
+  prompt: 'a lighthouse at dusk',
+  output_url: 'https://cdn.example.com/o/1.png',
+  credits_charged: 4,
+  error: null,
+  created_at: '2025-01-02T03:04:05.000Z',
+  started_at: '2025-01-02T03:04:05.100Z',
+  completed_at: '2025-01-02T03:04:06.000Z',
+  canceled_at: null,
+  queue_position: null,
+  progress: 1,
+  output_expires_at: null,
+  input: {},
+  metadata: {},
+  outputs: [],
+});
+
+/** A payload each subject's sender sends (one per subject and event: a missing one does not compile). */
+const WELL_FORMED: Record<Subject | EventName, object> = {
+  [Subjects.billingReserve]: { accountId: id(), jobId: id(), modelId: 'pixel-flux-1', amount: 4, minimum: 4, apiKeyId: id() },
+  [Subjects.billingRelease]: { accountId: id(), jobId: id(), reason: 'submit failed' },
+  [Subjects.billingBalance]: { accountId: id() },
+  [Subjects.billingAccountOpen]: { accountId: id(), plan: 'pro', initialCredits: 1000 },
+  [Subjects.billingLedger]: { accountId: id(), limit: 20 },
+  [Subjects.billingUsage]: { accountId: id(), days: 30 },
+  [Subjects.billingKeyCapsList]: { accountId: id(), keyIds: [id(), id()] },
+  [Subjects.billingKeyCapsSet]: { accountId: id(), keyId: id(), perDay: 500, perMonth: null },
+  [Subjects.billingLowBalanceGet]: { accountId: id() },
+  [Subjects.billingLowBalanceSet]: { accountId: id(), threshold: null },
+  [Subjects.generationSubmit]: {
+    jobId: id(),
+    accountId: id(),
+    apiKeyId: id(),
+    model: 'pixel-flux-1',
+    prompt: 'a lighthouse',
+    type: 'TEXT_TO_IMAGE',
+    webhookUrl: null,
+    plan: 'pro',
+    credits: 4,
+    parallelLimit: 4,
+    waitMs: 0,
+    cancelAfterSeconds: null,
+    input: { num_outputs: 2 },
+    metadata: { order: '42' },
+    catalogueVersion: 'v1',
+  },
+  [Subjects.generationGet]: { accountId: id(), jobId: id() },
+  [Subjects.generationList]: { accountId: id(), limit: 20, status: 'queued', type: 'TEXT_TO_3D' },
+  [Subjects.generationCancel]: { accountId: id(), jobId: id() },
+  [Subjects.generationOutputStatus]: { outputKey: 'outputs/abc.png' },
+  [Subjects.generationProviderCallback]: { provider: 'replicate', token: 'a'.repeat(64), headers: { 'webhook-id': 'msg_1' }, body: 'e30=' },
+  [Subjects.modelsList]: {},
+  [Subjects.modelsGet]: { modelId: 'pixel-flux-1' },
+  [Subjects.authWebhookSecretGet]: { apiKeyId: id() },
+  [Subjects.authAccountWebhooksGet]: { accountId: id() },
+  [Subjects.webhooksDeliveriesList]: { accountId: id(), jobId: id() },
+  [Subjects.webhooksRedeliver]: { accountId: id(), jobId: id() },
+  [Subjects.webhooksTestSend]: { accountId: id(), apiKeyId: id(), url: 'https://hooks.example.com/a' },
+  [Subjects.webhooksTestList]: { accountId: id(), apiKeyId: id(), limit: 10 },
+  [Subjects.webhooksAccountEventsList]: { accountId: id(), limit: 5 },
+  [Events.generationCompleted]: { eventId: id(), event: 'generation.completed', accountId: id(), apiKeyId: id(), webhookUrl: null, record: record() },
+  [Events.generationFailed]: { eventId: id(), event: 'generation.failed', accountId: id(), apiKeyId: id(), webhookUrl: 'https://h.example.com', record: record() },
+  [Events.accountLowBalance]: {
+    eventId: id(),
+    event: 'account.low_balance',
+    accountId: id(),
+    threshold: 500,
+    available: 499,
+    crossedAt: '2025-01-02T03:04:05.000Z',
+  },
+};
+
+/** One malformed payload per subject: a field of the wrong type, or a required one missing. */
+const MALFORMED: Record<Subject | EventName, object> = {
+  ...(Object.fromEntries(Object.entries(WELL_FORMED).map(([subject, payload]) => [subject, { ...payload, accountId: 42 }])) as Record<Subject | EventName, object>),
+  [Subjects.generationOutputStatus]: { outputKey: ['a'] },
+  [Subjects.generationProviderCallback]: { provider: 'replicate', token: 'a'.repeat(64), headers: { 'x-other': 'b' }, body: 'e30=' },
+  [Subjects.modelsList]: { plan: 'gold' },
+  [Subjects.modelsGet]: {},
+  [Subjects.authWebhookSecretGet]: { apiKeyId: null },
+  [Events.generationCompleted]: { ...WELL_FORMED[Events.generationCompleted], record: { ...record(), status: 'done' } },
+};
+
+const subjects = [...Object.values(Subjects), ...Object.values(Events)];
+
+describe('PAYLOAD_CLASSES', () => {
+  it('has a class for every request subject and every event, and nothing else', () => {
+    expect(Object.keys(PAYLOAD_CLASSES).sort()).toEqual([...new Set(subjects)].sort());
+    expect(Object.keys(BROADCAST_PAYLOADS).sort()).toEqual(Object.values(Broadcasts).sort());
+  });
+
+  it.each(subjects)('%s: takes what its sender sends', (subject) => {
+    expect(validateShape(PAYLOAD_CLASSES[subject], WELL_FORMED[subject])).toMatchObject({ ok: true });
+  });
+
+  it.each(subjects)('%s: refuses a malformed payload, naming the field', (subject) => {
+    const result = validateShape(PAYLOAD_CLASSES[subject], MALFORMED[subject]);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.length).toBeGreaterThan(0);
+  });
+
+  it.each(subjects)('%s: refuses what is not an object', (subject) => {
+    expect(validateShape(PAYLOAD_CLASSES[subject], 'hello')).toMatchObject({ ok: false });
+    expect(validateShape(PAYLOAD_CLASSES[subject], null)).toMatchObject({ ok: false });
+  });
+
+  it('keeps fields a newer sender adds (an older receiver ignores them)', () => {
+    const payload = { ...WELL_FORMED[Subjects.generationGet], addedLater: true };
+    expect(validateShape(PAYLOAD_CLASSES[Subjects.generationGet], payload)).toMatchObject({ ok: true });
+  });
+
+  it('names the nested field of an event that is wrong', () => {
+    const result = validateShape(PAYLOAD_CLASSES[Events.generationFailed], { ...WELL_FORMED[Events.generationFailed], record: { ...record(), credits_charged: '4' } });
+    expect(result).toEqual({ ok: false, problems: ['record.credits_charged must be a number conforming to the specified constraints'] });
+  });
+});
+
+describe('BROADCAST_PAYLOADS', () => {
+  const wellFormed: Record<Broadcast, object> = {
+    [Broadcasts.generationChanged]: { accountId: id(), record: record() },
+    [Broadcasts.apiKeyChanged]: { apiKeyId: id(), lookupId: 'abc' },
+    [Broadcasts.accountChanged]: { accountId: id() },
+    [Broadcasts.catalogueChanged]: {},
+  };
+
+  it.each(Object.values(Broadcasts))('%s: takes what its publisher sends, refuses a field of the wrong type', (topic) => {
+    const { payload } = BROADCAST_PAYLOADS[topic];
+    if (!payload) return expect(topic).toBe(Broadcasts.catalogueChanged); // carries nothing
+    expect(validateShape(payload, wellFormed[topic])).toMatchObject({ ok: true });
+    const [first] = Object.keys(wellFormed[topic]);
+    expect(validateShape(payload, { ...wellFormed[topic], [first]: 7 })).toMatchObject({ ok: false });
+  });
+
+  it('drops a malformed live status, passes malformed invalidations on (their subscribers then forget everything)', () => {
+    expect(BROADCAST_PAYLOADS[Broadcasts.generationChanged].malformed).toBe('drop');
+    expect(BROADCAST_PAYLOADS[Broadcasts.apiKeyChanged].malformed).toBe('deliver');
+    expect(BROADCAST_PAYLOADS[Broadcasts.accountChanged].malformed).toBe('deliver');
+  });
+});
