@@ -1,87 +1,64 @@
 /** The dashboard's JSON API (/dashboard/api, same error envelope as the public API). */
-import type { GenerationOutput, GenerationRecord, KeyCapView, LedgerEntryView, LedgerReply, MemberRole, ModelInfo, PlanName, UsageReply, WebhookDeliveryView } from '@gen/contracts';
+import type {
+  AccountChoice as ContractAccountChoice,
+  ApiKeyScope,
+  AuditEntryReply,
+  AuditPageReply,
+  CreatedKeyReply,
+  GenerationDetailReply,
+  GenerationRecord,
+  InvitationPreviewReply,
+  InvitationView,
+  KeyCapView,
+  KeyCaps as ContractKeyCaps,
+  KeyChangeReply,
+  KeyView,
+  LedgerEntryView,
+  LedgerReply,
+  ListGenerationsReply,
+  LowBalanceReply,
+  MemberRole,
+  MembersReply,
+  MemberView,
+  ModelInfo,
+  ModelsReply,
+  OverviewReply,
+  SessionReply,
+  SessionView as ContractSessionView,
+  UsageReply,
+  WebhookDeliveryView,
+  WebhookScheme as ContractWebhookScheme,
+} from '@gen/contracts';
 import { api, uploadFile } from './api-client';
 
 export { ApiError, api, onUnauthorized, setCsrfToken, uploadFile } from './api-client';
 
-// Types and value lists come from the one contracts lib the services use (erased or inlined by Vite).
+// Types and value lists come from the one contracts lib the services use (erased or inlined by Vite);
+// the dashboard API's shapes are libs/contracts/src/dashboard, which the gateway answers with.
 export { GENERATION_TYPES, JOB_STATUSES } from '@gen/contracts';
 export type { GenerationOutput, GenerationType, InputProperty, InputsSchema as InputSchema, JobStatus, LedgerKind, ModelInfo, PlanName, UsageDay, UsageReply } from '@gen/contracts';
-export type Scope = 'generate' | 'read';
+
+/** What a key may do. */
+export type Scope = ApiKeyScope;
 
 export { MEMBER_ROLES, roleAtLeast, canManageRole } from '@gen/contracts';
 export type { MemberRole } from '@gen/contracts';
 
 /** An account the user belongs to, with their role there. */
-export interface AccountChoice {
-  id: string;
-  name: string;
-  role: MemberRole;
-}
+export type AccountChoice = ContractAccountChoice;
+export type Session = SessionReply;
+export type Member = MemberView;
+export type Invitation = InvitationView;
+export type InvitationPreview = InvitationPreviewReply;
 
-export interface Session {
-  signed_in: boolean;
-  csrf_token: string;
-  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
-  account?: AccountChoice;
-  accounts?: AccountChoice[];
-  sign_up?: { enabled: boolean; mode: 'open' | 'verified' | 'invite'; credits: number; verification_required: boolean };
-}
-
-export interface Member {
-  user_id: string;
-  email: string;
-  role: MemberRole;
-  joined_at: string;
-  last_sign_in_at: string | null;
-  you: boolean;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  role: MemberRole;
-  invited_by: string | null;
-  created_at: string;
-  expires_at: string;
-  expired: boolean;
-}
-
-export interface InvitationPreview {
-  account: { id: string; name: string };
-  email: string;
-  role: MemberRole;
-  invited_by: string | null;
-  expires_at: string;
-  has_user: boolean;
-}
-
-/**
- * A generation as the dashboard API returns it: the public API's record, with the input as applied,
- * the customer's metadata and every output (absent from records made before they existed).
- */
-export type Generation = GenerationRecord & {
-  input?: Record<string, unknown> | null;
-  metadata?: Record<string, string> | null;
-  outputs?: GenerationOutput[] | null;
-};
+/** A generation as the dashboard API returns it: the public API's record, with the input as applied, its metadata and every output. */
+export type Generation = GenerationRecord;
 
 /** A catalogue model as the account sees it, with its input schema and how its price is computed. */
 export type Model = ModelInfo;
 
-export interface Overview {
-  account: { id: string; name: string; email: string };
-  plan: string;
-  limits: { requests_per_minute: number; parallel_tasks: number };
-  credits: { available: number; held: number };
-  active_keys: number;
-  recent_generations: Generation[];
-}
-
-export interface GenerationPage {
-  data: Generation[];
-  next_cursor: string | null;
-}
+export type Overview = OverviewReply;
+export type GenerationPage = ListGenerationsReply;
 
 /** One attempt of a delivery. */
 export type { WebhookAttemptView as DeliveryAttempt } from '@gen/contracts';
@@ -90,71 +67,27 @@ export type { WebhookAttemptView as DeliveryAttempt } from '@gen/contracts';
 export type Delivery = WebhookDeliveryView;
 
 /** The catalogue as the account sees it, with its plan and credits. */
-export interface ModelsPage {
-  plan: PlanName;
-  credits: { available: number; held: number };
-  data: Model[];
-}
+export type ModelsPage = ModelsReply;
 
 export type LedgerEntry = LedgerEntryView;
 export type LedgerPage = LedgerReply;
 
 /** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, latest deliveries. */
-export interface LowBalance {
-  threshold: number | null;
-  available: number;
-  below: boolean;
-  deliveries: Delivery[];
-}
+export type LowBalance = LowBalanceReply;
 
-export interface SessionView {
-  id: string;
-  current: boolean;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  ip: string | null;
-  user_agent: string | null;
-}
+export type SessionView = ContractSessionView;
+export type GenerationDetail = GenerationDetailReply;
 
-export interface GenerationDetail {
-  generation: Generation;
-  deliveries: { available: boolean; message: string | null; data: Delivery[] };
-}
+/** A key; listed keys carry their spending caps and spend (a key just created or changed has none until the list is read again). */
+export type ApiKey = KeyView & { caps?: KeyCaps };
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  last4: string;
-  scopes: Scope[];
-  status: 'active' | 'revoked';
-  webhook_url: string | null;
-  has_webhook_secret: boolean;
-  /** How its webhooks are signed: `service` (X-Service-* headers) or `standard` (Standard Webhooks). */
-  webhook_scheme: WebhookScheme;
-  /** During a rotation's overlap: until when the previous secret still signs too. */
-  previous_secret_until: string | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  /** Spending caps and spend (listed keys; a key just created or changed has none until the list is read again). */
-  caps?: KeyCaps;
-}
-
-export type WebhookScheme = 'service' | 'standard';
+export type WebhookScheme = ContractWebhookScheme;
 
 /** A key's spending caps per UTC day and month (null: none) and what it has spent. */
-export type KeyCaps = Omit<KeyCapView, 'key_id'>;
+export type KeyCaps = ContractKeyCaps;
 
-export interface KeyChange {
-  key: ApiKey;
-  webhook_secret: string | null;
-}
-
-export interface CreatedKey extends KeyChange {
-  api_key: string;
-}
+export type KeyChange = KeyChangeReply;
+export type CreatedKey = CreatedKeyReply;
 
 /** What the playground submits: POST /api/v1/generate's body. */
 export interface GenerateBody {
@@ -213,7 +146,7 @@ export const dashboardApi = {
   lowBalance: () => api<LowBalance>('GET', '/account/low-balance'),
   setLowBalance: (threshold: number | null) => api<Omit<LowBalance, 'deliveries'>>('PUT', '/account/low-balance', { threshold }),
   switchAccount: (accountId: string) => api<Session>('PUT', '/session/account', { account_id: accountId }),
-  members: () => api<{ data: Member[]; invitations: Invitation[] }>('GET', '/members'),
+  members: () => api<MembersReply>('GET', '/members'),
   invite: (email: string, role: MemberRole) => api<{ mailed: boolean }>('POST', '/members/invitations', { email, role }),
   withdrawInvitation: (id: string) => api<void>('DELETE', `/members/invitations/${id}`),
   changeRole: (userId: string, role: MemberRole) => api<void>('PUT', `/members/${userId}/role`, { role }),
@@ -228,23 +161,8 @@ export const dashboardApi = {
 };
 
 /** An audit log entry (Settings, Audit log). */
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor_kind: 'user' | 'operator';
-  actor: string;
-  ip: string | null;
-  action: string;
-  target: string | null;
-  details: Record<string, unknown>;
-}
-
-export interface AuditPageData {
-  data: AuditEntry[];
-  next_cursor: string | null;
-  actions: string[];
-  actors: string[];
-}
+export type AuditEntry = AuditEntryReply;
+export type AuditPageData = AuditPageReply;
 
 /** Where the CSV export of the audit log downloads from (with the page's filters as its query). */
 export const AUDIT_CSV_URL = '/dashboard/api/audit/entries.csv';

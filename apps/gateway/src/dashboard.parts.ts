@@ -26,7 +26,7 @@ import { InvitationsRepository } from './members/invitations.repository';
 import { DashboardOverviewController } from './accounts/dashboard-overview.controller';
 import { GetAccountOverview } from './accounts/get-account-overview';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
-import { DashboardKeysService } from './keys/dashboard-keys.service';
+import { KEY_USE_CASES } from './keys/key-use-cases';
 import { DashboardTestEventsController } from './webhook-tests/dashboard-test-events.controller';
 import { DashboardModelsController } from './models/dashboard-models.controller';
 import { DashboardPlaygroundController } from './generations/playground/dashboard-playground.controller';
@@ -83,7 +83,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       SessionCookies,
       DashboardSessionGuard,
       AnonymousCsrfGuard,
-      DashboardKeysService,
+      ...KEY_USE_CASES,
       Mailer,
       LowBalanceMailer,
       PasswordResetsRepository,

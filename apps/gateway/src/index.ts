@@ -9,7 +9,7 @@ export { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 export { newWebhookSecretKey, type WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
 export { GATEWAY_VARIABLES, readGatewayParts, readWebhookSecretKeys, type GatewayParts } from './gateway.settings';
 export type { GatewaySettings } from './gateway.tokens';
-export { toKeyView } from './keys/dashboard-keys.service';
+export { toKeyView } from './keys/key-view';
 export { AuditService, type AuditEntryView, type AuditPage } from './audit/audit.service';
 export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit/audit-actions';
 export { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';

@@ -1,7 +1,7 @@
 import type { NatsTransportConfig } from '@gen/transport';
 import type { EnvReader } from './env';
 import { OpsConfig, readOpsConfig } from './ops';
-import { choice, custom, Fallback, int, REQUIRED, text, url } from './variables';
+import { choice, Fallback, int, matching, REQUIRED, text, url } from './variables';
 
 /** The PostgreSQL server: required by a distributed service; standalone and the CLI use the embedded one when unset. */
 export const DATABASE_URL = url(
@@ -18,11 +18,13 @@ export const DISTRIBUTED_VARIABLES = {
   poolSize: int('DATABASE_POOL_SIZE', 20, 'connections per service', { min: 1, max: 500 }),
   migrations: choice('MIGRATIONS', ['run', 'verify'] as const, 'run', '`run`: migrate at start; `verify`: refuse to start while a migration is pending (the `migrate` job runs them)'),
   natsUrl: url('NATS_URL', 'nats://127.0.0.1:4222', 'NATS with JetStream', { protocols: ['nats:', 'tls:'] }),
-  subjectPrefix: custom('NATS_SUBJECT_PREFIX', '', '`token.` prepended to every subject (several deployments on one NATS)', '', (value, problem) => {
-    if (/^[A-Za-z0-9_-]+\.$/.test(value)) return value;
-    problem(`NATS_SUBJECT_PREFIX must be a subject token followed by a dot, e.g. "t1a2b3." (got "${value}")`);
-    return undefined;
-  }),
+  subjectPrefix: matching(
+    'NATS_SUBJECT_PREFIX',
+    '',
+    '`token.` prepended to every subject (several deployments on one NATS)',
+    /^[A-Za-z0-9_-]+\.$/,
+    'must be a subject token followed by a dot, e.g. "t1a2b3."',
+  ),
   streamName: text('NATS_STREAM', 'GEN_EVENTS', 'JetStream stream of domain events'),
 };
 

@@ -6,3 +6,4 @@ export * from './common';
 export * from './distributed';
 export * from './configuration-table';
 export * from './run-main';
+export * from './variable-check';

@@ -1,6 +1,10 @@
+import { ValidateBy } from 'class-validator';
+import { between, compileCheck, rule, VariableCheck } from './variable-check';
+
 /**
- * Environment variables as declarations: each has its name, a parser that checks it, its default,
- * and the description the README's configuration table shows. A service's settings file is a table
+ * Environment variables as declarations: each has its name, a check compiled into class-validator
+ * rules (variable-check.ts: the one way input is validated, as for HTTP bodies and catalogue files),
+ * its default, and the description the README's configuration table shows. A service's settings file is a table
  * of these (`{ workerConcurrency: int('WORKER_CONCURRENCY', 8, 'jobs one process runs at once', { min: 1 }) }`);
  * EnvReader.readAll() turns the table into a typed object, and records what each process reads, so
  * the README's table is made from the same declarations (libs/config/src/configuration-table.ts).
@@ -84,8 +88,9 @@ export function unset(text: string): Fallback<null> {
   return new Fallback(text, () => null);
 }
 
-function declare<T>(name: string, fallback: T | Fallback<T>, description: string, placeholder: T, parse: Variable<T>['parse']): Variable<T> {
-  return { name, description, fallback: fallbackOf(fallback), placeholder, parse };
+/** A variable whose check is compiled into class-validator (`variable-check.ts`). */
+function declare<T>(name: string, fallback: T | Fallback<T>, description: string, placeholder: T, check: VariableCheck<T>): Variable<T> {
+  return { name, description, fallback: fallbackOf(fallback), placeholder, parse: compileCheck(name, check) };
 }
 
 export interface IntRange {
@@ -95,13 +100,7 @@ export interface IntRange {
   scale?: number;
 }
 
-function inRange(name: string, value: number, range: IntRange, shown: string, problem: (message: string) => void): boolean {
-  if ((range.min !== undefined && value < range.min) || (range.max !== undefined && value > range.max)) {
-    problem(`${name} must be between ${range.min ?? '-inf'} and ${range.max ?? 'inf'} (got ${shown})`);
-    return false;
-  }
-  return true;
-}
+const isNumber = (value: unknown) => typeof value === 'number';
 
 /** A whole number, within a range. */
 export function int(name: string, fallback: number | Fallback<number>, description: string, range: IntRange = {}): Variable<number> {
@@ -111,41 +110,35 @@ export function int(name: string, fallback: number | Fallback<number>, descripti
     const value = unscaled.value(context, valueOf);
     return value === REQUIRED ? value : value * scale;
   });
-  return declare(name, scaled, description, 0, (text, problem) => {
-    const value = Number(text);
-    if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value)) {
-      problem(`${name} must be an integer (got "${text}")`);
-      return undefined;
-    }
-    return inRange(name, value, range, String(value), problem) ? value * scale : undefined;
+  return declare(name, scaled, description, 0, {
+    read: (text) => (/^-?\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : text),
+    rules: [rule('int', isNumber, 'must be an integer (got "$value")'), between(range)],
+    finish: (value: number) => value * scale,
   });
 }
 
 /** A decimal number, within a range. */
 export function decimal(name: string, fallback: number, description: string, range: Omit<IntRange, 'scale'> = {}): Variable<number> {
-  return declare(name, fallback, description, 0, (text, problem) => {
-    const value = Number(text);
-    if (!/^-?\d+(\.\d+)?$/.test(text) || !Number.isFinite(value)) {
-      problem(`${name} must be a number (got "${text}")`);
-      return undefined;
-    }
-    return inRange(name, value, range, text, problem) ? value : undefined;
+  return declare(name, fallback, description, 0, {
+    read: (text) => (/^-?\d+(\.\d+)?$/.test(text) && Number.isFinite(Number(text)) ? Number(text) : text),
+    rules: [rule('number', isNumber, 'must be a number (got "$value")'), between(range)],
   });
 }
 
+const TRUE = ['1', 'true', 'yes', 'on'];
+const FALSE = ['0', 'false', 'no', 'off'];
+
 /** true/false (also 1/0, yes/no, on/off). */
 export function flag(name: string, fallback: boolean | Fallback<boolean>, description: string): Variable<boolean> {
-  return declare(name, fallback, description, false, (text, problem) => {
-    if (['1', 'true', 'yes', 'on'].includes(text.toLowerCase())) return true;
-    if (['0', 'false', 'no', 'off'].includes(text.toLowerCase())) return false;
-    problem(`${name} must be true or false (got "${text}")`);
-    return undefined;
+  return declare(name, fallback, description, false, {
+    read: (text) => (TRUE.includes(text.toLowerCase()) ? true : FALSE.includes(text.toLowerCase()) ? false : text),
+    rules: [rule('flag', (value) => typeof value === 'boolean', 'must be true or false (got "$value")')],
   });
 }
 
 /** Any text (a path, a name). */
 export function text<D extends string | null = string>(name: string, fallback: D | Fallback<D>, description: string): Variable<string | D> {
-  return declare<string | D>(name, fallback, description, '', (value) => value);
+  return declare<string | D>(name, fallback, description, '', {});
 }
 
 /** A URL with one of `protocols` (http and https by default); trailing slashes are dropped. */
@@ -156,19 +149,25 @@ export function url<D extends string | null = string>(
   options: { protocols?: readonly string[] } = {},
 ): Variable<string | D> {
   const protocols = options.protocols ?? ['http:', 'https:'];
-  return declare<string | D>(name, fallback, description, '', (value, problem) => {
-    let protocol: string;
+  const protocolOf = (value: unknown) => {
     try {
-      protocol = new URL(value).protocol;
+      return new URL(value as string).protocol;
     } catch {
-      problem(`${name} must be a URL (got "${value}")`);
-      return undefined;
+      return null;
     }
-    if (!protocols.includes(protocol)) {
-      problem(`${name} must use ${protocols.join(' or ')} (got "${protocol}")`);
-      return undefined;
-    }
-    return value.replace(/\/+$/, '');
+  };
+  return declare<string | D>(name, fallback, description, '', {
+    rules: [
+      rule('url', (value) => protocolOf(value) !== null, 'must be a URL (got "$value")'),
+      ValidateBy({
+        name: 'protocol',
+        validator: {
+          validate: (value) => protocols.includes(protocolOf(value) as string),
+          defaultMessage: (args) => `$property must use ${protocols.join(' or ')} (got "${protocolOf(args?.value)}")`,
+        },
+      }),
+    ],
+    finish: (value: string) => value.replace(/\/+$/, ''),
   });
 }
 
@@ -179,31 +178,64 @@ export function choice<T extends string, D extends T | null = T>(
   fallback: D | Fallback<D>,
   description: string,
 ): Variable<T | D> {
-  return declare<T | D>(name, fallback, description, values[0], (value, problem) => {
-    if ((values as readonly string[]).includes(value)) return value as T;
-    problem(`${name} must be one of ${values.join(', ')} (got "${value}")`);
-    return undefined;
+  return declare<T | D>(name, fallback, description, values[0], {
+    rules: [rule('choice', (value) => (values as readonly unknown[]).includes(value), `must be one of ${values.join(', ')} (got "$value")`)],
   });
 }
 
 /** A comma-separated list (empty by default); `check` throws on a bad list, with a message that says why. */
 export function list(name: string, description: string, check: (items: string[]) => void = () => undefined): Variable<string[]> {
-  return declare<string[]>(name, [], description, [], (value, problem) => {
-    const items = value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0);
+  const problemOf = (items: string[]) => {
     try {
       check(items);
+      return null;
     } catch (error) {
-      problem(`${name}: ${error instanceof Error ? error.message : String(error)}`);
-      return undefined;
+      return error instanceof Error ? error.message : String(error);
     }
-    return items;
+  };
+  return declare<string[]>(name, [], description, [], {
+    read: (text) =>
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0),
+    rules: [
+      ValidateBy({
+        name: 'list',
+        validator: { validate: (items) => problemOf(items as string[]) === null, defaultMessage: (args) => `$property: ${problemOf(args?.value as string[])}` },
+      }),
+    ],
   });
 }
 
-/** A value with a parser of its own (`parse` calls `problem` with a message naming the variable). */
+/** Text matching `pattern`; `message` says what it must be (`must be a subject token followed by a dot`). */
+export function matching(name: string, fallback: string, description: string, pattern: RegExp, message: string): Variable<string> {
+  return declare(name, fallback, description, fallback, {
+    rules: [rule('matching', (value) => typeof value === 'string' && pattern.test(value), `${message} (got "$value")`)],
+  });
+}
+
+/** What a declaration's own parser refused, carried to the rule that reports it. */
+class Refused {
+  constructor(readonly problems: string[]) {}
+}
+
+/**
+ * A value with a parser of its own, for a reading that is the point (a key decoded, a list of ports):
+ * `parse` reads the text and reports each problem, naming the variable; the problems fail its rule.
+ */
 export function custom<T>(name: string, fallback: T | Fallback<T>, description: string, placeholder: T, parse: Variable<T>['parse']): Variable<T> {
-  return declare(name, fallback, description, placeholder, parse);
+  return declare(name, fallback, description, placeholder, {
+    read: (text) => {
+      const problems: string[] = [];
+      const value = parse(text, (message) => problems.push(message));
+      return problems.length > 0 || value === undefined ? new Refused(problems) : value;
+    },
+    rules: [
+      ValidateBy({
+        name: 'parsed',
+        validator: { validate: (value) => !(value instanceof Refused), defaultMessage: (args) => (args?.value as Refused).problems.join('\n') || '$property is not valid' },
+      }),
+    ],
+  });
 }

@@ -1,12 +1,9 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import type { ApiKeyScope, WebhookScheme } from '@gen/contracts';
 import { AccountEntity } from './account.entity';
 
-export const API_KEY_SCOPES = ['generate', 'read'] as const;
-export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
-
-/** How a key's webhooks are signed: the spec's X-Service-* headers (default), or Standard Webhooks. */
-export const WEBHOOK_SCHEMES = ['service', 'standard'] as const;
-export type WebhookScheme = (typeof WEBHOOK_SCHEMES)[number];
+// What a key may do and how its webhooks are signed: the dashboard's contract declares them.
+export { API_KEY_SCOPES, WEBHOOK_SCHEMES, type ApiKeyScope, type WebhookScheme } from '@gen/contracts';
 
 /**
  * An API key. Only a SHA-256 of the key is kept; `lookupId` finds the row, the hash proves the key.

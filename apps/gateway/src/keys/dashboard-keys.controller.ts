@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { KeyCapView } from '@gen/contracts';
+import type { CreatedKeyReply, KeyCapView, KeyChangeReply, KeyView, KeyWithCapsView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../audit/audit-actions';
 import { CurrentActor } from '../dashboard/audit-actor.decorator';
@@ -8,7 +8,14 @@ import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { CreatedKeyReply, DashboardKeysService, KeyChangeReply, KeyView, KeyWithCapsView } from './dashboard-keys.service';
+import { CreateKey } from './create-key';
+import { ListKeys } from './list-keys';
+import { RelabelKey } from './relabel-key';
+import { RenewWebhookSecret } from './renew-webhook-secret';
+import { RevokeKey } from './revoke-key';
+import { SetKeyCaps } from './set-key-caps';
+import { SetKeyWebhookUrl } from './set-key-webhook-url';
+import { SetWebhookScheme } from './set-webhook-scheme';
 import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto, KeyLabelDto } from './key.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });
@@ -18,12 +25,21 @@ const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundErro
 @UseGuards(DashboardSessionGuard)
 @UseInterceptors(NoStoreInterceptor)
 export class DashboardKeysController {
-  constructor(private readonly keys: DashboardKeysService) {}
+  constructor(
+    private readonly listKeys: ListKeys,
+    private readonly createKey: CreateKey,
+    private readonly setWebhookUrl: SetKeyWebhookUrl,
+    private readonly renewWebhookSecret: RenewWebhookSecret,
+    private readonly setWebhookScheme: SetWebhookScheme,
+    private readonly relabelKey: RelabelKey,
+    private readonly setKeyCaps: SetKeyCaps,
+    private readonly revokeKey: RevokeKey,
+  ) {}
 
   @Get()
   @RequiresRole('viewer')
   async list(@CurrentSession() session: LiveSession): Promise<{ data: KeyWithCapsView[] }> {
-    return { data: await this.keys.list(session.accountId) };
+    return { data: await this.listKeys.execute({ accountId: session.accountId }) };
   }
 
   @Post()
@@ -31,7 +47,7 @@ export class DashboardKeysController {
   @HttpCode(201)
   @UseGuards(VerifiedEmailGuard)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
-    return this.keys.create(session.accountId, body, actor);
+    return this.createKey.execute({ ...body, accountId: session.accountId, actor });
   }
 
   @Patch(':id')
@@ -42,7 +58,7 @@ export class DashboardKeysController {
     @Param('id', keyId()) id: string,
     @Body() body: UpdateKeyDto,
   ): Promise<KeyChangeReply> {
-    return this.keys.updateWebhookUrl(session.accountId, id, body.webhook_url, actor);
+    return this.setWebhookUrl.execute({ accountId: session.accountId, keyId: id, actor, url: body.webhook_url });
   }
 
   @Post(':id/webhook-secret')
@@ -55,7 +71,7 @@ export class DashboardKeysController {
     @Body() body: unknown,
   ): Promise<KeyChangeReply> {
     // No body renews at once; {"overlap_seconds": n} rotates a standard key with an overlap.
-    return this.keys.renewWebhookSecret(session.accountId, id, actor, renewSecretOverlap(body));
+    return this.renewWebhookSecret.execute({ accountId: session.accountId, keyId: id, actor, overlapSeconds: renewSecretOverlap(body) });
   }
 
   /** Renames the key and/or changes its scopes (scopes apply from the key's next request). */
@@ -67,7 +83,7 @@ export class DashboardKeysController {
     @Param('id', keyId()) id: string,
     @Body() body: KeyLabelDto,
   ): Promise<KeyView> {
-    return this.keys.relabel(session.accountId, id, body, actor);
+    return this.relabelKey.execute({ accountId: session.accountId, keyId: id, actor, name: body.name, scopes: body.scopes });
   }
 
   /** `service` (the spec's X-Service-* headers) or `standard` (Standard Webhooks). */
@@ -79,7 +95,7 @@ export class DashboardKeysController {
     @Param('id', keyId()) id: string,
     @Body() body: WebhookSchemeDto,
   ): Promise<KeyView> {
-    return this.keys.setWebhookScheme(session.accountId, id, body.scheme, actor);
+    return this.setWebhookScheme.execute({ accountId: session.accountId, keyId: id, actor, scheme: body.scheme });
   }
 
   /** The key's spending caps per UTC day and month (docs/guide/limits.md, "Spending caps"). */
@@ -91,13 +107,13 @@ export class DashboardKeysController {
     @Param('id', keyId()) id: string,
     @Body() body: KeyCapsDto,
   ): Promise<KeyCapView> {
-    return this.keys.setCaps(session.accountId, id, body, actor);
+    return this.setKeyCaps.execute({ accountId: session.accountId, keyId: id, actor, per_day: body.per_day, per_month: body.per_month });
   }
 
   @Delete(':id')
   @RequiresRole('developer')
   @HttpCode(204)
   revoke(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('id', keyId()) id: string): Promise<void> {
-    return this.keys.revoke(session.accountId, id, actor);
+    return this.revokeKey.execute({ accountId: session.accountId, keyId: id, actor });
   }
 }

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { AccountEventsListRequest, GetLowBalanceRequest, ListWebhookDeliveriesReply, LowBalanceView, SetLowBalanceRequest, Subjects, WebhookDeliveryView } from '@gen/contracts';
+import { AccountEventsListRequest, GetLowBalanceRequest, ListWebhookDeliveriesReply, LowBalanceReply, LowBalanceView, SetLowBalanceRequest, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import { AuditActor } from '../audit/audit-actions';
 import { AuditService } from '../audit/audit.service';
-
-/** The threshold with the latest `account.low_balance` deliveries, newest first (the account events' log). */
-export interface LowBalanceReply extends LowBalanceView {
-  deliveries: WebhookDeliveryView[];
-}
 
 /**
  * An account's low-balance threshold as the dashboard and the operator CLI set it. Billing stores it

@@ -68,12 +68,13 @@ export interface MembersReply {
 }
 
 /** What an invitation link shows before it is accepted. */
-export interface InvitationPreviewView {
+export interface InvitationPreviewReply {
   account: { id: string; name: string };
   email: string;
   role: MemberRole;
   invited_by: string | null;
   expires_at: string;
+  /** Whether the address has a dashboard user: accept by signing in (true) or by choosing a password (false). */
   has_user: boolean;
 }
 
@@ -97,7 +98,7 @@ export interface AuditPageReply {
   actors: string[];
 }
 
-/** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, latest deliveries. */
+/** The low-balance alert (Settings, Account): threshold (null: off), balance, alerted now, and the latest `account.low_balance` deliveries, newest first. */
 export interface LowBalanceReply extends LowBalanceView {
   deliveries: WebhookDeliveryView[];
 }

@@ -1,4 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { SessionView } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -10,16 +11,6 @@ import type { LiveSession, SessionInfo } from '../sessions/users.repository';
 import { ChangePasswordDto } from './account.dto';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
-
-export interface SessionView {
-  id: string;
-  current: boolean;
-  created_at: string;
-  last_seen_at: string;
-  expires_at: string;
-  ip: string | null;
-  user_agent: string | null;
-}
 
 function toSessionView(info: SessionInfo, currentId: string): SessionView {
   return {

@@ -1,18 +1,13 @@
 import { Controller, Get, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { AuditPageReply } from '@gen/contracts';
 import type { FastifyReply } from 'fastify';
-import { AUDIT_ACTIONS, AuditAction } from '../../audit/audit-actions';
-import { AuditPage, AuditService } from '../../audit/audit.service';
+import { AUDIT_ACTIONS } from '../../audit/audit-actions';
+import { AuditService } from '../../audit/audit.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { AuditFilterDto, AuditQueryDto } from './audit-query.dto';
-
-export interface AuditPageReply extends AuditPage {
-  /** For the filters: every action the log records, and the actors of this account's entries. */
-  actions: readonly AuditAction[];
-  actors: string[];
-}
 
 /** Settings, then Audit log: the account's entries, filtered by actor and action, and their CSV export. */
 @Controller('dashboard/api/audit')

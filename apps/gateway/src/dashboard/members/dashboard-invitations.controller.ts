@@ -1,28 +1,18 @@
 import { Body, Controller, HttpCode, Post, Put, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { InvitationPreviewReply, SessionReply } from '@gen/contracts';
 import { UnauthorizedError } from '@gen/errors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MemberRole } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { RequiresRole } from '../sessions/requires-role.decorator';
 import { AllowedBeforeTwoFactor } from '../two-factor/two-factor-enrollment.decorator';
 import { SessionCookies } from '../sessions/session-cookies';
-import { client, SessionReply, sessionReply } from '../sessions/session.controller';
+import { client, sessionReply } from '../sessions/session.controller';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import { SessionsService, StartedSession } from '../sessions/sessions.service';
 import type { LiveSession } from '../sessions/users.repository';
 import { InvitationsService } from './invitations.service';
 import { AcceptWithPasswordDto, AcceptWithSignInDto, InvitationTokenDto, SwitchAccountDto } from './members.dto';
-
-export interface InvitationPreviewReply {
-  account: { id: string; name: string };
-  email: string;
-  role: MemberRole;
-  invited_by: string | null;
-  expires_at: string;
-  /** Whether the address has a dashboard user: accept by signing in (true) or by choosing a password (false). */
-  has_user: boolean;
-}
 
 /**
  * The invitation link's page (accept it signed in, by signing in, or by choosing a password) and

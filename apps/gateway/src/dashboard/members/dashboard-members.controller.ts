@@ -1,7 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { MembersReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
-import { MemberRole, roleAtLeast } from '../../members/member-role';
+import { roleAtLeast } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
 import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -10,31 +11,6 @@ import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard
 import type { LiveSession } from '../sessions/users.repository';
 import { InvitationsService } from './invitations.service';
 import { InviteDto, RoleDto, TransferOwnershipDto } from './members.dto';
-
-export interface MemberView {
-  user_id: string;
-  email: string;
-  role: MemberRole;
-  joined_at: string;
-  last_sign_in_at: string | null;
-  you: boolean;
-}
-
-export interface InvitationView {
-  id: string;
-  email: string;
-  role: MemberRole;
-  invited_by: string | null;
-  created_at: string;
-  expires_at: string;
-  expired: boolean;
-}
-
-export interface MembersReply {
-  data: MemberView[];
-  /** Invitations not yet accepted; listed to owners and admins only (empty for the others). */
-  invitations: InvitationView[];
-}
 
 const userId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such member of this account.') });
 const invitationId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such invitation.') });

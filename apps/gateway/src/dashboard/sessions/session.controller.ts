@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { SessionReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { MemberRole } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { AllowedBeforeTwoFactor } from '../two-factor/two-factor-enrollment.decorator';
@@ -10,30 +10,6 @@ import { SessionCookies } from './session-cookies';
 import { AnonymousCsrfGuard, CurrentSession, DashboardSessionGuard } from './session.guard';
 import { newToken, SessionsService, StartedSession } from './sessions.service';
 import type { LiveSession } from './users.repository';
-
-export interface AccountChoice {
-  id: string;
-  name: string;
-  /** The user's role there (docs/guide/dashboard.md, "Members and roles"). */
-  role: MemberRole;
-}
-
-export interface SessionReply {
-  signed_in: boolean;
-  /** Send it back as X-CSRF-Token on every POST, PATCH and DELETE. */
-  csrf_token: string;
-  /** `email_verified`: the verification link was followed; `two_factor`: on for the user, and whether the account requires it. */
-  user?: { id: string; email: string; email_verified: boolean; two_factor: { enabled: boolean; required: boolean } };
-  /** The account the session works on, and the user's role there. */
-  account?: AccountChoice;
-  /** Every account the user belongs to (the account picker); PUT /session/account switches. */
-  accounts?: AccountChoice[];
-  /**
-   * For the sign-up page, when signed out: whether it is open (SIGNUP_MODE, `invite`: closed), the
-   * credits a new account starts with, and whether keys wait for the verification mail.
-   */
-  sign_up?: { enabled: boolean; mode: string; credits: number; verification_required: boolean };
-}
 
 /** The reply for a signed-in session, with the accounts its user may switch to. */
 export async function sessionReply(session: LiveSession, members: MembersService): Promise<SessionReply> {

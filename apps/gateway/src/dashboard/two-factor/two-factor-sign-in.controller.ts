@@ -1,8 +1,9 @@
 import { Body, Controller, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { SessionReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NoStoreInterceptor } from '../no-store.interceptor';
 import { MembersService } from '../../members/members.service';
-import { client, SessionReply, sessionReply } from '../sessions/session.controller';
+import { client, sessionReply } from '../sessions/session.controller';
 import { SessionCookies } from '../sessions/session-cookies';
 import { AnonymousCsrfGuard } from '../sessions/session.guard';
 import { TwoFactorSignInDto } from './two-factor.dto';
