@@ -34,7 +34,19 @@ describe('gateway folders without import cycles', () => {
   });
 
   it('the API key guard uses rate-limit, which uses plans, and neither imports a feature folder back', () => {
-    expect([...importedFolders('plans')]).toEqual([]);
+    expect([...importedFolders('plans')].filter((f) => f !== 'plans')).toEqual([]);
     expect([...importedFolders('rate-limit')].filter((f) => f !== '' && f !== 'rate-limit')).toEqual(['plans']);
+  });
+
+  it('the feature folders import one another without a cycle', () => {
+    const features = ['accounts', 'generations', 'keys', 'models', 'plans', 'rate-limit', 'usage', 'webhook-tests'];
+    const uses = new Map(features.map((f) => [f, [...importedFolders(f)].map((i) => i.split('/')[0]).filter((i) => i !== f && features.includes(i))]));
+    const cycles: string[] = [];
+    const visit = (folder: string, path: string[]): void => {
+      if (path.includes(folder)) cycles.push([...path.slice(path.indexOf(folder)), folder].join(' -> '));
+      else for (const next of uses.get(folder) ?? []) visit(next, [...path, folder]);
+    };
+    features.forEach((f) => visit(f, []));
+    expect(cycles).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { PgNotifications } from '@gen/persistence';
 import { createOutputStorage, OutputStorage } from '@gen/storage';
 import type { DataSource } from 'typeorm';
 import { CreditsController } from './accounts/credits.controller';
-import { GetCredits } from './accounts/get-credits';
+import { GetCredits } from './plans/get-credits';
 import { AuditRepository } from './audit/audit.repository';
 import { AuditService } from './audit/audit.service';
 import { AccountPlanService } from './plans/account-plan.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { OverviewReply } from '@gen/contracts';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { ListGenerations } from '../generations/list-generations';
-import { GetCredits } from './get-credits';
+import { GetCredits } from '../plans/get-credits';
 
 /** Generations the overview shows. */
 const RECENT = 5;

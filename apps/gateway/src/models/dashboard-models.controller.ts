@@ -1,6 +1,6 @@
 import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { ModelsReply } from '@gen/contracts';
-import { GetCredits } from '../accounts/get-credits';
+import { GetCredits } from '../plans/get-credits';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';

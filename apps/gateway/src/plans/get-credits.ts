@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PlanName } from '@gen/contracts';
-import { AccountPlanService } from '../plans/account-plan.service';
+import { AccountPlanService } from './account-plan.service';
 
 /** GET /api/v1/credits: the plan, its limits and the credits as they are now. */
 export interface CreditsReply {
