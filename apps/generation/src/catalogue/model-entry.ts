@@ -71,6 +71,8 @@ export function parseModelEntry(
   const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, `${where}.inputs`, problems);
   const priceMultipliers = inputs && entry ? checkPriceMultipliers(raw.price_multipliers, inputs, entry.credits, `${where}.price_multipliers`, problems) : null;
   if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, `${where}.engine.inputMap`, problems);
+  // The entry's check and the binding's both see a reserved key inside the binding: named once.
+  problems.push(...new Set(problems.splice(start)));
   if (problems.length > start || !entry || !binding || !inputs) return null;
   return {
     id: entry.id,

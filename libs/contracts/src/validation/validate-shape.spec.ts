@@ -102,6 +102,15 @@ describe('validateShape', () => {
     expect(custom.ok || custom.problems[0]).toBe('colour is not a field (known: id, synchronous, binding)');
   });
 
+  it('refuses __proto__ and constructor as keys at any depth where unknown properties are not kept', () => {
+    const plain: unknown = JSON.parse('{"id": "a", "__proto__": {"x": 1}, "binding": {"constructor": {}}, "tags": [{"__proto__": null}]}');
+    expect(validateShape(Model, plain, { path: 'm', unknown: 'strip' })).toEqual({
+      ok: false,
+      problems: ['m.__proto__ is a reserved name, never a field', 'm.binding.constructor is a reserved name, never a field', 'm.tags[0].__proto__ is a reserved name, never a field'],
+    });
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
   it('lists the properties a class declares', () => {
     expect(knownProperties(Binding)).toEqual(['maxInFlight', 'pollIntervalMs', 'tokenEnv']);
   });

@@ -11,7 +11,10 @@ export type ShapeResult<T> = { ok: true; value: T } | { ok: false; problems: str
 export interface ShapeOptions {
   /** Where the value sits, the start of every problem's path (`models[2]`); none by default. */
   path?: string;
-  /** Properties the class does not declare: kept as they came (default), stripped, or a problem each. */
+  /**
+   * Properties the class does not declare: kept as they came (default), stripped, or a problem each.
+   * Stripped or forbidden, `__proto__` and `constructor` are refused as keys at any depth too.
+   */
   unknown?: 'keep' | 'strip' | 'forbid';
   /** The problem of a forbidden property, after its path (default `is not a known property`). */
   unknownMessage?: (property: string, known: readonly string[], shape: Shape<object>) => string;
@@ -33,8 +36,10 @@ export type Shape<T> = new (...args: never[]) => T;
 export function validateShape<T extends object>(shape: Shape<T>, plain: unknown, options: ShapeOptions = {}): ShapeResult<T> {
   const path = options.path ?? '';
   if (!isPlainObject(plain)) return { ok: false, problems: [join(path || 'value', options.notObjectMessage ?? 'must be an object')] };
-  const value = plainToInstance(shape as new () => T, plain, { exposeDefaultValues: true }) as T;
   const unknown = options.unknown ?? 'keep';
+  const reserved = unknown === 'keep' ? [] : reservedNames(plain, path);
+  if (reserved.length > 0) return { ok: false, problems: reserved };
+  const value = plainToInstance(shape as new () => T, plain, { exposeDefaultValues: true }) as T;
   const errors = validateSync(value, {
     whitelist: unknown !== 'keep',
     forbidNonWhitelisted: unknown === 'forbid',
@@ -89,6 +94,19 @@ function problem(type: string, message: string, error: ValidationError, path: st
   return message.startsWith(error.property) && /^($|[\s:.[])/.test(message.slice(error.property.length))
     ? path + message.slice(error.property.length)
     : join(path, message);
+}
+
+/**
+ * `__proto__` and `constructor` as keys (JSON.parse makes them own properties) would replace the
+ * prototype or the class of the object built from them, so the key would vanish unchecked.
+ */
+function reservedNames(value: unknown, path: string): string[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => reservedNames(item, `${path}[${i}]`));
+  if (!isPlainObject(value)) return [];
+  return Object.keys(value).flatMap((key) => {
+    const at = path ? `${path}.${key}` : key;
+    return key === '__proto__' || key === 'constructor' ? [`${at} is a reserved name, never a field`] : reservedNames(value[key], at);
+  });
 }
 
 function join(path: string, message: string): string {

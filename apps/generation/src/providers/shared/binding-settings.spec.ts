@@ -106,4 +106,9 @@ describe('readBinding', () => {
     expect(unknown).toMatch(/^b\.colour is not a setting of this engine \(known: timeouts, pollIntervalMs, .*baseUrl, upstreamModel, tokenEnv, .*callbacks\)$/);
     expect(nested).toBe('b.timeouts.idleMs is not a known setting');
   });
+
+  it('refuses a __proto__ key (JSON.parse makes it an own property) instead of losing it', () => {
+    const raw = JSON.parse('{"upstreamModel": "a/b", "tokenEnv": "T", "input": {"__proto__": {"size": 1}}}') as Record<string, unknown>;
+    expect(read(raw).problems).toEqual(['b.input.__proto__ is a reserved name, never a field']);
+  });
 });
