@@ -8,7 +8,10 @@ import { Client } from 'pg';
 import { Pool } from 'undici';
 import { openBillingDatabase } from '@gen/billing';
 // The repository itself (not part of billing's public surface): this benchmark measures it alone.
-import { BillingRepository } from '../../apps/billing/src/holds/billing.repository';
+import { BillingAccountsRepository } from '../../apps/billing/src/accounts/billing-accounts.repository';
+import { HoldsRepository } from '../../apps/billing/src/holds/holds.repository';
+import { HoldsWriter } from '../../apps/billing/src/holds/holds.writer';
+import { LedgerRepository } from '../../apps/billing/src/ledger/ledger.repository';
 import { dropDatabase, ensureDatabase } from '@gen/persistence';
 import { httpOperation, measure, Measurement } from './load';
 
@@ -16,7 +19,7 @@ import { httpOperation, measure, Measurement } from './load';
  * `npm run bench:credits`: what a debit costs at each layer, in one run, on one PostgreSQL server
  * (BENCH_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres) in a temporary database
  * dropped afterwards:
- *   1. billing alone: BillingRepository.reserve + settle(capture), in process, no HTTP (one account,
+ *   1. billing alone: HoldsWriter.reserve + settle(capture), in process, no HTTP (one account,
  *      then spread over 100 accounts);
  *   2. the floor: a bare Fastify route doing one `UPDATE ... RETURNING` (a separate process);
  *   3. POST /api/v1/generate on standalone with instant engines (a separate process), for an image
@@ -70,29 +73,31 @@ async function stopServer(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Reserve + capture straight on BillingRepository, on one account (hot row) and spread over 100. */
+/** Reserve + capture straight on the holds writer and repository, on one account (hot row) and spread over 100. */
 async function billingAlone(databaseUrl: string): Promise<{ hot: Measurement; spread: Measurement; consistent: boolean }> {
   const dataSource = await openBillingDatabase(databaseUrl, 20);
   try {
-    const repository = new BillingRepository(dataSource);
+    const holds = new HoldsWriter(new HoldsRepository(dataSource));
+    const accountRows = new BillingAccountsRepository(dataSource);
+    const ledgerRows = new LedgerRepository(dataSource);
     const accounts = Array.from({ length: 100 }, () => randomUUID());
     for (const accountId of accounts) {
-      await repository.openAccount(accountId, 'enterprise', { rpm: 1_000_000, parallel: 1_000 }, 1_000_000_000);
+      await accountRows.openAccount(accountId, 'enterprise', { rpm: 1_000_000, parallel: 1_000 }, 1_000_000_000);
     }
     const debit = (pick: () => string) => async () => {
       const accountId = pick();
       const jobId = randomUUID();
-      const reserved = await repository.reserve(accountId, jobId, 4, 4);
+      const reserved = await holds.reserve(accountId, jobId, 4, 4);
       if (reserved.kind !== 'reserved') return reserved.kind;
-      const settled = await repository.settle(jobId, 'capture', null);
+      const settled = await holds.settle(jobId, 'capture', null);
       return settled.kind === 'settled' ? 'ok' : settled.kind;
     };
     const hot = await measure(debit(() => accounts[0]), timing);
     const spread = await measure(debit(() => accounts[Math.floor(Math.random() * accounts.length)]), timing);
     let consistent = true;
     for (const accountId of accounts) {
-      const account = await repository.findAccount(accountId);
-      const ledger = await repository.ledgerTotals(accountId);
+      const account = await accountRows.findAccount(accountId);
+      const ledger = await ledgerRows.ledgerTotals(accountId);
       consistent &&= account !== null && Number(account.available) === ledger.available && Number(account.held) === ledger.held;
     }
     return { hot, spread, consistent };

@@ -12,7 +12,10 @@ import { KeyCapsRepository } from './caps/key-caps.repository';
 import { KeyCapsService } from './caps/key-caps.service';
 import type { BillingBatchSettings } from './holds/billing-batch.settings';
 import { BillingController } from './holds/billing.controller';
-import { BillingRepository } from './holds/billing.repository';
+import { BillingAccountsRepository } from './accounts/billing-accounts.repository';
+import { HoldsRepository } from './holds/holds.repository';
+import { HoldsWriter } from './holds/holds.writer';
+import { LedgerRepository } from './ledger/ledger.repository';
 import { BillingService } from './holds/billing.service';
 import { CreditMetrics } from './metrics/credit-metrics';
 import { HoldStatsRepository } from './metrics/hold-stats.repository';
@@ -46,7 +49,10 @@ export class BillingModule {
         LowBalanceRepository,
         LowBalanceService,
         ...(options.outboxRelay === false ? [] : [BillingOutboxRepository, LowBalanceRelay]),
-        BillingRepository,
+        BillingAccountsRepository,
+        HoldsRepository,
+        HoldsWriter,
+        LedgerRepository,
         BillingService,
         LedgerService,
         HoldStatsRepository,

@@ -30,7 +30,7 @@ export function toKeyCapView(row: KeyCapRow, now: Date): KeyCapView {
   };
 }
 
-/** Spending caps per API key: read and set. The reserve enforces them (BillingRepository.reserve). */
+/** Spending caps per API key: read and set. The reserve enforces them (HoldsWriter.reserve). */
 @Injectable()
 export class KeyCapsService {
   constructor(private readonly repository: KeyCapsRepository) {}

@@ -1,5 +1,5 @@
 /**
- * Tuning of the group commit of holds (BillingRepository). Defaults here; a deployment may override
+ * Tuning of the group commit of holds (HoldsWriter, HoldsRepository). Defaults here; a deployment may override
  * them through BillingModule.register (proposed variables in brackets).
  */
 export interface BillingBatchSettings {

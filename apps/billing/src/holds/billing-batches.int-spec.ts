@@ -3,7 +3,8 @@ import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
 import { pgErrorCode } from '@gen/persistence';
 import { billingTestKit } from '../test/billing-test-kit';
-import type { BillingRepository, ReserveOutcome, SettleOutcome } from './billing.repository';
+import type { BillingStore } from '../test/billing-store';
+import type { ReserveOutcome, SettleOutcome } from './holds.repository';
 
 /**
  * Integration (real PostgreSQL): reserves and settles are group-committed, a batch per statement,
@@ -191,7 +192,7 @@ describe('billing batches (PostgreSQL)', () => {
     jobs.forEach((job, i) => {
       const order: ('capture' | 'release')[] = i % 2 === 0 ? ['capture', 'release', 'capture', 'release'] : ['release', 'capture', 'release', 'capture'];
       order.forEach((kind, k) => {
-        const replica: BillingRepository = (i + k) % 2 === 0 ? kit.repository : other;
+        const replica: BillingStore = (i + k) % 2 === 0 ? kit.repository : other;
         calls.push({ jobId: job.jobId, kind, result: replica.settle(job.jobId, kind, kind === 'release' ? 'raced' : null) });
       });
     });

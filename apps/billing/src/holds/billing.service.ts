@@ -11,14 +11,18 @@ import type {
 import { InsufficientCreditsError, NotFoundError, SpendingCapReachedError, spendingPeriodEnd, ValidationError } from '@gen/errors';
 import { PLAN_BOUNDS, PLAN_DEFAULTS } from '../accounts/plans';
 import { CreditMetrics } from '../metrics/credit-metrics';
-import { BillingRepository } from './billing.repository';
+import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
+import { HoldsRepository } from './holds.repository';
+import { HoldsWriter } from './holds.writer';
 
 @Injectable()
 export class BillingService {
   private readonly logger = new Logger(BillingService.name);
 
   constructor(
-    private readonly repository: BillingRepository,
+    private readonly holds: HoldsWriter,
+    private readonly holdRows: HoldsRepository,
+    private readonly accounts: BillingAccountsRepository,
     private readonly metrics: CreditMetrics,
   ) {}
 
@@ -27,7 +31,7 @@ export class BillingService {
       throw new ValidationError('initialCredits must be a non-negative integer');
     }
     const limits = PLAN_DEFAULTS[request.plan];
-    await this.repository.openAccount(
+    await this.accounts.openAccount(
       request.accountId,
       request.plan,
       { rpm: limits.requestsPerMinute, parallel: limits.parallelTasks },
@@ -37,7 +41,7 @@ export class BillingService {
   }
 
   async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
-    const outcome = await this.repository.reserve(
+    const outcome = await this.holds.reserve(
       request.accountId,
       request.jobId,
       request.amount,
@@ -64,13 +68,13 @@ export class BillingService {
   }
 
   async release(request: ReleaseCreditsRequest): Promise<void> {
-    const outcome = await this.repository.settle(request.jobId, 'release', request.reason);
+    const outcome = await this.holds.settle(request.jobId, 'release', request.reason);
     if (outcome.kind === 'settled') this.metrics.hold('released', outcome.amount);
   }
 
   /** generation.completed: the hold becomes the charge. Replays change nothing. */
   async onCompleted(event: GenerationFinishedEvent): Promise<void> {
-    const outcome = await this.repository.settle(event.record.id, 'capture', null);
+    const outcome = await this.holds.settle(event.record.id, 'capture', null);
     if (outcome.kind === 'settled') this.metrics.hold('captured', outcome.amount);
     // Debug: every generation captures (the ledger row and the holds metric record it); one info line per request is the budget.
     if (outcome.kind === 'settled') this.logger.debug({ jobId: event.record.id, amount: outcome.amount }, 'credits captured');
@@ -78,19 +82,19 @@ export class BillingService {
 
   /** generation.failed: the hold is released in full (the refund). Replays change nothing. */
   async onFailed(event: GenerationFinishedEvent): Promise<void> {
-    const outcome = await this.repository.settle(event.record.id, 'release', 'generation failed');
+    const outcome = await this.holds.settle(event.record.id, 'release', 'generation failed');
     if (outcome.kind === 'settled') this.metrics.hold('released', outcome.amount);
     if (outcome.kind === 'settled') this.logger.log({ jobId: event.record.id, amount: outcome.amount }, 'credits refunded');
   }
 
   /** A job's credit hold (operator tools): amount and whether it is held, captured or released. */
   async holdForJob(jobId: string): Promise<{ amount: number; status: string; created_at: Date; settled_at: Date | null } | null> {
-    const hold = await this.repository.findHold(jobId);
+    const hold = await this.holdRows.findHold(jobId);
     return hold && { amount: hold.amount, status: hold.status, created_at: hold.createdAt, settled_at: hold.settledAt };
   }
 
   async balance(accountId: string): Promise<BalanceReply> {
-    const account = await this.repository.findAccount(accountId);
+    const account = await this.accounts.findAccount(accountId);
     if (!account) throw new NotFoundError('No billing account for this account.');
     return {
       accountId,
@@ -103,7 +107,7 @@ export class BillingService {
 
   async adjust(accountId: string, delta: number, note: string): Promise<number> {
     if (!Number.isSafeInteger(delta) || delta === 0) throw new ValidationError('delta must be a non-zero integer');
-    const available = await this.repository.adjust(accountId, delta, note);
+    const available = await this.accounts.adjust(accountId, delta, note);
     if (available === null) {
       throw new ValidationError('No such account, or the adjustment would make the available balance negative.');
     }
@@ -131,7 +135,7 @@ export class BillingService {
         `parallel tasks for ${plan} must be between ${bounds.parallel[0]} and ${bounds.parallel[1]}`,
       );
     }
-    if (!(await this.repository.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
+    if (!(await this.accounts.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
     return this.balance(accountId);
   }
 }

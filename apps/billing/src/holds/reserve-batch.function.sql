@@ -1,4 +1,4 @@
--- A batch of reserves in one statement (BillingRepository.reserveMany), items in array order, every
+-- A batch of reserves in one statement (HoldsRepository.reserveBatch), items in array order, every
 -- account row it may change locked first, in account id order (no deadlock between batches). For
 -- each item: no account row, 'no-account'; a hold for the job already, 'already-reserved'; a key
 -- whose cap (UTC day, then UTC month) this amount would pass, 'cap' with the period, the cap and the

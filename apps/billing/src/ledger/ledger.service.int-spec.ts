@@ -8,7 +8,7 @@ describe('LedgerService (PostgreSQL)', () => {
   const { openAccount } = kit;
   let ledger: LedgerService;
   beforeAll(() => {
-    ledger = new LedgerService(kit.repository);
+    ledger = new LedgerService(kit.repository.ledger);
   });
 
   it('pages the ledger newest first, each entry with its generation, model and the balance after it', async () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { LedgerEntryView, LedgerReply, LedgerRequest, UsageDay, UsageModel, UsageReply, UsageRequest } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
-import { BillingRepository, LedgerRow } from '../holds/billing.repository';
+import { LedgerRepository, LedgerRow } from './ledger.repository';
 
 export const MAX_LEDGER_PAGE = 500;
 export const MAX_USAGE_DAYS = 366;
@@ -48,7 +48,7 @@ function checkAccount(accountId: unknown): void {
 /** What an account's credits did: the ledger a page at a time, and spending per day and model. */
 @Injectable()
 export class LedgerService {
-  constructor(private readonly repository: BillingRepository) {}
+  constructor(private readonly repository: LedgerRepository) {}
 
   async page(request: LedgerRequest): Promise<LedgerReply> {
     checkAccount(request.accountId);

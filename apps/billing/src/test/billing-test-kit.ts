@@ -3,17 +3,17 @@ import type { DataSource } from 'typeorm';
 import type { PlanName } from '@gen/contracts';
 import { openBillingDatabase } from '../billing.database';
 import type { BillingBatchSettings } from '../holds/billing-batch.settings';
-import { BillingRepository } from '../holds/billing.repository';
+import { billingStore, BillingStore } from './billing-store';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 
 export interface BillingTestKit {
   /** The file's own migrated billing database (valid inside tests). */
   readonly dataSource: DataSource;
-  readonly repository: BillingRepository;
+  readonly repository: BillingStore;
   /** The database's connection URL. */
   readonly url: string;
   /** Another repository on the same database with its own pool and queues: a second billing replica. */
-  replica: (batches?: Partial<BillingBatchSettings>) => Promise<BillingRepository>;
+  replica: (batches?: Partial<BillingBatchSettings>) => Promise<BillingStore>;
   /** A new account with `credits` (pro plan, default limits); returns its id. */
   openAccount: (credits: number, plan?: PlanName) => Promise<string>;
 }
@@ -25,12 +25,12 @@ export interface BillingTestKit {
 export function billingTestKit(label: string, options: { poolSize?: number; batches?: Partial<BillingBatchSettings> } = {}): BillingTestKit {
   let database: TestDatabase | undefined;
   const opened: DataSource[] = [];
-  let repository: BillingRepository | undefined;
+  let repository: BillingStore | undefined;
 
   beforeAll(async () => {
     database = await createTestDatabase(label);
     opened.push(await openBillingDatabase(database.url, options.poolSize ?? 10));
-    repository = new BillingRepository(opened[0], options.batches);
+    repository = billingStore(opened[0], options.batches);
   });
   afterAll(async () => {
     for (const dataSource of opened) await dataSource.destroy();
@@ -54,7 +54,7 @@ export function billingTestKit(label: string, options: { poolSize?: number; batc
     replica: async (batches) => {
       const dataSource = await openBillingDatabase(ready(database).url, options.poolSize ?? 10);
       opened.push(dataSource);
-      return new BillingRepository(dataSource, batches ?? options.batches);
+      return billingStore(dataSource, batches ?? options.batches);
     },
     openAccount: async (credits, plan = 'pro') => {
       const accountId = randomUUID();

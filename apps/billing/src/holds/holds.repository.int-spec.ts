@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { billingTestKit } from '../test/billing-test-kit';
 
 /** Integration: real PostgreSQL. Money must hold under concurrency, with no in-process lock. */
-describe('BillingRepository (PostgreSQL)', () => {
+describe('Holds and accounts (PostgreSQL)', () => {
   const kit = billingTestKit('billing', { poolSize: 40 });
   const { openAccount } = kit;
 
