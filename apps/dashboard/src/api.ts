@@ -5,6 +5,7 @@ import type {
   AuditEntryReply,
   AuditPageReply,
   CreatedKeyReply,
+  GenerateRequestBody,
   GenerationDetailReply,
   GenerationRecord,
   InvitationPreviewReply,
@@ -91,12 +92,7 @@ export type KeyChange = KeyChangeReply;
 export type CreatedKey = CreatedKeyReply;
 
 /** What the playground submits: POST /api/v1/generate's body. */
-export interface GenerateBody {
-  model: string;
-  prompt: string;
-  type: string;
-  input?: Record<string, unknown>;
-}
+export type GenerateBody = GenerateRequestBody;
 
 export const dashboardApi = {
   session: () => api<Session>('GET', '/session'),

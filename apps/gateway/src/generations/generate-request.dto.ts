@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength } from 'class-validator';
-import { GENERATION_TYPES, GenerationType, MAX_PROMPT_LENGTH } from '@gen/contracts';
+import { GenerateRequestBody, GENERATION_TYPES, GenerationType, MAX_PROMPT_LENGTH } from '@gen/contracts';
 import { MAX_WEBHOOK_URL_LENGTH } from '@gen/webhook-policy';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -11,7 +11,7 @@ const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? val
  * metadata). Each field reports
  * one problem, the first that applies (http/validation.ts): missing, then its kind, then the rest.
  */
-export class GenerateRequestDto {
+export class GenerateRequestDto implements GenerateRequestBody {
   @ApiProperty({ maxLength: 100, example: 'pixel-flux-1', description: 'A model id from GET /api/v1/models.' })
   @IsDefined({ message: 'model is required' })
   @IsString({ message: 'model must be a string' })

@@ -1,4 +1,4 @@
-import type { GenerationRecord, ModelInfo, PlanName } from '../generation';
+import type { GenerationRecord, GenerationType, ModelInfo, PlanName } from '../generation';
 import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 
 /** GET /dashboard/api/overview: the account, its plan, limits and credits, active keys and latest generations. */
@@ -41,4 +41,16 @@ export interface UploadReply {
   expires_at: string;
   content_type: string;
   bytes: number;
+}
+
+/** The body of POST /api/v1/generate, which the playground sends too (`POST /dashboard/api/keys/{id}/generate`). */
+export interface GenerateRequestBody {
+  model: string;
+  prompt: string;
+  type: GenerationType;
+  webhook_url?: string;
+  /** The model's inputs, checked against its `inputs` schema. */
+  input?: Record<string, unknown>;
+  /** Up to 16 string keys and values of the customer's own. */
+  metadata?: Record<string, string>;
 }
