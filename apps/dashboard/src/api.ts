@@ -25,6 +25,7 @@ import type {
   OverviewReply,
   SessionReply,
   SessionView as ContractSessionView,
+  UploadReply,
   UsageReply,
   WebhookDeliveryView,
   WebhookScheme as ContractWebhookScheme,
@@ -130,7 +131,7 @@ export const dashboardApi = {
   generate: (keyId: string, input: GenerateBody, attempt: string) =>
     api<Generation>('POST', `/keys/${keyId}/generate`, input, { 'idempotency-key': attempt }),
   /** Uploads a file for a media input as the key (POST /api/v1/uploads for the account); answers its URL among the rest. */
-  upload: (keyId: string, file: File) => uploadFile<{ id: string; url: string; expires_at: string }>(`/keys/${keyId}/uploads`, file),
+  upload: (keyId: string, file: File) => uploadFile<UploadReply>(`/keys/${keyId}/uploads`, file),
   ledger: (cursor?: string) => api<LedgerPage>('GET', `/usage/ledger?limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
   usage: (days = 30) => api<UsageReply>('GET', `/usage/summary?days=${days}`),
   sendTestEvent: (keyId: string, url: string | null) => api<Delivery>('POST', `/keys/${keyId}/test-events`, url ? { url } : {}),

@@ -1,19 +1,10 @@
 /** The dashboard API's sign-up verification and two-factor calls (docs/guide/dashboard.md, "Two-factor sign-in"). */
+import type { TwoFactorChallengeReply, TwoFactorStatus } from '@gen/contracts';
 import { api, Session } from './api';
 
 /** The password was right; sign-in ends with a code from the app (or a recovery code). */
-export interface TwoFactorChallenge {
-  signed_in: false;
-  two_factor_required: true;
-  challenge: string;
-  expires_in_seconds: number;
-}
-
-export interface TwoFactorStatus {
-  enabled: boolean;
-  required: boolean;
-  recovery_codes_left: number;
-}
+export type TwoFactorChallenge = TwoFactorChallengeReply;
+export type { TwoFactorStatus } from '@gen/contracts';
 
 export function isChallenge(reply: Session | TwoFactorChallenge): reply is TwoFactorChallenge {
   return (reply as TwoFactorChallenge).two_factor_required === true;

@@ -54,7 +54,7 @@ export class GenerateRequestDto {
       'fetched at submit (SSRF-safe, at most UPLOAD_MAX_MB, media only); the input as applied names the file by the URL the provider reads.',
     example: { num_outputs: 2, aspect_ratio: '16:9', seed: 7 },
   })
-  // Checked against the model's schema by GenerationsService (libs/model-inputs): its rules depend on the model.
+  // Checked against the model's schema by SubmitGeneration (libs/model-inputs): its rules depend on the model.
   @IsOptional()
   @IsObject({ message: "input must be an object of the model's inputs" })
   input?: Record<string, unknown>;

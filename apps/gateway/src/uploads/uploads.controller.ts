@@ -1,5 +1,6 @@
 import { Controller, Headers, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { UploadReply } from '@gen/contracts';
 import { OUTPUT_FORMATS } from '@gen/storage';
 import type { FastifyRequest } from 'fastify';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
@@ -8,7 +9,7 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { UploadDto } from './upload.dto';
 import { rawBodyOf, RawBodyRoute } from './raw-body';
-import { UploadReply, UploadsService } from './uploads.service';
+import { UploadsService } from './uploads.service';
 
 const MEDIA_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))];
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import type { UploadReply } from '@gen/contracts';
 import { DomainError, ValidationError } from '@gen/errors';
 import { UPLOAD_ID } from '@gen/model-inputs';
 import { formatOfContentType, isObjectKey, ObjectTooLargeError, OUTPUT_FORMATS, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
@@ -7,16 +8,6 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { MediaFetchRefused, RemoteMedia } from './remote-media';
 import { UploadRow, UploadsRepository } from './uploads.repository';
 import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from './uploads.settings';
-
-/** What `POST /uploads` answers (and the dashboard's upload route). */
-export interface UploadReply {
-  id: string;
-  /** Where the provider (and the customer) reads it: the content host, as outputs are. */
-  url: string;
-  expires_at: string;
-  content_type: string;
-  bytes: number;
-}
 
 const ACCEPTED_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))].join(', ');
 

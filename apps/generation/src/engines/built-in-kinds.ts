@@ -1,3 +1,4 @@
+import { IfGiven, Rule, validateShape } from '@gen/contracts';
 import { DEMO_PROVIDER, EngineKind } from '../providers/provider-kind';
 import { AudioEngine } from './audio.engine';
 import type { Engine } from './engine';
@@ -27,25 +28,24 @@ const SETTINGS: Record<string, Record<string, Range>> = {
   voice: { wordsPerMinute: { min: 80, max: 450, integer: true }, latencyMs: LATENCY },
 };
 
-/** Validation of numeric settings against their ranges; unknown settings are refused. */
-export function validateNumericSettings(
-  known: Record<string, Range>,
-  settings: Record<string, unknown>,
-  where: string,
-  problems: string[],
-): void {
-  for (const [key, value] of Object.entries(settings)) {
-    const range = known[key];
-    if (!range) {
-      const names = Object.keys(known);
-      problems.push(`${where}.${key} is not a setting of this engine${names.length ? ` (known: ${names.join(', ')})` : ' (it takes none)'}`);
-      continue;
-    }
-    const ok = typeof value === 'number' && Number.isFinite(value) && value >= range.min && value <= range.max;
-    if (!ok || (range.integer && !Number.isInteger(value))) {
-      problems.push(`${where}.${key} must be ${range.integer ? 'an integer' : 'a number'} between ${range.min} and ${range.max}`);
-    }
+/**
+ * The check of a built-in engine's settings: a class with each known setting, a number in its range
+ * when given (validated by `validateShape`); unknown settings are refused. Built once per kind.
+ */
+export function numericSettingsCheck(known: Record<string, Range>): (settings: Record<string, unknown>, where: string, problems: string[]) => void {
+  class EngineSettingsDto {}
+  for (const [key, range] of Object.entries(known)) {
+    const inRange = (value: unknown) =>
+      typeof value === 'number' && Number.isFinite(value) && value >= range.min && value <= range.max && (!range.integer || Number.isInteger(value));
+    Rule('range', inRange, `must be ${range.integer ? 'an integer' : 'a number'} between ${range.min} and ${range.max}`)(EngineSettingsDto.prototype, key);
+    IfGiven()(EngineSettingsDto.prototype, key);
   }
+  const names = Object.keys(known);
+  const unknownMessage = () => `is not a setting of this engine${names.length ? ` (known: ${names.join(', ')})` : ' (it takes none)'}`;
+  return (settings, where, problems) => {
+    const result = validateShape(EngineSettingsDto, settings, { path: where, unknown: 'forbid', unknownMessage });
+    if (!result.ok) problems.push(...result.problems);
+  };
 }
 
 /**
@@ -53,12 +53,11 @@ export function validateNumericSettings(
  * `provider`: `demo` for the built-in engines; `custom` for an embedder's (or a test's) own engine.
  */
 export function sharedEngineKind(engine: Engine, known?: Record<string, Range>, provider = 'custom'): EngineKind {
+  const check = known && numericSettingsCheck(known);
   return {
     kind: engine.name,
     provider,
-    validate: (settings, where, problems) => {
-      if (known) validateNumericSettings(known, settings, where, problems);
-    },
+    validate: (settings, where, problems) => check?.(settings, where, problems),
     create: () => engine,
   };
 }

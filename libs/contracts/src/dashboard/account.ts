@@ -102,3 +102,19 @@ export interface AuditPageReply {
 export interface LowBalanceReply extends LowBalanceView {
   deliveries: WebhookDeliveryView[];
 }
+
+/** POST /dashboard/api/sign-in when the password was right: sign-in ends with a code from the app (or a recovery code). */
+export interface TwoFactorChallengeReply {
+  signed_in: false;
+  two_factor_required: true;
+  challenge: string;
+  expires_in_seconds: number;
+}
+
+/** GET /dashboard/api/two-factor: the user's two-factor sign-in. */
+export interface TwoFactorStatus {
+  enabled: boolean;
+  /** The account requires it of every member. */
+  required: boolean;
+  recovery_codes_left: number;
+}

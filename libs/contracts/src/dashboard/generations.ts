@@ -32,3 +32,13 @@ export interface ModelsReply {
   /** As GET /api/v1/models answers for this account: each model `available` or with its reason. */
   data: ModelInfo[];
 }
+
+/** POST /api/v1/uploads, and the playground's upload for a media input: the file, named for `input`. */
+export interface UploadReply {
+  id: string;
+  /** Where the provider (and the customer) reads it: the content host, as outputs are. */
+  url: string;
+  expires_at: string;
+  content_type: string;
+  bytes: number;
+}

@@ -111,6 +111,14 @@ describe('validateShape', () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
   });
 
+  it('takes no property into a class that declares none', () => {
+    class Nothing {}
+    expect(validateShape(Nothing, {}, { unknown: 'forbid' }).ok).toBe(true);
+    expect(validateShape(Nothing, { a: 1 }, { unknown: 'forbid', path: 'x' })).toEqual({ ok: false, problems: ['x.a is not a known property'] });
+    const stripped = validateShape(Nothing, { a: 1 }, { unknown: 'strip' });
+    expect(stripped.ok && Object.keys(stripped.value)).toEqual([]);
+  });
+
   it('lists the properties a class declares', () => {
     expect(knownProperties(Binding)).toEqual(['maxInFlight', 'pollIntervalMs', 'tokenEnv']);
   });

@@ -28,7 +28,7 @@ export type Shape<T> = new (...args: never[]) => T;
 
 /**
  * Fills an instance of `shape` from `plain` (field initialisers are the defaults of missing values,
- * `@Type` builds nested classes) and validates it. Problems name the path and say what is wrong:
+ * `@Nested` builds nested classes) and validates it. Problems name the path and say what is wrong:
  * `models[2].binding.maxInFlight must be a positive integer`. A decorator's message reads best written
  * after the property (`$property must be ...`, or `must be ...`); either way the path replaces the name.
  * A message of several lines is several problems (`$property[0] must be ...` for each bad item).
@@ -40,6 +40,8 @@ export function validateShape<T extends object>(shape: Shape<T>, plain: unknown,
   const reserved = unknown === 'keep' ? [] : reservedNames(plain, path);
   if (reserved.length > 0) return { ok: false, problems: reserved };
   const value = plainToInstance(shape as new () => T, plain, { exposeDefaultValues: true }) as T;
+  // class-validator refuses a class it knows no rule of ("an unknown value"): such a shape takes no property.
+  if (knownProperties(shape).length === 0) return declaresNothing(shape, value, Object.keys(plain), path, options);
   const errors = validateSync(value, {
     whitelist: unknown !== 'keep',
     forbidNonWhitelisted: unknown === 'forbid',
@@ -50,6 +52,14 @@ export function validateShape<T extends object>(shape: Shape<T>, plain: unknown,
   const problems: string[] = [];
   for (const error of errors) collect(error, path, options, problems);
   return { ok: false, problems };
+}
+
+function declaresNothing<T extends object>(shape: Shape<T>, value: T, keys: string[], path: string, options: ShapeOptions): ShapeResult<T> {
+  const unknown = options.unknown ?? 'keep';
+  if (unknown === 'keep' || keys.length === 0) return { ok: true, value };
+  if (unknown === 'strip') return { ok: true, value: plainToInstance(shape as new () => T, {}) as T };
+  const message = (key: string) => (options.unknownMessage ? options.unknownMessage(key, [], shape) : 'is not a known property');
+  return { ok: false, problems: keys.map((key) => join(path ? `${path}.${key}` : key, message(key))) };
 }
 
 /** The names `shape` declares (what `unknown: 'forbid'` accepts): a base class's first, each in declaration order. */

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { SessionReply } from '@gen/contracts';
+import type { SessionReply, TwoFactorChallengeReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MembersService } from '../../members/members.service';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -26,14 +26,6 @@ export async function sessionReply(session: LiveSession, members: MembersService
     account: { id: session.accountId, name: session.accountName, role: session.role },
     accounts: accounts.map((a) => ({ id: a.accountId, name: a.name, role: a.role })),
   };
-}
-
-/** The password was right; the sign-in ends with a code (POST /dashboard/api/sign-in/two-factor). */
-export interface TwoFactorChallengeReply {
-  signed_in: false;
-  two_factor_required: true;
-  challenge: string;
-  expires_in_seconds: number;
 }
 
 /** The client address and user agent recorded with a session. */

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { TwoFactorStatus } from '@gen/contracts';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
 import { NoStoreInterceptor } from '../no-store.interceptor';
@@ -7,7 +8,7 @@ import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard
 import type { LiveSession } from '../sessions/users.repository';
 import { TwoFactorCodeDto, TwoFactorRequirementDto } from './two-factor.dto';
 import { AllowedBeforeTwoFactor } from './two-factor-enrollment.decorator';
-import { TwoFactorService, TwoFactorStatus } from './two-factor.service';
+import { TwoFactorService } from './two-factor.service';
 
 /** Settings, then Account: two-factor sign-in for the signed-in user (any role: it is their own), and the account's requirement (owners). */
 @Controller('dashboard/api')

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { TwoFactorStatus } from '@gen/contracts';
 import { ConflictError, UnauthorizedError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
@@ -6,13 +7,6 @@ import type { LiveSession } from '../sessions/users.repository';
 import { TwoFactorCodes } from './two-factor-codes';
 import { TwoFactorRepository, TwoFactorUser } from './two-factor.repository';
 import { hashRecoveryCode, newRecoveryCodes, newTotpSecret, totpStep, totpUri } from './totp';
-
-export interface TwoFactorStatus {
-  enabled: boolean;
-  /** The account requires it of every member. */
-  required: boolean;
-  recovery_codes_left: number;
-}
 
 const WRONG_CODE = 'code: This code is not right, or was used already. Enter the current code from your app, or a recovery code.';
 

@@ -1,5 +1,5 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { GenerationRecord } from '@gen/contracts';
+import type { GenerationRecord, UploadReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
@@ -10,7 +10,7 @@ import { RequiresRole } from '../../dashboard/sessions/requires-role.decorator';
 import { DashboardSessionGuard } from '../../dashboard/sessions/session.guard';
 import { PlaygroundKeyGuard } from './playground-key.guard';
 import { rawBodyOf, RawBodyRoute } from '../../uploads/raw-body';
-import { UploadReply, UploadsService } from '../../uploads/uploads.service';
+import { UploadsService } from '../../uploads/uploads.service';
 
 /**
  * The playground's submit: POST /api/v1/generate on behalf of the signed-in account, with one of its
