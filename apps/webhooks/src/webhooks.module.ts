@@ -6,7 +6,8 @@ import { AccountEventsController } from './account-events/account-events.control
 import { AccountEventsRepository } from './account-events/account-events.repository';
 import { AccountEventsService } from './account-events/account-events.service';
 import { DeliveriesController } from './deliveries/deliveries.controller';
-import { DeliveriesRepository } from './deliveries/deliveries.repository';
+import { DeliveryAttemptsRepository } from './deliveries/delivery-attempts.repository';
+import { DeliveryReadsRepository } from './deliveries/delivery-reads.repository';
 import { DeliveriesService } from './deliveries/deliveries.service';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
 import { WebhookSender } from './dispatch/webhook-sender';
@@ -39,7 +40,8 @@ export class WebhooksModule {
           inject: [WEBHOOKS_SETTINGS],
           useFactory: (s: ResolvedWebhooksSettings) => new WebhookSender(destinationPolicy(s), { connectionsPerOrigin: s.connectionsPerOrigin }),
         },
-        DeliveriesRepository,
+        DeliveryAttemptsRepository,
+        DeliveryReadsRepository,
         WebhookSecretsService,
         DeliveryDispatcher,
         DeliveriesService,

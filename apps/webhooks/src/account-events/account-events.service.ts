@@ -3,7 +3,7 @@ import { AccountLowBalanceEvent, AccountWebhooksReply, AccountWebhooksRequest, E
 import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { newDeliveryId } from '@gen/webhook-signature';
-import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository';
 import { toDeliveryView } from '../deliveries/delivery-view';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
 import { AccountEventsRepository } from './account-events.repository';
@@ -22,7 +22,7 @@ export class AccountEventsService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly dispatcher: DeliveryDispatcher,
-    private readonly deliveries: DeliveriesRepository,
+    private readonly deliveries: DeliveryReadsRepository,
     private readonly repository: AccountEventsRepository,
   ) {}
 

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
 import { WEBHOOKS_DB } from '../webhooks.tokens';
 import { DeliveriesAdminRepository } from './deliveries-admin.repository';
 import { DeliveriesAdminService } from './deliveries-admin.service';
@@ -11,7 +11,7 @@ export class DeliveriesAdminModule {
   static register(dataSource: DataSource): DynamicModule {
     return {
       module: DeliveriesAdminModule,
-      providers: [{ provide: WEBHOOKS_DB, useValue: dataSource }, DeliveriesRepository, DeliveriesAdminRepository, DeliveriesAdminService],
+      providers: [{ provide: WEBHOOKS_DB, useValue: dataSource }, DeliveryAttemptsRepository, DeliveriesAdminRepository, DeliveriesAdminService],
       exports: [DeliveriesAdminService],
     };
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
 import { redeliveryOf } from '../deliveries/redelivery';
 import { DeliveriesAdminRepository } from './deliveries-admin.repository';
 
@@ -33,7 +33,7 @@ function origin(url: string): string {
 export class DeliveriesAdminService {
   constructor(
     private readonly admin: DeliveriesAdminRepository,
-    private readonly deliveries: DeliveriesRepository,
+    private readonly deliveries: DeliveryAttemptsRepository,
   ) {}
 
   async retryFailedSince(since: Date, options: { accountId?: string; limit: number; dryRun: boolean }): Promise<RetryOutcome[]> {

@@ -3,7 +3,7 @@ import type { GenerationFinishedEvent, ListWebhookDeliveriesReply, WebhookDelive
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
 import { newDeliveryId } from '@gen/webhook-signature';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
-import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryReadsRepository } from './delivery-reads.repository';
 import { toDeliveryView } from './delivery-view';
 import { redeliveryOf } from './redelivery';
 import { serialiseWebhookBody, webhookBody } from './webhook-body';
@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 @Injectable()
 export class DeliveriesService {
   constructor(
-    private readonly repository: DeliveriesRepository,
+    private readonly repository: DeliveryReadsRepository,
     private readonly dispatcher: DeliveryDispatcher,
   ) {}
 

@@ -1,5 +1,5 @@
 import { newDeliveryId } from '@gen/webhook-signature';
-import type { NewDelivery } from './deliveries.repository';
+import type { NewDelivery } from './delivery-attempt';
 import type { DeliveryEntity } from './delivery.entity';
 
 /** What a redelivery takes from the delivery it sends again. */

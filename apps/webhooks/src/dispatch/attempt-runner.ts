@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { WebhookSecretReply } from '@gen/contracts';
-import type { ClaimedAttempt, DeliveriesRepository } from '../deliveries/deliveries.repository';
+import type { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
+import type { ClaimedAttempt } from '../deliveries/delivery-attempt';
 import type { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import type { DeliveryMetrics } from '../metrics/delivery-metrics';
 import type { AttemptSlots } from './attempt-slots';
@@ -32,7 +33,7 @@ export class AttemptRunner {
 
   constructor(
     private readonly deps: {
-      repository: Pick<DeliveriesRepository, 'releaseClaim'>;
+      repository: Pick<DeliveryAttemptsRepository, 'releaseClaim'>;
       sender: WebhookSender;
       secrets: Pick<WebhookSecretsService, 'get'>;
       outcomes: OutcomeWriter;

@@ -1,4 +1,4 @@
-import type { AttemptResult } from '../deliveries/deliveries.repository';
+import type { AttemptResult } from '../deliveries/delivery-attempt';
 import { nextAttemptAt } from './retry-schedule';
 import type { AttemptOutcome } from './webhook-sender';
 

@@ -5,7 +5,8 @@ import { Logger } from '@nestjs/common';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { newDeliveryId, verify } from '@gen/webhook-signature';
 import type { DataSource } from 'typeorm';
-import { DeliveriesRepository, NewDelivery } from '../deliveries/deliveries.repository';
+import { deliveryStore, DeliveryStore } from '../test/delivery-store';
+import { NewDelivery } from '../deliveries/delivery-attempt';
 import type { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { newDelivery } from '../test/deliveries';
 import { openWebhooksDatabase } from '../webhooks.database';
@@ -21,7 +22,7 @@ import type { DeliveryMetrics } from '../metrics/delivery-metrics';
 describe('DeliveryDispatcher', () => {
   let database: TestDatabase;
   let db: DataSource;
-  let repo: DeliveriesRepository;
+  let repo: DeliveryStore;
   let server: Server;
   let url: string;
   const received: Array<{ headers: IncomingHttpHeaders; raw: Buffer; at: number }> = [];
@@ -43,7 +44,7 @@ describe('DeliveryDispatcher', () => {
     metrics?: DeliveryMetrics,
   ) {
     const d = new DeliveryDispatcher(
-      repo,
+      repo.attempts,
       new WebhookSender({ allowHttp: true, allowPrivate: true, allowList: [] }),
       keys as WebhookSecretsService,
       { ...settings, ...overrides },
@@ -70,7 +71,7 @@ describe('DeliveryDispatcher', () => {
     Logger.overrideLogger(false); // expected warnings (a dependency outage) are part of the cases
     database = await createTestDatabase('whdisp');
     db = await openWebhooksDatabase(database.url, 10);
-    repo = new DeliveriesRepository(db);
+    repo = deliveryStore(db);
     server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -144,7 +145,7 @@ describe('DeliveryDispatcher', () => {
     // One slot for new deliveries (maxInFlight 2, 90 % of it for new ones, at least 1).
     const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000 });
     d.onApplicationBootstrap();
-    const claim = jest.spyOn(repo, 'claim');
+    const claim = jest.spyOn(repo.attempts, 'claim');
     try {
       // A slot held for 1 s: the next delivery cannot have it within the 250 ms it may wait, so it
       // is stored unclaimed at about 250 ms (its event can then be acknowledged) and sent once the slot frees.

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
-import { ClaimedAttempt, DeliveriesRepository, NewDelivery } from '../deliveries/deliveries.repository';
+import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
+import { ClaimedAttempt, NewDelivery } from '../deliveries/delivery-attempt';
 import { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { DeliveryMetrics, DispatcherStats } from '../metrics/delivery-metrics';
 import type { ResolvedWebhooksSettings } from '../webhooks.settings';
@@ -41,7 +42,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private shuttingDown?: Promise<void>;
 
   constructor(
-    private readonly repository: DeliveriesRepository,
+    private readonly repository: DeliveryAttemptsRepository,
     private readonly sender: WebhookSender,
     secrets: WebhookSecretsService,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,

@@ -1,4 +1,4 @@
-import type { ExhaustedDelivery } from '../deliveries/deliveries.repository';
+import type { ExhaustedDelivery } from '../deliveries/delivery-attempt';
 import { DueScheduler } from './due-scheduler';
 
 /** The scheduler alone, on a fake clock, over a repository stub: what becomes due, in which order. */

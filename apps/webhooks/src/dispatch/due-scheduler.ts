@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
-import type { DeliveriesRepository, ExhaustedDelivery } from '../deliveries/deliveries.repository';
+import type { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
+import type { ExhaustedDelivery } from '../deliveries/delivery-attempt';
 
 /**
  * Deliveries failed by one pass of the poll at most, when their third attempt was interrupted. Not a
@@ -42,7 +43,7 @@ export class DueScheduler {
   private stopped = false;
 
   constructor(
-    private readonly repository: Pick<DeliveriesRepository, 'dueBy' | 'failExhausted'>,
+    private readonly repository: Pick<DeliveryAttemptsRepository, 'dueBy' | 'failExhausted'>,
     private readonly settings: { pollIntervalMs: number; pollLimit: number },
     private readonly events: DueSchedulerEvents,
   ) {

@@ -1,5 +1,5 @@
 import type { Logger } from '@nestjs/common';
-import type { ExhaustedDelivery } from '../deliveries/deliveries.repository';
+import type { ExhaustedDelivery } from '../deliveries/delivery-attempt';
 import type { DeliveryMetrics } from '../metrics/delivery-metrics';
 import { MAX_ATTEMPTS } from './retry-schedule';
 import type { AttemptOutcome } from './webhook-sender';

@@ -1,4 +1,4 @@
-import type { ClaimedAttempt, NewDelivery } from '../deliveries/deliveries.repository';
+import type { ClaimedAttempt, NewDelivery } from '../deliveries/delivery-attempt';
 import { newDelivery } from '../test/deliveries';
 import { AttemptSlots } from './attempt-slots';
 import { NewDeliveryWriter } from './new-delivery-writer';

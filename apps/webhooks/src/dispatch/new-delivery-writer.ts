@@ -1,4 +1,5 @@
-import type { ClaimedAttempt, DeliveriesRepository, NewDelivery } from '../deliveries/deliveries.repository';
+import type { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
+import type { ClaimedAttempt, NewDelivery } from '../deliveries/delivery-attempt';
 import type { AttemptSlots } from './attempt-slots';
 
 interface Waiting {
@@ -28,7 +29,7 @@ export class NewDeliveryWriter {
   private closing = false;
 
   constructor(
-    private readonly repository: Pick<DeliveriesRepository, 'insert'>,
+    private readonly repository: Pick<DeliveryAttemptsRepository, 'insert'>,
     private readonly slots: AttemptSlots,
     private readonly settings: { insertBatch: number; insertConcurrency: number; admissionWaitMs: number; leaseMs: number },
     /** A batch was written: start the attempts it claimed; queue the deliveries it stored unclaimed. */
@@ -101,7 +102,7 @@ export class NewDeliveryWriter {
 
   private async write(batch: Waiting[], claimCount: number): Promise<void> {
     const deliveries = batch.map((w) => w.delivery);
-    let written: Awaited<ReturnType<DeliveriesRepository['insert']>>;
+    let written: Awaited<ReturnType<DeliveryAttemptsRepository['insert']>>;
     this.slots.reserve(claimCount);
     try {
       written = await this.repository.insert(deliveries, { count: claimCount, at: Date.now(), leaseMs: this.settings.leaseMs });

@@ -1,4 +1,5 @@
-import type { AttemptResult, ClaimedAttempt, DeliveriesRepository } from '../deliveries/deliveries.repository';
+import type { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
+import type { AttemptResult, ClaimedAttempt } from '../deliveries/delivery-attempt';
 import { BatchQueue } from '@gen/persistence';
 
 /**
@@ -9,7 +10,7 @@ import { BatchQueue } from '@gen/persistence';
 export class OutcomeWriter {
   private readonly queue: BatchQueue<{ claim: ClaimedAttempt; result: AttemptResult }, boolean>;
 
-  constructor(repository: DeliveriesRepository, settings: { recordBatch: number; recordConcurrency: number }) {
+  constructor(repository: DeliveryAttemptsRepository, settings: { recordBatch: number; recordConcurrency: number }) {
     this.queue = new BatchQueue(
       async (batch) => {
         const recorded = await repository.recordAttempts(batch);

@@ -3,7 +3,7 @@ import type { ListTestWebhooksReply, SendTestWebhookRequest, WebhookDeliveryView
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
 import { newDeliveryId } from '@gen/webhook-signature';
 import { validateWebhookUrl } from '@gen/webhook-policy';
-import { DeliveriesRepository } from '../deliveries/deliveries.repository';
+import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository';
 import { toDeliveryView } from '../deliveries/delivery-view';
 import { serialiseWebhookBody } from '../deliveries/webhook-body';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
@@ -27,7 +27,7 @@ function checkIds(accountId: unknown, apiKeyId: unknown): void {
 @Injectable()
 export class TestEventsService {
   constructor(
-    private readonly repository: DeliveriesRepository,
+    private readonly repository: DeliveryReadsRepository,
     private readonly dispatcher: DeliveryDispatcher,
     @Inject(WEBHOOKS_SETTINGS) private readonly settings: ResolvedWebhooksSettings,
   ) {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { newDeliveryId } from '@gen/webhook-signature';
-import type { NewDelivery } from '../deliveries/deliveries.repository';
+import type { NewDelivery } from '../deliveries/delivery-attempt';
 
 // Test data for the webhooks service's specs (a `test/` folder: left out of the build, linted as test code).
 

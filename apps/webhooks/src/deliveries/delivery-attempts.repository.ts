@@ -1,71 +1,21 @@
+import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { retryTransient, sqlRows } from '@gen/persistence';
-import type { EventName, WebhookAttemptErrorClass } from '@gen/contracts';
+import { readSqlFile, sqlRows } from '@gen/persistence';
+import type { EventName } from '@gen/contracts';
 import { DataSource } from 'typeorm';
 import { WEBHOOKS_DB } from '../webhooks.tokens';
-import { AttemptEntity } from './attempt.entity';
-import { DeliveryEntity, DestinationSource } from './delivery.entity';
+import { AttemptResult, ClaimedAttempt, ExhaustedDelivery, INTERRUPTED_MESSAGE, NewDelivery } from './delivery-attempt';
 
-export interface NewDelivery {
-  id: string;
-  /** Null for a redelivery (then `redeliveryOf` is set). */
-  eventId: string | null;
-  redeliveryOf: string | null;
-  /** Null for a test event. */
-  jobId: string | null;
-  accountId: string;
-  apiKeyId: string;
-  event: EventName;
-  url: string;
-  urlSource: DestinationSource;
-  body: Buffer;
-  /** Epoch ms of attempt 1 (now). */
-  firstAttemptAt: number;
-  /** A test event (POST /api/v1/webhooks/test): no generation, sent with `X-Service-Test: true`. Default false. */
-  test?: boolean;
-}
+export type { AttemptResult, ClaimedAttempt, ExhaustedDelivery, NewDelivery } from './delivery-attempt';
+export { INTERRUPTED_MESSAGE } from './delivery-attempt';
 
-/** A delivery claimed for one attempt: what the attempt needs, and the token that proves the claim. */
-export interface ClaimedAttempt {
-  deliveryId: string;
-  /** Null for a test event. */
-  jobId: string | null;
-  accountId: string;
-  apiKeyId: string;
-  event: EventName;
-  url: string;
-  body: Buffer;
-  /** 1, 2 or 3: the attempt being made. */
-  number: number;
-  /** A test event: the request carries `X-Service-Test: true`. */
-  test: boolean;
-  /** Epoch ms the attempt was due (for measuring schedule error). */
-  dueAt: number;
-  leaseToken: string;
-}
-
-export interface AttemptResult {
-  startedAt: number;
-  durationMs: number;
-  statusCode: number | null;
-  errorClass: WebhookAttemptErrorClass | null;
-  error: string | null;
-  /** Epoch ms of the next attempt; null when the delivery is finished. */
-  nextAttemptAt: number | null;
-  succeeded: boolean;
-}
-
-export interface ExhaustedDelivery {
-  id: string;
-  jobId: string | null;
-  accountId: string;
-  event: EventName;
-  url: string;
-}
-
-export const INTERRUPTED_MESSAGE =
-  'The service stopped while this attempt was in flight; it may or may not have reached the receiver.';
+const sql = (file: string) => readSqlFile(join(__dirname, file));
+const INSERT_DELIVERIES = sql('insert-deliveries.sql');
+const CLAIM_DELIVERIES = sql('claim-deliveries.sql');
+const RECORD_ATTEMPTS = sql('record-attempts.sql');
+const DUE_DELIVERIES = sql('due-deliveries.sql');
+const FAIL_EXHAUSTED = sql('fail-exhausted.sql');
 
 interface ClaimRow {
   id: string;
@@ -81,8 +31,8 @@ interface ClaimRow {
 }
 
 /**
- * Every query of the webhooks schema. Times are the dispatcher's clock (epoch ms, passed in), so
- * that timers and the due/lease comparisons in SQL agree to the millisecond.
+ * The dispatcher's statements on deliveries and their attempts. Times are the dispatcher's clock
+ * (epoch ms, passed in), so that timers and the due/lease comparisons in SQL agree to the millisecond.
  *
  * An attempt starts in one of two ways, each counted and leased before anything is sent: `insert`
  * (attempt 1, claimed with the delivery itself) and `claim` (any due attempt). `recordAttempts`
@@ -90,7 +40,7 @@ interface ClaimRow {
  * whose last attempt was interrupted.
  */
 @Injectable()
-export class DeliveriesRepository {
+export class DeliveryAttemptsRepository {
   constructor(@Inject(WEBHOOKS_DB) private readonly db: DataSource) {}
 
   /**
@@ -115,23 +65,7 @@ export class DeliveriesRepository {
     const column = <K extends keyof NewDelivery>(key: K) => deliveries.map((d) => d[key]);
     const rows = await sqlRows<{ id: string; attempts_made: number }>(
       this.db,
-      `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[],
-                              $9::text[], $10::bytea[], $11::timestamptz[], $12::boolean[], $16::boolean[])
-           AS t(id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body, next_attempt_at, claimed, test)
-       ), inserted AS (
-         INSERT INTO deliveries (id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
-                                 status, attempts_made, next_attempt_at, lease_token, lease_until, test)
-         SELECT id, event_id, redelivery_of, job_id, account_id, api_key_id, event, url, url_source, body,
-                'pending', CASE WHEN claimed THEN 1 ELSE 0 END, next_attempt_at,
-                CASE WHEN claimed THEN $13::uuid END, CASE WHEN claimed THEN $14::timestamptz END, test
-         FROM input
-         ON CONFLICT DO NOTHING
-         RETURNING id, attempts_made
-       ), started AS (
-         INSERT INTO attempts (delivery_id, number, started_at) SELECT id, 1, $15::timestamptz FROM inserted WHERE attempts_made = 1
-       )
-       SELECT id, attempts_made FROM inserted`,
+      INSERT_DELIVERIES,
       [
         column('id'),
         column('eventId'),
@@ -177,24 +111,7 @@ export class DeliveriesRepository {
     const now = new Date(at);
     const rows = await sqlRows<ClaimRow>(
       this.db,
-      `WITH candidates AS (
-         SELECT id FROM deliveries
-         WHERE id = ANY($1::text[]) AND status = 'pending' AND attempts_made < 3
-           AND next_attempt_at <= $2::timestamptz + interval '15 milliseconds'
-           AND (lease_until IS NULL OR lease_until <= $2)
-         FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE deliveries d SET attempts_made = d.attempts_made + 1, lease_token = $3, lease_until = $4
-         FROM candidates c WHERE d.id = c.id
-         RETURNING d.id, d.job_id, d.account_id, d.api_key_id, d.event, d.url, d.body, d.attempts_made, d.next_attempt_at, d.test
-       ), interrupted AS (
-         UPDATE attempts a SET error_class = 'interrupted', error = $5
-         FROM claimed c
-         WHERE a.delivery_id = c.id AND a.number = c.attempts_made - 1 AND a.duration_ms IS NULL AND a.error_class IS NULL
-       ), started AS (
-         INSERT INTO attempts (delivery_id, number, started_at) SELECT id, attempts_made, $2 FROM claimed
-       )
-       SELECT * FROM claimed`,
+      CLAIM_DELIVERIES,
       [ids, now, token, new Date(at + leaseMs), INTERRUPTED_MESSAGE],
     );
     return rows.map((r) => ({
@@ -234,20 +151,7 @@ export class DeliveriesRepository {
     // (implicit) transaction, still in force when it commits.
     const rows = await sqlRows<{ id: string }>(
       this.db,
-      `WITH input AS (
-         SELECT t.* FROM unnest($1::text[], $2::uuid[], $3::smallint[], $4::timestamptz[], $5::integer[], $6::smallint[],
-                                $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::timestamptz[])
-             AS t(id, lease_token, number, started_at, duration_ms, status_code, error_class, error, status, next_attempt_at, finished_at),
-           (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-       ), attempt AS (
-         UPDATE attempts a SET started_at = i.started_at, duration_ms = i.duration_ms, status_code = i.status_code,
-                               error_class = i.error_class, error = i.error
-         FROM input i WHERE a.delivery_id = i.id AND a.number = i.number
-       )
-       UPDATE deliveries d SET status = i.status, next_attempt_at = i.next_attempt_at, finished_at = i.finished_at,
-                               lease_token = NULL, lease_until = NULL
-       FROM input i WHERE d.id = i.id AND d.lease_token = i.lease_token AND d.status = 'pending'
-       RETURNING d.id`,
+      RECORD_ATTEMPTS,
       [
         items.map((x) => x.claim.deliveryId),
         items.map((x) => x.claim.leaseToken),
@@ -291,10 +195,7 @@ export class DeliveriesRepository {
   async dueBy(now: number, horizon: number, limit: number): Promise<Array<{ id: string; at: number }>> {
     const rows = await sqlRows<{ id: string; next_attempt_at: Date }>(
       this.db,
-      `SELECT id, next_attempt_at FROM deliveries
-       WHERE status = 'pending' AND attempts_made < 3 AND next_attempt_at <= $2
-         AND (lease_until IS NULL OR lease_until <= $1)
-       ORDER BY next_attempt_at LIMIT $3`,
+      DUE_DELIVERIES,
       [new Date(now), new Date(horizon), limit],
     );
     return rows.map((r) => ({ id: r.id, at: new Date(r.next_attempt_at).getTime() }));
@@ -307,53 +208,10 @@ export class DeliveriesRepository {
   async failExhausted(now: number, limit: number): Promise<ExhaustedDelivery[]> {
     const rows = await sqlRows<{ id: string; job_id: string | null; account_id: string; event: EventName; url: string }>(
       this.db,
-      `WITH exhausted AS (
-         SELECT id FROM deliveries
-         WHERE status = 'pending' AND attempts_made >= 3 AND lease_until <= $1
-         ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED
-       ), failed AS (
-         UPDATE deliveries d SET status = 'failed', next_attempt_at = NULL, finished_at = $1, lease_token = NULL, lease_until = NULL
-         FROM exhausted e WHERE d.id = e.id
-         RETURNING d.id, d.job_id, d.account_id, d.event, d.url, d.attempts_made
-       ), interrupted AS (
-         UPDATE attempts a SET error_class = 'interrupted', error = $3
-         FROM failed f WHERE a.delivery_id = f.id AND a.number = f.attempts_made AND a.duration_ms IS NULL AND a.error_class IS NULL
-       )
-       SELECT id, job_id, account_id, event, url FROM failed`,
+      FAIL_EXHAUSTED,
       [new Date(now), limit, INTERRUPTED_MESSAGE],
     );
     return rows.map((r) => ({ id: r.id, jobId: r.job_id, accountId: r.account_id, event: r.event, url: r.url }));
-  }
-
-  /** The deliveries of one job of one account, oldest first. Customer reads run again after a transient failure. */
-  listForJob(accountId: string, jobId: string): Promise<DeliveryEntity[]> {
-    return retryTransient(() => this.db.getRepository(DeliveryEntity).find({ where: { accountId, jobId }, order: { createdAt: 'ASC', id: 'ASC' } }));
-  }
-
-  /** The attempts of the given deliveries of one account. */
-  async attemptsOf(accountId: string, deliveryIds: string[]): Promise<AttemptEntity[]> {
-    if (deliveryIds.length === 0) return [];
-    return retryTransient(() =>
-      this.db
-        .getRepository(AttemptEntity)
-        .createQueryBuilder('a')
-        .innerJoin(DeliveryEntity, 'd', 'd.id = a.delivery_id')
-        .where('d.account_id = :accountId AND a.delivery_id IN (:...deliveryIds)', { accountId, deliveryIds })
-        .orderBy('a.delivery_id')
-        .addOrderBy('a.number')
-        .getMany(),
-    );
-  }
-
-  /** The latest test events of one key of one account, newest first. */
-  listTestsForKey(accountId: string, apiKeyId: string, limit: number): Promise<DeliveryEntity[]> {
-    return retryTransient(() =>
-      this.db.getRepository(DeliveryEntity).find({ where: { accountId, apiKeyId, test: true }, order: { createdAt: 'DESC', id: 'DESC' }, take: limit }),
-    );
-  }
-
-  findForAccount(accountId: string, deliveryId: string): Promise<DeliveryEntity | null> {
-    return retryTransient(() => this.db.getRepository(DeliveryEntity).findOneBy({ accountId, id: deliveryId }));
   }
 }
 

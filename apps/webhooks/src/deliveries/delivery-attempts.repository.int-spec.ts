@@ -4,20 +4,21 @@ import { newDeliveryId } from '@gen/webhook-signature';
 import type { DataSource } from 'typeorm';
 import { newDelivery } from '../test/deliveries';
 import { openWebhooksDatabase } from '../webhooks.database';
-import { DeliveriesRepository, NewDelivery } from './deliveries.repository';
+import { deliveryStore, DeliveryStore } from '../test/delivery-store';
+import { NewDelivery } from './delivery-attempt';
 
 /** The claim/lease/record queries against real Postgres: what makes the dispatcher safe to run twice. */
-describe('DeliveriesRepository', () => {
+describe('DeliveryStore', () => {
   let database: TestDatabase;
   let db: DataSource;
-  let repo: DeliveriesRepository;
+  let repo: DeliveryStore;
   const T = Date.UTC(2030, 0, 1, 0, 0, 0);
   const LEASE = 10_000;
 
   beforeAll(async () => {
     database = await createTestDatabase('whrepo');
     db = await openWebhooksDatabase(database.url, 6);
-    repo = new DeliveriesRepository(db);
+    repo = deliveryStore(db);
   });
   afterAll(async () => {
     await db.destroy();
@@ -217,7 +218,7 @@ describe('DeliveriesRepository', () => {
     it('commits outcomes without waiting for the WAL flush, and leaves the session as it was', async () => {
       const { claimed } = await repo.insert([delivery()], { count: 1, at: T, leaseMs: LEASE });
       await db.transaction(async (tx) => {
-        const local = new DeliveriesRepository(tx as unknown as DataSource);
+        const local = deliveryStore(tx as unknown as DataSource);
         await local.recordAttempts([{ claim: claimed[0]!, result: failed(T, T + 2_000) }]);
         expect((await tx.query(`SHOW synchronous_commit`))[0]).toEqual({ synchronous_commit: 'off' });
       });
