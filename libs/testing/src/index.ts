@@ -6,3 +6,4 @@ export * from './schema-drift';
 export * from './function-drift';
 export * from './providers';
 export * from './s3-server';
+export * from './bind-methods';

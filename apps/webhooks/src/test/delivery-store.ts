@@ -1,11 +1,7 @@
+import { bindMethods } from '@gen/testing';
 import type { DataSource } from 'typeorm';
 import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
 import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository';
-
-/** The named methods of `target`, bound to it. */
-function methods<T extends object, K extends keyof T>(target: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((key) => [key, (target[key] as (...args: unknown[]) => unknown).bind(target)])) as Pick<T, K>;
-}
 
 /** Both delivery repositories on one DataSource, under one roof for specs. */
 export function deliveryStore(db: DataSource) {
@@ -14,8 +10,8 @@ export function deliveryStore(db: DataSource) {
   return {
     attempts,
     reads,
-    ...methods(attempts, ['insert', 'claim', 'recordAttempt', 'recordAttempts', 'releaseClaim', 'dueBy', 'failExhausted']),
-    ...methods(reads, ['listForJob', 'attemptsOf', 'listTestsForKey', 'findForAccount']),
+    ...bindMethods(attempts, ['insert', 'claim', 'recordAttempt', 'recordAttempts', 'releaseClaim', 'dueBy', 'failExhausted']),
+    ...bindMethods(reads, ['listForJob', 'attemptsOf', 'listTestsForKey', 'findForAccount']),
   };
 }
 

@@ -1,3 +1,4 @@
+import { bindMethods } from '@gen/testing';
 import type { DataSource } from 'typeorm';
 import { JobAdmissionRepository } from '../job-admission.repository';
 import { JobAdmissionWriter } from '../job-admission.writer';
@@ -5,11 +6,6 @@ import { JobClaimsRepository } from '../job-claims.repository';
 import { JobFinishRepository } from '../job-finish.repository';
 import { JobJanitorRepository } from '../job-janitor.repository';
 import { JobReadsRepository } from '../job-reads.repository';
-
-/** The named methods of `target`, bound to it. */
-function methods<T extends object, K extends keyof T>(target: T, keys: readonly K[]): Pick<T, K> {
-  return Object.fromEntries(keys.map((key) => [key, (target[key] as (...args: unknown[]) => unknown).bind(target)])) as Pick<T, K>;
-}
 
 /**
  * Every job repository (and the admission writer) on one DataSource, as a generation replica has
@@ -27,11 +23,11 @@ export function jobStore(db: DataSource) {
     finishes,
     reads,
     janitor,
-    ...methods(admission, ['admit', 'onModuleDestroy']),
-    ...methods(claims, ['accountsWithQueuedJobs', 'claim', 'heartbeat', 'saveProgress', 'handBack', 'release']),
-    ...methods(finishes, ['finish', 'finishMany', 'cancel']),
-    ...methods(reads, ['findById', 'findForAccount', 'listForAccount', 'queuePositions', 'outputExpired']),
-    ...methods(janitor, ['pastDeadline', 'expiredLeases', 'requeueExpired', 'sweepExpiredOutputs']),
+    ...bindMethods(admission, ['admit', 'onModuleDestroy']),
+    ...bindMethods(claims, ['accountsWithQueuedJobs', 'claim', 'heartbeat', 'saveProgress', 'handBack', 'release']),
+    ...bindMethods(finishes, ['finish', 'finishMany', 'cancel']),
+    ...bindMethods(reads, ['findById', 'findForAccount', 'listForAccount', 'queuePositions', 'outputExpired']),
+    ...bindMethods(janitor, ['pastDeadline', 'expiredLeases', 'requeueExpired', 'sweepExpiredOutputs']),
   };
 }
 
