@@ -19,6 +19,7 @@ import { AuthUploads1764920000000 } from './migrations/1764920000000-auth-upload
 import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth-account-members';
 import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
+import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-auth-functions-from-files';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -41,6 +42,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthAccountMembers1764960000000,
       AuthEmailVerificationTwoFactor1764970000000,
       AuthLowBalanceMails1764980000002,
+      AuthFunctionsFromFiles1765200000001,
     ],
     poolSize,
   };
