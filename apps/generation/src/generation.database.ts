@@ -15,6 +15,7 @@ import { GenerationCatalogueNotify1764840000001 } from './migrations/17648400000
 import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-generation-model-labels';
 import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/1764910000000-generation-upstream-queue-position';
 import { GenerationFunctionsFromFiles1765200000000 } from './migrations/1765200000000-generation-functions-from-files';
+import { GenerationClaimSkip1765600000000 } from './migrations/1765600000000-generation-claim-skip';
 
 export const GENERATION_SCHEMA = 'generation';
 
@@ -37,6 +38,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationModelLabels1764880000000,
       GenerationUpstreamQueuePosition1764910000000,
       GenerationFunctionsFromFiles1765200000000,
+      GenerationClaimSkip1765600000000,
     ],
     poolSize,
   };
