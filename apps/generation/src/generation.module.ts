@@ -45,7 +45,6 @@ import { RunningJobs } from './jobs/runtime/running-jobs';
 import { SyncWaits } from './jobs/runtime/sync-waits';
 import { UpstreamRefsRepository } from './jobs/upstream-refs.repository';
 import { UpstreamRefsWriter } from './jobs/upstream-refs.writer';
-import { SubmittedJobsRepository } from './jobs/submitted-jobs.repository';
 import { SubmittedJobsReader } from './jobs/submitted-jobs.reader';
 import { UpstreamMetrics } from './metrics/upstream-metrics';
 import { JobMetrics } from './metrics/job-metrics';
@@ -135,7 +134,6 @@ export class GenerationModule {
         ParkedJobsWriter,
         UpstreamRefsRepository,
         UpstreamRefsWriter,
-        SubmittedJobsRepository,
         SubmittedJobsReader,
         BindingLimits,
         ParkedJobs,

@@ -10,7 +10,7 @@ export interface OutputFormat {
 
 /**
  * Every format an output may be stored in, by extension: what engines produce and what provider
- * adapters accept (apps/generation/src/providers/shared/output-format.ts sniffs bytes into these).
+ * adapters accept (apps/generation/src/providers/common/output-format.ts sniffs bytes into these).
  * The content host serves a file with the type its extension names here.
  */
 export const OUTPUT_FORMATS: Record<OutputExtension, OutputFormat> = {

@@ -16,7 +16,14 @@ const findAccountJob = new PreparedStatement<JobRow>(
   { idempotent: true },
 );
 const QUEUE_POSITIONS = readSqlFile(join(__dirname, 'queue-positions.sql'));
+const SUBMITTED_JOBS = readSqlStatement(join(__dirname, 'submitted-jobs.sql'), JOB_COLUMN_NAMES);
 const OUTPUT_EXPIRED = readSqlFile(join(__dirname, 'output-expired.sql'));
+
+/** A job of an account as it stands, with how many of the account's queued jobs are ahead of it (queued only). */
+export interface JobWithPosition {
+  job: JobEntity;
+  ahead: number | null;
+}
 
 /** Reads of jobs: a customer's (always with the account id), and the runtime's by id. */
 @Injectable()
@@ -60,6 +67,16 @@ export class JobReadsRepository {
     if (seqs.length === 0) return new Map();
     const rows = await readRows<{ seq: string; ahead: number }>(this.db, QUEUE_POSITIONS, [accountId, seqs]);
     return new Map(rows.map((r) => [Number(r.seq), r.ahead]));
+  }
+
+  /**
+   * The read after a submit (`SubmittedJobsReader` gathers them): many just-admitted jobs of any
+   * accounts in one statement, one entry per `(accountId, jobId)` pair that exists (a pair of another
+   * account finds nothing), with the same position count as `queuePositions`.
+   */
+  async findManyWithPositions(pairs: ReadonlyArray<{ accountId: string; jobId: string }>): Promise<Map<string, JobWithPosition>> {
+    const rows = await readRows<JobRow & { ahead: number | null }>(this.db, SUBMITTED_JOBS, [pairs.map((p) => p.jobId), pairs.map((p) => p.accountId)]);
+    return new Map(rows.map((row) => [row.id.toLowerCase(), { job: jobFromRow(row), ahead: row.ahead }]));
   }
 
   /**

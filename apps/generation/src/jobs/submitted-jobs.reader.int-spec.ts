@@ -3,8 +3,8 @@ import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
 import { jobStore, JobStore } from './test/job-store';
+import { JobReadsRepository } from './job-reads.repository';
 import { SubmittedJobsReader } from './submitted-jobs.reader';
-import { SubmittedJobsRepository } from './submitted-jobs.repository';
 
 /**
  * Integration (real PostgreSQL): the read a submit answers with, many at once. Each caller gets its
@@ -20,7 +20,7 @@ describe('SubmittedJobsReader (PostgreSQL)', () => {
     database = await createTestDatabase('submitted-jobs');
     db = await openGenerationDatabase(database.url, 8);
     jobs = jobStore(db);
-    reader = new SubmittedJobsReader(new SubmittedJobsRepository(db));
+    reader = new SubmittedJobsReader(new JobReadsRepository(db));
   });
   afterAll(async () => {
     await jobs.onModuleDestroy();

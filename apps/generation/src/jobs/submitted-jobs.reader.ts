@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { BatchQueue } from '@gen/persistence';
-import { JobWithPosition, SubmittedJobsRepository } from './submitted-jobs.repository';
+import { JobReadsRepository, JobWithPosition } from './job-reads.repository';
 
 interface Wanted {
   accountId: string;
@@ -15,9 +15,9 @@ interface Wanted {
 export class SubmittedJobsReader {
   private readonly queue: BatchQueue<Wanted, JobWithPosition | null>;
 
-  constructor(repository: SubmittedJobsRepository) {
+  constructor(repository: JobReadsRepository) {
     this.queue = new BatchQueue(async (items) => {
-      const found = await repository.find(items);
+      const found = await repository.findManyWithPositions(items);
       return items.map((item) => found.get(item.jobId.toLowerCase()) ?? null);
     }, { maxBatch: 500 });
   }

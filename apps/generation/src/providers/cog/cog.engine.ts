@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { BindingSettings, generationInput } from '../shared/binding-settings';
-import { Prediction, PredictionEngine } from '../shared/prediction';
-import type { UpstreamJob } from '../shared/upstream-client';
-import type { CancelCall } from '../shared/upstream-engine';
-import { parseJsonObject, statusFailure } from '../shared/upstream-http';
-import { callbackFields } from '../shared/prediction-webhook';
+import { BindingSettings, generationInput } from '../common/binding-settings';
+import { Prediction, PredictionEngine } from '../common/prediction';
+import type { UpstreamJob } from '../common/upstream-client';
+import type { CancelCall } from '../common/upstream-engine';
+import { parseJsonObject, statusFailure } from '../common/upstream-http';
+import { callbackFields } from '../common/prediction-webhook';
 import { CogCallbackVerifier } from './cog.callback';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';

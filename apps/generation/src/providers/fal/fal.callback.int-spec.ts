@@ -1,7 +1,7 @@
 import { createHash, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { FakeFal, startFakeFal } from '@gen/testing';
 import type { Engine } from '../../engines/engine';
-import { UpstreamHttp } from '../shared/upstream-http';
+import { UpstreamHttp } from '../common/upstream-http';
 import { FalCallbackVerifier, FalKeySets, FAL_JWKS_URL } from './fal.callback';
 import { falEngineKind } from './fal.kind';
 import { engineRequest } from '../test/engine-requests';

@@ -1,9 +1,9 @@
 import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
 import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, refuse } from '../../callbacks/callback-verifier';
 import { isRecord } from '../provider-kind';
-import type { UpstreamHttp } from '../shared/upstream-http';
-import { statusFailure, parseJsonObject } from '../shared/upstream-http';
-import { UpstreamFailure } from '../shared/upstream-failure';
+import type { UpstreamHttp } from '../common/upstream-http';
+import { statusFailure, parseJsonObject } from '../common/upstream-http';
+import { UpstreamFailure } from '../common/upstream-failure';
 
 /** Where fal publishes the public keys of its webhook signatures (a JSON Web Key Set). */
 export const FAL_JWKS_URL = 'https://rest.fal.ai/.well-known/jwks.json';

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ASSETS, FakeFal, FalScenario, startFakeFal } from '@gen/testing';
 import { engineFailure, engineRequest, itReturnsEveryOutputShape } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
-import { USER_MESSAGES } from '../shared/upstream-failure';
+import { USER_MESSAGES } from '../common/upstream-failure';
 import { falEngineKind } from './fal.kind';
 
 /** The fal adapter against a fake of fal's documented queue API on 127.0.0.1. */

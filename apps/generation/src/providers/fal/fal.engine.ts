@@ -1,13 +1,13 @@
 import type { GenerationType } from '@gen/contracts';
 import type { EngineOutput, UpstreamPending } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput } from '../shared/binding-settings';
-import { stringsAt } from '../shared/result-path';
-import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
-import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
-import { UpstreamFailure } from '../shared/upstream-failure';
-import { jsonObject, parseJsonObject, snippet } from '../shared/upstream-http';
-import { readUpstreamId } from '../shared/upstream-ref';
+import { BindingSettings, generationInput } from '../common/binding-settings';
+import { stringsAt } from '../common/result-path';
+import { MAX_JSON_BYTES, UpstreamJob } from '../common/upstream-client';
+import { CancelCall, SubmitAndPollEngine } from '../common/upstream-engine';
+import { UpstreamFailure } from '../common/upstream-failure';
+import { jsonObject, parseJsonObject, snippet } from '../common/upstream-http';
+import { readUpstreamId } from '../common/upstream-ref';
 import { FalCallbackVerifier } from './fal.callback';
 
 export interface FalSettings extends BindingSettings {

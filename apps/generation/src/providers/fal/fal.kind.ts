@@ -1,10 +1,10 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../common/binding-settings';
 import { IfGiven } from '@gen/contracts';
-import { HttpUrl, normalUrl } from '../shared/binding-rules';
+import { HttpUrl, normalUrl } from '../common/binding-rules';
 import { FAL_JWKS_URL } from './fal.callback';
-import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { FalEngine, FalSettings } from './fal.engine';
 
 const SPEC: BindingSpec = {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ASSETS, FakeOpenAiImages, OpenAiImagesScenario, startFakeOpenAiImages } from '@gen/testing';
 import { engineFailure, engineRequest } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
-import { USER_MESSAGES } from '../shared/upstream-failure';
+import { USER_MESSAGES } from '../common/upstream-failure';
 import { openAiImagesEngineKind } from './openai-images.kind';
 
 /** The openai-images adapter against a fake of the OpenAI Images API on 127.0.0.1. */

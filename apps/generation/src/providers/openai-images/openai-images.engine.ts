@@ -1,10 +1,10 @@
 import type { EngineOutput } from '../../engines/engine';
 import { isRecord } from '../provider-kind';
-import { BindingSettings, generationInput } from '../shared/binding-settings';
-import { MAX_OUTPUTS, UpstreamJob } from '../shared/upstream-client';
-import { UpstreamEngine } from '../shared/upstream-engine';
-import { UpstreamFailure } from '../shared/upstream-failure';
-import { jsonObject } from '../shared/upstream-http';
+import { BindingSettings, generationInput } from '../common/binding-settings';
+import { MAX_OUTPUTS, UpstreamJob } from '../common/upstream-client';
+import { UpstreamEngine } from '../common/upstream-engine';
+import { UpstreamFailure } from '../common/upstream-failure';
+import { jsonObject } from '../common/upstream-http';
 
 export interface OpenAiImagesSettings extends BindingSettings {
   upstreamModel: string;

@@ -1,7 +1,7 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../shared/binding-settings';
-import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../common/binding-settings';
+import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { OpenAiImagesEngine, OpenAiImagesSettings } from './openai-images.engine';
 
 const SPEC: BindingSpec = {

@@ -1,7 +1,7 @@
 import { IfGiven, Nested, Rule } from '@gen/contracts';
 import { IsOptional } from 'class-validator';
-import { HttpUrl, IsPlainObject, Origins } from '../shared/binding-rules';
-import { EnvName, UpstreamCallsDto } from '../shared/binding.dto';
+import { HttpUrl, IsPlainObject, Origins } from '../common/binding-rules';
+import { EnvName, UpstreamCallsDto } from '../common/binding.dto';
 
 /**
  * A `remote` binding as operators write it (docs/operations/providers.md, "remote"); `parseRemoteEngineSettings`

@@ -1,6 +1,6 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { RemoteEngine } from './remote.engine';
 import { parseRemoteEngineSettings } from './remote-engine.settings';
 

@@ -1,6 +1,6 @@
 import { validateShape } from '@gen/contracts';
-import { normalUrl } from '../shared/binding-rules';
-import { BINDING_DEFAULTS, callSettings, checkTimings, WaitSettings } from '../shared/binding-settings';
+import { normalUrl } from '../common/binding-rules';
+import { BINDING_DEFAULTS, callSettings, checkTimings, WaitSettings } from '../common/binding-settings';
 import { RemoteBindingDto } from './remote-binding.dto';
 
 /**

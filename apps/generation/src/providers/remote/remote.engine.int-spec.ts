@@ -2,8 +2,8 @@ import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
 import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '@gen/testing';
 import { EngineError, EngineRequest } from '../../engines/engine';
-import { Credential } from '../shared/upstream-client';
-import { USER_MESSAGES } from '../shared/upstream-failure';
+import { Credential } from '../common/upstream-client';
+import { USER_MESSAGES } from '../common/upstream-failure';
 import { RemoteEngine } from './remote.engine';
 import { REMOTE_DEFAULTS, RemoteEngineSettings } from './remote-engine.settings';
 

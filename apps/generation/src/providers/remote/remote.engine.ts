@@ -1,9 +1,9 @@
 import type { EngineOutput, UpstreamPending } from '../../engines/engine';
-import { MAX_JSON_BYTES, UpstreamJob } from '../shared/upstream-client';
-import { CancelCall, SubmitAndPollEngine } from '../shared/upstream-engine';
-import { UpstreamFailure } from '../shared/upstream-failure';
-import { jsonObject } from '../shared/upstream-http';
-import { readUpstreamId } from '../shared/upstream-ref';
+import { MAX_JSON_BYTES, UpstreamJob } from '../common/upstream-client';
+import { CancelCall, SubmitAndPollEngine } from '../common/upstream-engine';
+import { UpstreamFailure } from '../common/upstream-failure';
+import { jsonObject } from '../common/upstream-http';
+import { readUpstreamId } from '../common/upstream-ref';
 import type { RemoteEngineSettings } from './remote-engine.settings';
 
 const PENDING = new Set(['queued', 'pending', 'starting', 'processing', 'running', 'in_progress']);

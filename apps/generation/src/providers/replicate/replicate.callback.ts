@@ -1,9 +1,9 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, jsonBody, refuse } from '../../callbacks/callback-verifier';
-import { MAX_JSON_BYTES } from '../shared/upstream-client';
-import type { UpstreamClient } from '../shared/upstream-client';
-import { UpstreamFailure } from '../shared/upstream-failure';
-import { jsonObject } from '../shared/upstream-http';
+import { MAX_JSON_BYTES } from '../common/upstream-client';
+import type { UpstreamClient } from '../common/upstream-client';
+import { UpstreamFailure } from '../common/upstream-failure';
+import { jsonObject } from '../common/upstream-http';
 
 /** The account's signing secret, as `GET /v1/webhooks/default/secret` answers it: `whsec_` and base64. */
 const SECRET = /^whsec_([A-Za-z0-9+/]{16,}={0,2})$/;

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ASSETS, FakeReplicate, LEAK, ReplicateScenario, startFakeReplicate } from '@gen/testing';
 import { engineFailure, engineRequest, itReturnsEveryOutputShape } from '../test/engine-requests';
 import type { Engine } from '../../engines/engine';
-import { USER_MESSAGES } from '../shared/upstream-failure';
+import { USER_MESSAGES } from '../common/upstream-failure';
 import { replicateEngineKind } from './replicate.kind';
 
 /** The replicate adapter against a fake of Replicate's documented HTTP API on 127.0.0.1. */

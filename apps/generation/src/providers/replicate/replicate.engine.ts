@@ -1,11 +1,11 @@
-import { BindingSettings, generationInput } from '../shared/binding-settings';
-import { Prediction, PredictionEngine } from '../shared/prediction';
-import type { UpstreamJob } from '../shared/upstream-client';
-import type { CancelCall } from '../shared/upstream-engine';
-import { jsonObject } from '../shared/upstream-http';
-import { readUpstreamId } from '../shared/upstream-ref';
+import { BindingSettings, generationInput } from '../common/binding-settings';
+import { Prediction, PredictionEngine } from '../common/prediction';
+import type { UpstreamJob } from '../common/upstream-client';
+import type { CancelCall } from '../common/upstream-engine';
+import { jsonObject } from '../common/upstream-http';
+import { readUpstreamId } from '../common/upstream-ref';
 import { ReplicateCallbackVerifier } from './replicate.callback';
-import { callbackFields } from '../shared/prediction-webhook';
+import { callbackFields } from '../common/prediction-webhook';
 
 export interface ReplicateSettings extends BindingSettings {
   upstreamModel: string;

@@ -1,8 +1,8 @@
 import type { Engine } from '../../engines/engine';
 import type { EngineKind } from '../provider-kind';
-import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../shared/binding-settings';
+import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../common/binding-settings';
 import { IfGiven, IntBetween } from '@gen/contracts';
-import { readCredential, unavailableEngine } from '../shared/upstream-client';
+import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { ReplicateEngine, ReplicateSettings } from './replicate.engine';
 
 const SPEC: BindingSpec = {
