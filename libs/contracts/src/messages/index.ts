@@ -11,3 +11,4 @@ export * from './webhooks.replies';
 export * from './events.messages';
 export * from './broadcasts.messages';
 export * from './payload-classes';
+export * from './contract-version';
