@@ -28,6 +28,13 @@ export interface DistributedOptions {
   replicas?: Partial<Record<AppName, number>>;
   /** The NATS server for the apps and the harness (default DIST_NATS_URL, else nats://127.0.0.1:4222). */
   natsUrl?: string;
+  /**
+   * The checkout whose dist/ runs an app (default this one): the compatibility suite runs one service,
+   * or all but one, from the previous release's build (tools/compat/previous-release.mjs).
+   */
+  roots?: Partial<Record<AppName, string>>;
+  /** Runs on the new database before any app starts (e.g. the newer release's migrations first). */
+  beforeStart?: (databaseUrl: string) => Promise<void> | void;
 }
 
 export interface DistributedHarness {
@@ -83,14 +90,16 @@ class AppProcess {
     readonly label: string,
     /** Its own HTTP listener (PORT for a gateway, HTTP_PORT for the others): health, readiness, metrics. */
     readonly httpUrl: string,
+    /** The checkout whose dist/ this process runs. */
+    readonly root: string = ROOT,
   ) {}
 
   start(): void {
     this.starts++;
     this.exitInfo = null;
     this.record(`----- ${this.label}: start #${this.starts} -----\n`);
-    const child = spawn(process.execPath, [join(ROOT, 'dist', 'apps', this.name, 'src', 'main.js')], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [join(this.root, 'dist', 'apps', this.name, 'src', 'main.js')], {
+      cwd: this.root,
       env: this.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -269,6 +278,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
             { ...baseEnv, ...common, ...perApp(name, index), ...options.appEnv?.[name] },
             index === 0 ? name : `${name}#${index + 1}`,
             httpUrlOf(name, index),
+            options.roots?.[name] ?? ROOT,
           ),
       ),
     ]),
@@ -404,6 +414,7 @@ export async function startDistributed(options: DistributedOptions = {}): Promis
   };
 
   try {
+    await options.beforeStart?.(database.url);
     const all = allApps();
     for (const a of all) {
       liveApps.add(a);
