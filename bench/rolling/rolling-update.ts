@@ -8,11 +8,14 @@ import { request } from 'undici';
 import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
 import { deferCleanup, undoAll } from '../support/cleanup';
 import { databaseUrl, BenchServers, INSTANT_IMAGE } from '../support/modes';
-import { AppProcess, bindModelToInstant, provisionEnterpriseAccounts, sleep } from '../support/processes';
+import { AppProcess, bindModelToInstant, cli, ROOT, sleep } from '../support/processes';
+import { startWebhookReceiver } from './webhook-receiver';
 
-type AppName = 'gateway' | 'billing' | 'generation' | 'webhooks';
+export type AppName = 'gateway' | 'billing' | 'generation' | 'webhooks';
 /** The order a rollout goes through the Deployments (the gateway last: clients talk to it). */
 export const ROLLOUT_ORDER: readonly AppName[] = ['billing', 'generation', 'webhooks', 'gateway'];
+/** The asynchronous model of the load (bound to the instant engine like the synchronous one). */
+const ASYNC_MODEL = 'motion-lite-1';
 
 export interface RollingOptions {
   servers: BenchServers;
@@ -24,6 +27,12 @@ export interface RollingOptions {
   maxSurge?: 1 | 2;
   /** Called with each step of the rollout (progress). */
   log?: (line: string) => void;
+  /** Per service, the checkout whose build it runs before the rollout (default this one: the same release). */
+  from?: Partial<Record<AppName, string>>;
+  /** The checkout whose build it rolls to (default this one). */
+  to?: string;
+  /** The order of the Deployments (default ROLLOUT_ORDER). */
+  order?: readonly AppName[];
 }
 
 export interface RollingResult {
@@ -38,6 +47,11 @@ export interface RollingResult {
   lost: number;
   /** Accepted jobs that ended failed. */
   failed: number;
+  /** Of the accepted jobs, those submitted to the asynchronous model (202). */
+  acceptedAsync: number;
+  /** Finished jobs whose signed webhook never arrived, and deliveries whose signature did not verify. */
+  webhooksMissing: number;
+  badSignatures: number;
   /** Credits charged by billing minus the sum of the finished records' `credits_charged`; held credits left. */
   creditsDifference: number;
   creditsHeld: number;
@@ -66,6 +80,8 @@ interface Slot {
 export async function runRollingUpdate(options: RollingOptions): Promise<RollingResult> {
   const log = options.log ?? (() => undefined);
   const maxSurge = options.maxSurge ?? 1;
+  const from = (app: AppName) => options.from?.[app] ?? ROOT;
+  const to = options.to ?? ROOT;
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_rolling_${token}`;
   const streamName = `GEN_ROLL_${token.toUpperCase()}`;
@@ -102,6 +118,9 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       SHUTDOWN_DELAY_MS: '300',
       SHUTDOWN_TIMEOUT_MS: '10000',
       JOB_POLL_INTERVAL_MS: '100',
+      // The customer's webhook endpoint is on this machine, over http.
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     };
     const taken: number[] = [];
     const port = async () => {
@@ -118,7 +137,8 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
         app === 'gateway'
           ? { ...common, PORT: String(own), HOST: '127.0.0.1', PUBLIC_BASE_URL: `http://127.0.0.1:${own}`, WEBHOOK_SECRET_ENCRYPTION_KEY: secret }
           : { ...common, HTTP_PORT: String(own), HTTP_HOST: '127.0.0.1', ...(app === 'generation' ? { CDN_BASE_URL: cdn.url } : {}) };
-      const child = new AppProcess(`${app}#${index + 1}.${generation}`, join('apps', app, 'src', 'main.js'), env);
+      // A new process migrates its own schema as it starts, as the Deployment's init container does.
+      const child = new AppProcess(`${app}#${index + 1}.${generation}`, join('apps', app, 'src', 'main.js'), env, generation === 1 ? from(app) : to);
       child.start();
       undo.push(deferCleanup(child.label, () => child.stop()));
       await child.waitReady(`http://127.0.0.1:${own}/readyz`, 60_000);
@@ -127,8 +147,13 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     // Every process of the first release at once, as a fresh deployment's pods start.
     const first = (['billing', 'generation', 'webhooks', 'gateway'] as const).flatMap((app) => [0, 1].map((index) => start(app, index, 1)));
     slots.push(...(await Promise.all(first)));
-    const [key] = await provisionEnterpriseAccounts(dbUrl, 1, 256);
-    await bindModelToInstant(dbUrl, INSTANT_IMAGE);
+    // The operator's CLI of the release that runs (it writes that release's schemas).
+    const receiver = await startWebhookReceiver();
+    undo.push(deferCleanup('webhook receiver', () => receiver.close()));
+    const key = await provisionWithWebhook(dbUrl, from('gateway'), receiver.url, { WEBHOOK_SECRET_ENCRYPTION_KEY: secret, WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+    receiver.useSecret(key.webhookSecret);
+    await cli(dbUrl, ['models', 'update', '--id', ASYNC_MODEL, '--engine', '{"engine":"instant"}'], { root: from('gateway') });
+    await bindModelToInstant(dbUrl, INSTANT_IMAGE, from('gateway'));
     const pool = new Pool({ connectionString: dbUrl, max: 2 });
     undo.push(deferCleanup('pool', () => pool.end()));
     const [{ available: initial }] = (await pool.query<{ available: string }>('SELECT available FROM billing.accounts')).rows;
@@ -140,6 +165,7 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     const statuses: Record<string, number> = {};
     const errorSamples: string[] = [];
     const acceptedIds = new Set<string>();
+    let acceptedAsync = 0;
     let errors = 0;
     let running = true;
     const call = async (method: string, path: string, body?: unknown) => {
@@ -148,7 +174,7 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       try {
         const res = await request(`${base}${path}`, {
           method: method as 'GET' | 'POST',
-          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: { authorization: `Bearer ${key.key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
           headersTimeout: 60_000,
           bodyTimeout: 60_000,
@@ -171,9 +197,13 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     const client = async (index: number) => {
       let n = 0;
       while (running) {
-        const submitted = await call('POST', '/api/v1/generate', { model: INSTANT_IMAGE, prompt: `rolling ${index}.${n++}`, type: 'TEXT_TO_IMAGE' });
+        // Every third submit is asynchronous (202 at once; the dispatcher's webhook tells its end).
+        const async = n % 3 === 2;
+        const body = async ? { model: ASYNC_MODEL, type: 'TEXT_TO_VIDEO' } : { model: INSTANT_IMAGE, type: 'TEXT_TO_IMAGE' };
+        const submitted = await call('POST', '/api/v1/generate', { ...body, prompt: `rolling ${index}.${n++}` });
         if ((submitted.status === 200 || submitted.status === 202) && submitted.body.id) {
           acceptedIds.add(submitted.body.id);
+          if (async) acceptedAsync++;
           await call('GET', `/api/v1/generations/${submitted.body.id}`);
         }
         await call('GET', '/api/v1/credits');
@@ -196,7 +226,7 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       replaced++;
       return { drained: old.process.stop().then(() => log(`${app} replica ${index + 1}: the old process exited`)) };
     };
-    for (const app of ROLLOUT_ORDER) {
+    for (const app of options.order ?? ROLLOUT_ORDER) {
       // maxUnavailable 0: an old process gets SIGTERM only once a new one is ready, so another replica
       // of the service always serves. maxSurge 2 starts both new processes at once; maxSurge 1 starts
       // the second while the first old one drains. The next Deployment rolls once this one's old
@@ -225,7 +255,8 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       ).rows;
       const open = rows.filter((r) => r.status !== 'completed' && r.status !== 'failed').length + (ids.length - rows.length);
       const [{ held }] = (await pool.query<{ held: string }>('SELECT held FROM billing.accounts')).rows;
-      if ((open === 0 && Number(held) === 0) || Date.now() > deadline) break;
+      const unheard = rows.filter((r) => !receiver.delivered.has(r.id)).length;
+      if ((open === 0 && Number(held) === 0 && unheard === 0) || Date.now() > deadline) break;
       await sleep(250);
     }
     const [{ available, held }] = (await pool.query<{ available: string; held: string }>('SELECT available, held FROM billing.accounts')).rows;
@@ -237,6 +268,9 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       accepted: ids.length,
       lost: ids.length - rows.filter((r) => r.status === 'completed' || r.status === 'failed').length,
       failed: rows.filter((r) => r.status === 'failed').length,
+      acceptedAsync,
+      webhooksMissing: ids.filter((id) => !receiver.delivered.has(id)).length,
+      badSignatures: receiver.badSignatures,
       creditsDifference: Number(initial) - Number(available) - charged,
       creditsHeld: Number(held),
       replaced,
@@ -248,4 +282,17 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
   } finally {
     await undoAll(undo);
   }
+}
+
+/** An enterprise account whose key has a default webhook URL, made with the CLI of the release at `root`. */
+async function provisionWithWebhook(dbUrl: string, root: string, url: string, env: Record<string, string>): Promise<{ key: string; webhookSecret: string }> {
+  const created = JSON.parse(await cli(dbUrl, ['accounts', 'create', '--name', 'rolling', '--plan', 'enterprise', '--credits', '1000000000', '--json'], { root })) as {
+    account_id: string;
+    api_key: { id: string; key: string };
+  };
+  await cli(dbUrl, ['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', '256', '--json'], { root });
+  const hooked = JSON.parse(
+    await cli(dbUrl, ['keys', 'set-webhook-url', '--account', created.account_id, '--key', created.api_key.id, '--url', url, '--json'], { root, env }),
+  ) as { webhook_secret: string };
+  return { key: created.api_key.key, webhookSecret: hooked.webhook_secret };
 }

@@ -18,12 +18,14 @@ export class AppProcess {
     readonly label: string,
     private readonly script: string,
     private readonly env: NodeJS.ProcessEnv,
+    /** The checkout whose dist/ it runs (bench:rolling starts the previous release's from its own). */
+    private readonly root: string = ROOT,
   ) {}
 
   start(): void {
     // BENCH_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it stops (where the time goes).
     const profile = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-    const child = spawn(process.execPath, [...profile, join(ROOT, 'dist', this.script)], { cwd: ROOT, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...profile, join(this.root, 'dist', this.script)], { cwd: this.root, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     const keep = (chunk: string) => (this.output = (this.output + chunk).slice(-20_000));
     child.stdout?.setEncoding('utf8').on('data', keep);
@@ -104,9 +106,10 @@ process.once('exit', () => {
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs the operator CLI of dist/ against `databaseUrl`; resolves with its stdout. */
-export async function cli(databaseUrl: string, args: string[]): Promise<string> {
-  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl };
-  return (await run(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], { cwd: ROOT, env })).stdout;
+export async function cli(databaseUrl: string, args: string[], options: { root?: string; env?: Record<string, string> } = {}): Promise<string> {
+  const root = options.root ?? ROOT;
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: databaseUrl, ...options.env };
+  return (await run(process.execPath, [join(root, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], { cwd: root, env })).stdout;
 }
 
 /**
@@ -114,8 +117,8 @@ export async function cli(databaseUrl: string, args: string[]): Promise<string> 
  * service around the engine; then waits out the replicas' catalogue refresh (1 s) and the
  * gateways' copy (2 s).
  */
-export async function bindModelToInstant(databaseUrl: string, modelId: string): Promise<void> {
-  await cli(databaseUrl, ['models', 'update', '--id', modelId, '--engine', '{"engine":"instant"}']);
+export async function bindModelToInstant(databaseUrl: string, modelId: string, root?: string): Promise<void> {
+  await cli(databaseUrl, ['models', 'update', '--id', modelId, '--engine', '{"engine":"instant"}'], { root });
   await sleep(3_500);
 }
 
@@ -123,12 +126,12 @@ export async function bindModelToInstant(databaseUrl: string, modelId: string): 
  * Enterprise accounts with high limits and credits, made with the operator CLI against
  * `databaseUrl` (the way an operator provisions load-test accounts). Returns one API key each.
  */
-export async function provisionEnterpriseAccounts(databaseUrl: string, count: number, parallel: number): Promise<string[]> {
+export async function provisionEnterpriseAccounts(databaseUrl: string, count: number, parallel: number, root?: string): Promise<string[]> {
   const one = async (index: number) => {
     const created = JSON.parse(
-      await cli(databaseUrl, ['accounts', 'create', '--name', `bench ${index}`, '--plan', 'enterprise', '--credits', '1000000000', '--json']),
+      await cli(databaseUrl, ['accounts', 'create', '--name', `bench ${index}`, '--plan', 'enterprise', '--credits', '1000000000', '--json'], { root }),
     ) as { account_id: string; api_key: { key: string } };
-    await cli(databaseUrl, ['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel), '--json']);
+    await cli(databaseUrl, ['plans', 'set', '--account', created.account_id, '--plan', 'enterprise', '--rpm', '100000000', '--parallel', String(parallel), '--json'], { root });
     return created.api_key.key;
   };
   const keys: string[] = [];

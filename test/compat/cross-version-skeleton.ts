@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { eventually, http, HttpResult } from '@gen/testing';
 import { verify } from '@gen/webhook-signature';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { AppName, DistributedHarness, startDistributed } from '../support/distributed-harness';
-import { runCli, runCliWith } from '../support/cli';
+import { runCli, runCliFrom } from '../support/cli';
 
 /** One mix of versions: the services that run the previous release's build, and where it is. */
 export interface VersionMix {
@@ -21,6 +22,7 @@ interface Delivery {
   body: Buffer;
 }
 
+const ROOT = join(__dirname, '..', '..');
 const CANCELED = 'Canceled at your request. Your credits were refunded.';
 
 /**
@@ -84,10 +86,11 @@ export function crossVersionSkeleton(mix: VersionMix): void {
       ({ api_key: key, webhook_secret: secret } = created.body);
       expect(await credits(key)).toMatchObject({ plan: 'free', available: 100, held: 0 });
       // Pro, as an operator would set it (billing over NATS, the gateways told at once): the free
-      // plan's 10 requests a minute would not last the polling below.
+      // plan's 10 requests a minute would not last the polling below. The operator's CLI is the one
+      // released with the gateway (it writes the auth schema's audit log as that gateway does).
       const [{ account_id: accountId }] = await h.query<{ account_id: string }>("SELECT account_id FROM auth.api_keys WHERE name = 'compat'");
       const env = { DATABASE_URL: h.database.url, NATS_URL: process.env.DIST_NATS_URL ?? 'nats://127.0.0.1:4222', NATS_SUBJECT_PREFIX: h.subjectPrefix };
-      const upgraded = runCliWith(env, 'plans', 'set', '--account', accountId, '--plan', 'pro');
+      const upgraded = runCliFrom(mix.previous.gateway ?? ROOT, env, 'plans', 'set', '--account', accountId, '--plan', 'pro');
       expect({ code: upgraded.code, stderr: upgraded.code === 0 ? '' : upgraded.stderr }).toEqual({ code: 0, stderr: '' });
       expect(await eventually(() => credits(key), (b) => b.plan === 'pro', 10_000, 100)).toMatchObject({ plan: 'pro', available: 100 });
     });

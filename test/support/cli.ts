@@ -18,8 +18,13 @@ export function runCli(databaseUrl: string, ...args: string[]): CliResult {
 
 /** The same with the operator's environment given (DATABASE_URL, NATS_URL, ...). */
 export function runCliWith(env: Record<string, string>, ...args: string[]): CliResult {
-  const result = spawnSync(process.execPath, [join(ROOT, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], {
-    cwd: ROOT,
+  return runCliFrom(ROOT, env, ...args);
+}
+
+/** The same from another checkout's build (the compatibility suite: the CLI of the gateway's release). */
+export function runCliFrom(root: string, env: Record<string, string>, ...args: string[]): CliResult {
+  const result = spawnSync(process.execPath, [join(root, 'dist', 'apps', 'cli', 'src', 'main.js'), ...args], {
+    cwd: root,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     encoding: 'utf8',
     timeout: 60_000,
