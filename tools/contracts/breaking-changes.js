@@ -19,7 +19,7 @@ const ROLES = {
 };
 
 const WHY = {
-  'removed-subject': 'the subject is gone; keep it beside its new versioned subject for the support window',
+  'removed-subject': 'the subject is gone while the previous release sends it; keep it beside its new versioned subject',
   'removed-operation': 'a sender or receiver of the subject is gone',
   'removed-message': 'the message is gone from the subject',
   'removed-field': 'a field a reader of the previous release reads is gone',
@@ -42,8 +42,10 @@ function breakingChanges(before, after) {
   for (const [address, { id, channel }] of channelsByAddress(before)) {
     const subject = channel.title ?? address;
     const next = now.get(address);
+    const request = 'request' in (channel.messages ?? {});
     if (!next) {
-      report(subject, 'removed-subject', `channel ${address}`);
+      // A request no service of the previous release sends can go: its v2 replaced it a release ago.
+      if (!request || operationsOf(before, id).has('send')) report(subject, 'removed-subject', `channel ${address}`);
       continue;
     }
     for (const [role, message] of Object.entries(channel.messages ?? {})) {
@@ -52,6 +54,9 @@ function breakingChanges(before, after) {
       else compare(payload(before, message), payload(after, nextMessage), { before, after, role, where: `${subject} ${role}`, path: '', report, depth: 0 });
     }
     for (const [action, services] of operationsOf(before, id)) {
+      // A service that stops sending a request breaks no receiver; one that stops publishing an event
+      // or broadcast does (its consumers wait for it), as does one that stops answering or consuming.
+      if (request && action === 'send') continue;
       const kept = operationsOf(after, next.id).get(action) ?? [];
       const gone = services.filter((service) => !kept.includes(service));
       if (gone.length > 0) report(`${subject} ${action}`, 'removed-operation', gone.join(', '));
