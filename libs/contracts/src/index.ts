@@ -6,3 +6,4 @@ export * from './provider-callbacks';
 export * from './member-roles';
 export * from './validation';
 export * from './dashboard';
+export * from './asyncapi';

@@ -1,7 +1,8 @@
 /** What the gateway answers about keys (read by the webhooks service, which asked). */
 
 /** How a key's webhooks are signed: the spec's X-Service-* headers, or Standard Webhooks. */
-export type WebhookSignatureScheme = 'service' | 'standard';
+export const WEBHOOK_SIGNATURE_SCHEMES = ['service', 'standard'] as const;
+export type WebhookSignatureScheme = (typeof WEBHOOK_SIGNATURE_SCHEMES)[number];
 
 export interface WebhookSecretReply {
   /** The key's current signing secret, in clear; null when it has none (then nothing is sent: every delivery is signed). */

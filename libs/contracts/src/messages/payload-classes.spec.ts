@@ -80,6 +80,13 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
   },
 };
 
+/** `payload` as a newer sender might send it: a field added at the top, and inside its record if it has one. */
+function withAddedFields(payload: object): object {
+  const added: Record<string, unknown> = { ...payload, addedLater: 'x' };
+  if (typeof added.record === 'object' && added.record !== null) added.record = { ...added.record, addedLater: 'x' };
+  return added;
+}
+
 /** One malformed payload per subject: a field of the wrong type, or a required one missing. */
 const MALFORMED: Record<Subject | EventName, object> = {
   ...(Object.fromEntries(Object.entries(WELL_FORMED).map(([subject, payload]) => [subject, { ...payload, accountId: 42 }])) as Record<Subject | EventName, object>),
@@ -114,6 +121,14 @@ describe('PAYLOAD_CLASSES', () => {
     expect(validateShape(PAYLOAD_CLASSES[subject], null)).toMatchObject({ ok: false });
   });
 
+  // Tolerant readers (CONTRIBUTING.md, "Messages"): a field a newer sender adds, at the top or inside
+  // the record, must not make this receiver refuse the message.
+  it.each(subjects)('%s: takes a payload with fields it does not know, at the top and nested, and keeps them', (subject) => {
+    const result = validateShape(PAYLOAD_CLASSES[subject], withAddedFields(WELL_FORMED[subject]));
+    expect(result).toMatchObject({ ok: true, value: { addedLater: 'x' } });
+    if (result.ok && 'record' in result.value) expect(result.value.record).toMatchObject({ addedLater: 'x' });
+  });
+
   it('keeps fields a newer sender adds (an older receiver ignores them)', () => {
     const payload = { ...WELL_FORMED[Subjects.generationGet], addedLater: true };
     expect(validateShape(PAYLOAD_CLASSES[Subjects.generationGet], payload)).toMatchObject({ ok: true });
@@ -132,6 +147,12 @@ describe('BROADCAST_PAYLOADS', () => {
     [Broadcasts.accountChanged]: { accountId: id() },
     [Broadcasts.catalogueChanged]: {},
   };
+
+  it.each(Object.values(Broadcasts))('%s: takes a broadcast with fields it does not know', (topic) => {
+    const { payload } = BROADCAST_PAYLOADS[topic];
+    if (!payload) return expect(topic).toBe(Broadcasts.catalogueChanged); // carries nothing
+    expect(validateShape(payload, withAddedFields(wellFormed[topic]))).toMatchObject({ ok: true, value: { addedLater: 'x' } });
+  });
 
   it.each(Object.values(Broadcasts))('%s: takes what its publisher sends, refuses a field of the wrong type', (topic) => {
     const { payload } = BROADCAST_PAYLOADS[topic];

@@ -11,14 +11,11 @@ export interface ListTestWebhooksReply {
   data: WebhookDeliveryView[];
 }
 
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
-export type WebhookAttemptErrorClass =
-  | 'http_status'
-  | 'timeout'
-  | 'connection'
-  | 'forbidden_destination'
-  | 'no_secret'
-  | 'interrupted';
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+export const WEBHOOK_ATTEMPT_ERROR_CLASSES = ['http_status', 'timeout', 'connection', 'forbidden_destination', 'no_secret', 'interrupted'] as const;
+export type WebhookAttemptErrorClass = (typeof WEBHOOK_ATTEMPT_ERROR_CLASSES)[number];
+export const WEBHOOK_ATTEMPT_OUTCOMES = ['in_flight', 'succeeded', 'failed'] as const;
 
 /** A delivery as the delivery log shows it (snake_case: it goes to API clients as is). */
 export interface WebhookDeliveryView {
@@ -44,7 +41,7 @@ export interface WebhookAttemptView {
   started_at: string;
   /** Null while the attempt is in flight. */
   duration_ms: number | null;
-  outcome: 'in_flight' | 'succeeded' | 'failed';
+  outcome: (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
   status_code: number | null;
   error_class: WebhookAttemptErrorClass | null;
   /** Sanitised, user-facing. */

@@ -8,6 +8,9 @@ import { ValidateBy, ValidateIf, ValidationOptions } from 'class-validator';
 /** Checked only when given: `null` is a value (refused where the rule refuses it), `undefined` is not (unlike `@IsOptional`). */
 export const IfGiven = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
+/** Always present, and may be `null` (checked unless null; absent is refused, unlike `@IsOptional`). */
+export const Nullable = (): PropertyDecorator => ValidateIf((_object: object, value: unknown) => value !== null);
+
 /** A whole number in [min, max]. */
 export function IntBetween(min: number, max: number): PropertyDecorator {
   return Rule('intBetween', (value) => typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max, `must be an integer between ${min} and ${max}`);
