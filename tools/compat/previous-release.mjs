@@ -5,6 +5,7 @@
 // A release's build is kept (keyed by its commit: the same commit always builds the same code), so a
 // second run only checks it; COMPAT_REBUILD=1 builds it again. A commit this clone does not have fails
 // the run in one line: the suite never skips a combination.
+// COMPAT_RELEASES_FILE names another record (to try the suite against an older commit, say).
 // Usage: node tools/compat/previous-release.mjs [--json]   (prints each service's release and folder)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,11 +18,12 @@ const RELEASES_DIR = process.env.COMPAT_RELEASES_DIR ?? join(ROOT, 'tmp', 'relea
 
 /** The newest recorded release of each service: { gateway: { version, commit, contract }, ... }. */
 export function previousReleases(root = ROOT) {
-  const { releases } = JSON.parse(readFileSync(join(root, 'release', 'releases.json'), 'utf8'));
+  const file = process.env.COMPAT_RELEASES_FILE ?? join(root, 'release', 'releases.json');
+  const { releases } = JSON.parse(readFileSync(file, 'utf8'));
   const newest = {};
   for (const release of releases) if (SERVICES.includes(release.project)) newest[release.project] = release;
   for (const service of SERVICES) {
-    if (!newest[service]) throw new Error(`release/releases.json records no release of ${service}`);
+    if (!newest[service]) throw new Error(`${file} records no release of ${service}`);
   }
   return newest;
 }
