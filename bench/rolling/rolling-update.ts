@@ -88,6 +88,8 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
   const storageDir = mkdtempSync(join(tmpdir(), 'gen-rolling-'));
   const undo = [deferCleanup(storageDir, async () => rmSync(storageDir, { recursive: true, force: true }))];
   const slots: Slot[] = [];
+  // The client loops run while this is true; a failed rollout ends them too (else they call forever).
+  let running = true;
   try {
     await ensureDatabase(options.servers.pgAdminUrl, dbName);
     undo.push(deferCleanup(`database ${dbName}`, () => dropDatabase(options.servers.pgAdminUrl, dbName)));
@@ -141,7 +143,8 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
       const child = new AppProcess(`${app}#${index + 1}.${generation}`, join('apps', app, 'src', 'main.js'), env, generation === 1 ? from(app) : to);
       child.start();
       undo.push(deferCleanup(child.label, () => child.stop()));
-      await child.waitReady(`http://127.0.0.1:${own}/readyz`, 60_000);
+      // Generous: on a loaded two-core machine two starts at once have taken over a minute.
+      await child.waitReady(`http://127.0.0.1:${own}/readyz`, 120_000);
       return { app, process: child, port: own };
     };
     // Every process of the first release at once, as a fresh deployment's pods start.
@@ -167,7 +170,6 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     const acceptedIds = new Set<string>();
     let acceptedAsync = 0;
     let errors = 0;
-    let running = true;
     const call = async (method: string, path: string, body?: unknown) => {
       const targets = inService();
       const base = targets[turn++ % targets.length];
@@ -280,6 +282,7 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
     for (const slot of slots) process.stderr.write(`===== ${slot.process.label} =====\n${slot.process.tail()}\n`);
     throw error;
   } finally {
+    running = false;
     await undoAll(undo);
   }
 }
