@@ -47,8 +47,13 @@ describe('ops checks', () => {
     edit('base/generation.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
     // A label missing from an object.
     edit('base/service-account.yaml', ', app.kubernetes.io/component: workload-identity', '');
-    // The migration no longer first: the patch that adds the migrate init container dropped.
-    edit('base/kustomization.yaml', /  - path: migrate-init.yaml\n    target: [^\n]+\n/, '');
+    // The migration no longer first: the gateway's migrate init container patch dropped; billing's
+    // migrates every schema (the CLI's plain `migrate`), webhooks' runs another image.
+    edit('base/kustomization.yaml', '  - path: migrate-init/gateway.yaml\n', '');
+    edit('base/migrate-init/billing.yaml', 'args: ["dist/apps/billing/src/migrate.js"]', 'args: ["dist/apps/cli/src/main.js", "migrate"]');
+    edit('base/migrate-init/webhooks.yaml', 'image: generation-service-webhooks:1.0.0', 'image: generation-service-cli:1.0.0');
+    // A service on another service's image.
+    edit('base/generation.yaml', 'image: generation-service-generation:1.0.0', 'image: generation-service-gateway:1.0.0');
     // Webhook ports the egress policy does not open.
     edit('base/config.env', 'WEBHOOK_ALLOWED_PORTS=443', 'WEBHOOK_ALLOWED_PORTS=443,8443');
     // A variable no service reads (misspelt).
@@ -59,7 +64,7 @@ describe('ops checks', () => {
       'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\n  labels: { app.kubernetes.io/name: generation-service, app.kubernetes.io/component: outputs }\nspec:\n  accessModes: ["ReadWriteMany"]\n  resources:\n    requests: { storage: 1Gi }\n',
     );
     edit('overlays/production/kustomization.yaml', '  - egress-object-storage.yaml\n', '  - egress-object-storage.yaml\n  - shared.yaml\n');
-    edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 0.1.0');
+    edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 1.0.0');
     // A secret written into the production kustomization.
     edit('overlays/production/kustomization.yaml', 'envs: [provider-credentials.env]', 'literals: [REPLICATE_API_TOKEN=r8_committed]');
     // Two installs named alike: dev takes production's prefix and instance.
@@ -84,7 +89,11 @@ describe('ops checks', () => {
       'Deployment gen-billing: no replicas field on a Deployment its HorizontalPodAutoscaler scales',
       'Deployment gen-generation: no replicas field on a Deployment its ScaledObject scales',
       'ServiceAccount gen-workload: labels missing: app.kubernetes.io/component',
-      'Deployment gen-gateway: the first init container must run the CLI `migrate`',
+      'Deployment gen-gateway: the first init container must migrate the gateway schema only (dist/apps/gateway/src/migrate.js',
+      'Deployment gen-billing: the first init container must migrate the billing schema only',
+      'Deployment gen-billing/migrate: migrates every schema: a service migrates its own only',
+      "Deployment gen-webhooks: the migrate init container must run the service's own image",
+      'Deployment gen-generation: must run its own image generation-service-generation',
       'WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports the egress policies open to the internet for webhooks (443)',
       'PersistentVolumeClaim gen-shared: no ReadWriteMany volume in production',
       'production pins the image by digest',

@@ -35,6 +35,8 @@ export function declaredSettings(root) {
 
 const containersOf = (pod) => [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
 const commandOf = (c) => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+/** An image reference's repository's last path segment: registry.example.com/generation-service-gateway@sha256:... -> generation-service-gateway. */
+const imageName = (image = '') => image.replace(/@sha256:[0-9a-f]+$/, '').replace(/:[^/:]+$/, '').split('/').pop();
 
 /** Problems of one render; `context` is { root, overlay, kustomization, production }. */
 export function ruleProblems(objects, context) {
@@ -149,11 +151,22 @@ export function ruleProblems(objects, context) {
         if (!context.settings.has(name)) problem(name in config(d) ? `ConfigMap ${ref}` : where, `${name} is not a setting the services declare (README, configuration table)`);
       }
     }
-    // The migration before the service: its first init container runs `migrate`, so Kubernetes starts
-    // the service only on a migrated schema; the service itself only verifies (no DDL rights).
+    // Each service its own image (its own version, rolled out and back alone: docs/operations/upgrade.md).
+    if (imageName(c.image) !== `generation-service-${s}`) problem(where, `must run its own image generation-service-${s} (has ${c.image})`);
+    // The migration before the service: its first init container migrates that service's schema and
+    // only it (a rollout of one service never migrates a neighbour's tables), with the service's own
+    // image, so Kubernetes starts the service only on a schema as new as its code; the service itself
+    // only verifies (no DDL rights).
     const first = pod.initContainers?.[0];
-    if (!first || !/\bmigrate\b/.test(commandOf(first))) problem(where, 'the first init container must run the CLI `migrate` (the migration before the service starts)');
-    else if (first.image !== c.image) problem(where, 'the migrate init container must run the same image as the service');
+    const migrates = first && commandOf(first);
+    if (!migrates || !(migrates.includes(`dist/apps/${s}/src/migrate.js`) || new RegExp(`\\bmigrate --service ${s}\\b`).test(migrates))) {
+      problem(where, `the first init container must migrate the ${s} schema only (dist/apps/${s}/src/migrate.js, or the CLI's \`migrate --service ${s}\`)`);
+    } else if (first.image !== c.image) problem(where, "the migrate init container must run the service's own image");
+    for (const other of pod.initContainers ?? []) {
+      const others = SERVICES.filter((x) => x !== s && (commandOf(other).includes(`dist/apps/${x}/`) || new RegExp(`migrate --service ${x}\\b`).test(commandOf(other))));
+      if (/\bmigrate\b/.test(commandOf(other)) && !/--service|\/migrate\.js/.test(commandOf(other))) problem(`${where}/${other.name}`, 'migrates every schema: a service migrates its own only');
+      if (others.length) problem(`${where}/${other.name}`, `migrates ${others.join(', ')}: a service migrates its own schema only`);
+    }
     if (config(d).MIGRATIONS !== 'verify') problem(where, 'MIGRATIONS must be verify in its ConfigMap (the init container migrates; the service role has no DDL rights)');
     if (s === 'generation') {
       const sync = pod.initContainers?.[1];
