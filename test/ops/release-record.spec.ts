@@ -1,0 +1,65 @@
+import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface Release {
+  project: string;
+  version: string;
+  commit: string;
+  contract?: string;
+  date: string;
+}
+interface ReleaseRecord {
+  $comment?: string;
+  releases: Release[];
+}
+const release = createRequire(__filename)('../../tools/release/release.js') as {
+  appendRelease(record: ReleaseRecord, entry: Partial<Release>): ReleaseRecord;
+  formatRecord(record: ReleaseRecord): string;
+  promoteUnreleased(changelog: string, version: string, date: string): string;
+};
+const ROOT = join(__dirname, '..', '..');
+const COMMIT = 'a'.repeat(40);
+
+/** `npm run release`'s record keeping (tools/release/release.js): appends, never edits, refuses what CI could not use. */
+describe('the release record (release/releases.json)', () => {
+  const committed = (): ReleaseRecord => JSON.parse(readFileSync(join(ROOT, 'release', 'releases.json'), 'utf8')) as ReleaseRecord;
+
+  it('appends one release, newest last, leaving every earlier entry and the record given as they were', () => {
+    const record = committed();
+    const before = JSON.stringify(record);
+    const next = release.appendRelease(record, { project: 'billing', version: '1.1.0', commit: COMMIT, contract: '1.0.0', date: '2026-12-01' });
+    expect(JSON.stringify(record)).toBe(before);
+    expect(next.releases.slice(0, -1)).toEqual(record.releases);
+    expect(next.releases.at(-1)).toEqual({ project: 'billing', version: '1.1.0', commit: COMMIT, contract: '1.0.0', date: '2026-12-01' });
+    expect(next.$comment).toBe(record.$comment);
+  });
+
+  it('writes the record in its committed layout (one line per release)', () => {
+    const text = readFileSync(join(ROOT, 'release', 'releases.json'), 'utf8');
+    expect(release.formatRecord(committed())).toBe(text);
+    const next = release.formatRecord(release.appendRelease(committed(), { project: 'sdk', version: '1.0.1', commit: COMMIT, date: '2026-12-01' }));
+    expect(next.split('\n').at(-4)).toBe(`    { "project": "sdk", "version": "1.0.1", "commit": "${COMMIT}", "date": "2026-12-01" }`);
+  });
+
+  it('refuses a version that is not newer than the project\'s last, an unknown project, a short commit, a service without its contract', () => {
+    const record = committed();
+    const ok = { project: 'gateway', version: '1.0.1', commit: COMMIT, contract: '1.0.0', date: '2026-12-01' };
+    expect(() => release.appendRelease(record, { ...ok, version: '1.0.0' })).toThrow('gateway 1.0.0 is not newer than its last release 1.0.0');
+    expect(() => release.appendRelease(record, { ...ok, version: '0.9.0' })).toThrow('not newer');
+    expect(() => release.appendRelease(record, { ...ok, project: 'payments' })).toThrow('unknown project "payments"');
+    expect(() => release.appendRelease(record, { ...ok, commit: 'abc1234' })).toThrow('is not a full commit id');
+    expect(() => release.appendRelease(record, { ...ok, contract: undefined })).toThrow('names its message contract version');
+    expect(() => release.appendRelease(record, { ...ok, version: 'v2' })).toThrow('is not a semantic version');
+    // A patch of one service leaves the others' versions alone: each project is compared with its own last release.
+    expect(release.appendRelease(record, { ...ok, project: 'webhooks', version: '1.0.1' }).releases.at(-1)?.version).toBe('1.0.1');
+  });
+
+  it("turns the CHANGELOG's Unreleased section into the release, under a new empty one", () => {
+    const changelog = '# billing\n\n## Unreleased\n\n- per-service migration entry\n\n## 1.0.0 (2026-11-28)\n\n- first release\n';
+    expect(release.promoteUnreleased(changelog, '1.1.0', '2026-12-01')).toBe(
+      '# billing\n\n## Unreleased\n\n## 1.1.0 (2026-12-01)\n\n- per-service migration entry\n\n## 1.0.0 (2026-11-28)\n\n- first release\n',
+    );
+    expect(() => release.promoteUnreleased('# billing\n', '1.1.0', '2026-12-01')).toThrow('no "## Unreleased" section');
+  });
+});
