@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOGUE, engineKinds, parseCatalogueFile } from '@gen/generation';
@@ -125,6 +125,34 @@ describe('ops checks', () => {
     const models = parseCatalogueFile(JSON.parse(readFileSync(join(ROOT, 'k8s', 'base', 'catalogue.json'), 'utf8')), engineKinds(), problems);
     expect(problems).toEqual([]);
     expect(models).toEqual(CATALOGUE);
+  });
+
+  it("check-docker holds each service's image to its own app and the libs it requires, and compose to the service's own image", () => {
+    // dist/ exists only after `npm run build`; CI builds before this suite's checks run.
+    if (run('check-docker.mjs').output.includes('run npm run build first')) return;
+    for (const folder of ['dist', 'apps', 'libs', 'tools']) symlinkSync(join(ROOT, folder), join(work, folder));
+    for (const file of ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.build.json', '.dockerignore']) symlinkSync(join(ROOT, file), join(work, file));
+    cpSync(join(ROOT, 'docker'), join(work, 'docker'), { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const before = readFileSync(join(work, file), 'utf8');
+      expect(before).toContain(from);
+      writeFileSync(join(work, file), before.replace(from, to));
+    };
+    edit('docker/billing.Dockerfile', 'COPY --from=build /app/dist/libs/persistence ./dist/libs/persistence\n', 'COPY --from=build /app/dist/apps/generation ./dist/apps/generation\n');
+    edit('docker/webhooks.Dockerfile', 'COPY --from=build /app/dist/libs/config ./dist/libs/config\n', 'COPY --from=build /app/dist/libs/config ./dist/libs/config\nCOPY --from=build /app/dist/libs/media-synth ./dist/libs/media-synth\n');
+    edit('docker/compose.yml', 'dockerfile: docker/gateway.Dockerfile', 'dockerfile: docker/cli.Dockerfile');
+    rmSync(join(work, 'docker', 'generation.Dockerfile'));
+    const result = run('check-docker.mjs', work);
+    expect(result.code).toBe(1);
+    for (const expected of [
+      'docker/billing.Dockerfile: copies apps/generation: a service\'s image carries its own app only',
+      'docker/billing.Dockerfile: does not copy dist/libs/persistence, which dist/apps/billing requires',
+      'docker/webhooks.Dockerfile: copies dist/libs/media-synth, which dist/apps/webhooks does not require',
+      'docker/generation.Dockerfile: the generation service has no image of its own',
+      'services.gateway must build its own image (build.dockerfile docker/gateway.Dockerfile, has docker/cli.Dockerfile)',
+    ]) {
+      expect(result.output).toContain(expected);
+    }
   });
 
   it('check-docker passes the repository files (after a build) and rejects a bad Dockerfile and compose file', () => {
