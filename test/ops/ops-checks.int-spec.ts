@@ -54,6 +54,9 @@ describe('ops checks', () => {
     edit('base/migrate-init/webhooks.yaml', 'image: generation-service-webhooks:1.0.0', 'image: generation-service-cli:1.0.0');
     // A service on another service's image.
     edit('base/generation.yaml', 'image: generation-service-generation:1.0.0', 'image: generation-service-gateway:1.0.0');
+    // A service image at another version than its version label (dev), a label that is not the app's version.
+    edit('overlays/dev/kustomization.yaml', '  - name: generation-service-billing\n    newTag: 1.0.0', '  - name: generation-service-billing\n    newTag: 1.1.0');
+    edit('base/webhooks.yaml', '      labels: { app.kubernetes.io/name: gen-webhooks, app.kubernetes.io/component: webhooks, app.kubernetes.io/version: "1.0.0" }', '      labels: { app.kubernetes.io/name: gen-webhooks, app.kubernetes.io/component: webhooks, app.kubernetes.io/version: "0.9.0" }');
     // Webhook ports the egress policy does not open.
     edit('base/config.env', 'WEBHOOK_ALLOWED_PORTS=443', 'WEBHOOK_ALLOWED_PORTS=443,8443');
     // A variable no service reads (misspelt).
@@ -94,6 +97,8 @@ describe('ops checks', () => {
       'Deployment gen-billing/migrate: migrates every schema: a service migrates its own only',
       "Deployment gen-webhooks: the migrate init container must run the service's own image",
       'Deployment gen-generation: must run its own image generation-service-generation',
+      "dev: Deployment gen-billing: app.kubernetes.io/version (1.0.0) must be its image's version (1.1.0)",
+      "Deployment gen-webhooks: app.kubernetes.io/version (0.9.0) must be apps/webhooks/package.json's version (1.0.0)",
       'WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports the egress policies open to the internet for webhooks (443)',
       'PersistentVolumeClaim gen-shared: no ReadWriteMany volume in production',
       'production pins the image by digest',

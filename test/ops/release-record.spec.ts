@@ -17,6 +17,8 @@ const release = createRequire(__filename)('../../tools/release/release.js') as {
   appendRelease(record: ReleaseRecord, entry: Partial<Release>): ReleaseRecord;
   formatRecord(record: ReleaseRecord): string;
   promoteUnreleased(changelog: string, version: string, date: string): string;
+  withManifestVersion(yaml: string, version: string): string;
+  withDevImageTag(kustomization: string, service: string, version: string): string;
 };
 const ROOT = join(__dirname, '..', '..');
 const COMMIT = 'a'.repeat(40);
@@ -61,5 +63,16 @@ describe('the release record (release/releases.json)', () => {
       '# billing\n\n## Unreleased\n\n## 1.1.0 (2026-12-01)\n\n- per-service migration entry\n\n## 1.0.0 (2026-11-28)\n\n- first release\n',
     );
     expect(() => release.promoteUnreleased('# billing\n', '1.1.0', '2026-12-01')).toThrow('no "## Unreleased" section');
+  });
+
+  it("moves a service's manifests with its release: the version label of k8s/base/<service>.yaml and its dev image tag only", () => {
+    const base = readFileSync(join(ROOT, 'k8s', 'base', 'billing.yaml'), 'utf8');
+    const moved = release.withManifestVersion(base, '1.1.0');
+    expect(moved).not.toContain('app.kubernetes.io/version: "1.0.0"');
+    expect(moved.match(/app\.kubernetes\.io\/version: "1\.1\.0"/g)?.length).toBe(base.match(/app\.kubernetes\.io\/version: /g)?.length);
+    const dev = readFileSync(join(ROOT, 'k8s', 'overlays', 'dev', 'kustomization.yaml'), 'utf8');
+    const tagged = release.withDevImageTag(dev, 'billing', '1.1.0');
+    expect(tagged).toContain('- name: generation-service-billing\n    newTag: 1.1.0');
+    expect(tagged).toContain('- name: generation-service-gateway\n    newTag: 1.0.0');
   });
 });

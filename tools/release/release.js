@@ -4,7 +4,9 @@
 // major or an exact version.
 // 1. `nx release version <specifier> --projects <project>` writes the new version into the project's
 //    manifest (tools/release/version-actions.js);
-// 2. the project's CHANGELOG.md: its "## Unreleased" section becomes "## <version> (<date>)" under a
+// 2. for a service, its manifests follow: the app.kubernetes.io/version label in k8s/base/<service>.yaml
+//    and its image tag in the dev overlay (tools/ops/check-k8s.mjs checks both against the version);
+//    the project's CHANGELOG.md: its "## Unreleased" section becomes "## <version> (<date>)" under a
 //    new, empty Unreleased (the history is written by hand as changes land: the commit messages are
 //    not Conventional Commits, so `nx release changelog` would only say "version bump only");
 // 3. a commit "Release <project> <version>" of those files, then the release appended to
@@ -65,6 +67,14 @@ function promoteUnreleased(changelog, version, date) {
   return changelog.replace(/^## Unreleased[ \t]*$/m, `## Unreleased\n\n## ${version} (${date})`);
 }
 
+/** k8s/base/<service>.yaml with its version label set; the dev overlay with the service's image tag set. */
+function withManifestVersion(baseYaml, version) {
+  return baseYaml.replace(/(app\.kubernetes\.io\/version: )"[^"]*"/g, `$1"${version}"`);
+}
+function withDevImageTag(kustomization, service, version) {
+  return kustomization.replace(new RegExp(`(- name: generation-service-${service}\\n\\s+newTag: )\\S+`), `$1${version}`);
+}
+
 /** The message contract version the services speak (libs/contracts). */
 function contractVersion(root) {
   const text = readFileSync(join(root, 'libs', 'contracts', 'src', 'messages', 'contract-version.ts'), 'utf8');
@@ -101,6 +111,14 @@ function main(argv) {
   const changelog = join(ROOT, PROJECTS[project], 'CHANGELOG.md');
   const changed = [join(PROJECTS[project], existsSync(join(ROOT, PROJECTS[project], 'package.json')) ? 'package.json' : 'pyproject.toml')];
   if (project === 'sdk-python') changed.push('sdk/python/generation_service/_version.py');
+  if (SERVICES.includes(project) || project === 'cli') {
+    const manifests = [[`k8s/overlays/dev/kustomization.yaml`, (t) => withDevImageTag(t, project, version)]];
+    if (SERVICES.includes(project)) manifests.push([`k8s/base/${project}.yaml`, (t) => withManifestVersion(t, version)]);
+    for (const [file, change] of manifests) {
+      writeFileSync(join(ROOT, file), change(readFileSync(join(ROOT, file), 'utf8')));
+      changed.push(file);
+    }
+  }
   if (existsSync(changelog)) {
     writeFileSync(changelog, promoteUnreleased(readFileSync(changelog, 'utf8'), version, date));
     changed.push(join(PROJECTS[project], 'CHANGELOG.md'));
@@ -114,7 +132,7 @@ function main(argv) {
   console.log(`released ${project} ${version} at ${commit}`);
 }
 
-module.exports = { appendRelease, formatRecord, promoteUnreleased, compareVersions, contractVersion, PROJECTS };
+module.exports = { appendRelease, formatRecord, promoteUnreleased, compareVersions, contractVersion, withManifestVersion, withDevImageTag, PROJECTS };
 if (require.main === module) {
   try {
     main(process.argv.slice(2));

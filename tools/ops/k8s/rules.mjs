@@ -47,13 +47,16 @@ export function ruleProblems(objects, context) {
   const service = (component) => byKind('Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === component && d.spec?.template?.spec?.containers?.some((c) => c.name === component));
   const at = (o) => `${o.kind} ${o.metadata?.name}`;
 
-  // Labels: the five recommended labels on every object and pod template (kubectl get -l, dashboards,
-  // and the instance label that keeps two installs apart).
+  // Labels: the recommended labels on every object and pod template (kubectl get -l, dashboards, and
+  // the instance label that keeps two installs apart). The version is each service's own, required on
+  // its Deployment and pods (below); objects shared by the services carry none.
+  const shared = LABELS.filter((k) => k !== 'app.kubernetes.io/version');
+  const versioned = (o) => POD_KINDS.includes(o.kind) && SERVICES.includes(o.metadata?.labels?.['app.kubernetes.io/component']);
   for (const o of objects) {
-    const missing = LABELS.filter((k) => !o.metadata?.labels?.[k]);
+    const missing = (versioned(o) ? LABELS : shared).filter((k) => !o.metadata?.labels?.[k]);
     if (missing.length) problem(at(o), `labels missing: ${missing.join(', ')}`);
     if (POD_KINDS.includes(o.kind)) {
-      const missingPod = LABELS.filter((k) => !o.spec?.template?.metadata?.labels?.[k]);
+      const missingPod = (versioned(o) ? LABELS : shared).filter((k) => !o.spec?.template?.metadata?.labels?.[k]);
       if (missingPod.length) problem(at(o), `pod template labels missing: ${missingPod.join(', ')}`);
     }
   }
@@ -153,6 +156,11 @@ export function ruleProblems(objects, context) {
     }
     // Each service its own image (its own version, rolled out and back alone: docs/operations/upgrade.md).
     if (imageName(c.image) !== `generation-service-${s}`) problem(where, `must run its own image generation-service-${s} (has ${c.image})`);
+    // The label says the release the manifests were written for: the app's version in this commit.
+    const released = context.root && existsSync(join(context.root, 'apps', s, 'package.json')) ? JSON.parse(readFileSync(join(context.root, 'apps', s, 'package.json'), 'utf8')).version : undefined;
+    if (released && labels['app.kubernetes.io/version'] !== released) problem(where, `app.kubernetes.io/version (${labels['app.kubernetes.io/version']}) must be apps/${s}/package.json's version (${released})`);
+    const tag = /:([^/:@]+)$/.exec(c.image ?? '')?.[1];
+    if (tag && /^\d+\.\d+\.\d+/.test(tag) && labels['app.kubernetes.io/version'] !== tag) problem(where, `app.kubernetes.io/version (${labels['app.kubernetes.io/version']}) must be its image's version (${tag})`);
     // The migration before the service: its first init container migrates that service's schema and
     // only it (a rollout of one service never migrates a neighbour's tables), with the service's own
     // image, so Kubernetes starts the service only on a schema as new as its code; the service itself
