@@ -20,6 +20,10 @@ const release = createRequire(__filename)('../../tools/release/release.js') as {
   withManifestVersion(yaml: string, version: string): string;
   withDevImageTag(kustomization: string, service: string, version: string): string;
 };
+const actions = createRequire(__filename)('../../tools/release/version-actions.js') as {
+  pyprojectVersion(text: string): string | null;
+  withPyprojectVersion(text: string, version: string): string;
+};
 const ROOT = join(__dirname, '..', '..');
 const COMMIT = 'a'.repeat(40);
 
@@ -74,5 +78,14 @@ describe('the release record (release/releases.json)', () => {
     const tagged = release.withDevImageTag(dev, 'billing', '1.1.0');
     expect(tagged).toContain('- name: generation-service-billing\n    newTag: 1.1.0');
     expect(tagged).toContain('- name: generation-service-gateway\n    newTag: 1.0.0');
+  });
+
+  it("nx release's version actions read and write the Python SDK's version in pyproject.toml's [project] table only", () => {
+    const pyproject = readFileSync(join(ROOT, 'sdk', 'python', 'pyproject.toml'), 'utf8');
+    expect(actions.pyprojectVersion(pyproject)).toBe(readFileSync(join(ROOT, 'sdk', 'python', 'generation_service', '_version.py'), 'utf8').match(/__version__ = "([^"]+)"/)?.[1]);
+    const bumped = actions.withPyprojectVersion(pyproject, '1.2.0');
+    expect(actions.pyprojectVersion(bumped)).toBe('1.2.0');
+    expect(bumped.replace('version = "1.2.0"', '')).toBe(pyproject.replace(/version = "[^"]+"/, ''));
+    expect(() => actions.withPyprojectVersion('[tool.other]\nversion = "1"\n', '1.2.0')).toThrow('no version under [project]');
   });
 });
