@@ -1,7 +1,6 @@
 # syntax=docker/dockerfile:1
 # The operator CLI's image (apps/cli; its version is apps/cli/package.json's): accounts, keys, credits,
-# models, the catalogue sync Kubernetes runs as generation's second init container, and `migrate`
-# (every schema, or one with --service). The CLI composes every service's module, so it carries the
+# models, and `migrate` (every schema, or one with --service); compose's migration job runs it. The CLI composes every service's module, so it carries the
 # whole compiled tree (not the benchmarks); the services' images do not carry it.
 #   docker build -f docker/cli.Dockerfile -t generation-service-cli:$(node -p "require('./apps/cli/package.json').version") .
 #   docker run --rm -e DATABASE_URL=... generation-service-cli:1.0.0 dist/apps/cli/src/main.js accounts list

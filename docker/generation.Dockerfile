@@ -5,7 +5,8 @@
 #   docker build -f docker/generation.Dockerfile -t generation-service-generation:$(node -p "require('./apps/generation/package.json').version") .
 #   (or every image at once: bash tools/ops/build-images.sh)
 # Its commands: dist/apps/generation/src/main.js (the default; HTTP_PORT 8080), dist/apps/generation/src/migrate.js (its
-# own schema's migrations, the Kubernetes init container). docs/operations/upgrade.md, "Versions".
+# own schema's migrations, the Kubernetes init container), dist/apps/generation/src/sync-catalogue.js
+# (the catalogue sync, its second init container). docs/operations/upgrade.md, "Versions".
 # Node 22, the LTS line. A production build pins the base by digest:
 #   --build-arg NODE_IMAGE=node:22.20-bookworm-slim@sha256:<digest> (docs/operations/kubernetes.md).
 ARG NODE_IMAGE=node:22.20-bookworm-slim

@@ -119,10 +119,10 @@ describe('ops checks', () => {
     const dir = join(work, 'k8s');
     cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
     const file = join(dir, 'base/catalogue-sync-init.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"models", "sync"', '"models", "list"'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('sync-catalogue.js"', 'main.js"'));
     const result = run('check-k8s.mjs', dir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain('the second init container must apply the catalogue (CLI `models sync --file`), after `migrate`');
+    expect(result.output).toContain('the second init container must apply the catalogue (sync-catalogue.js or the CLI `models sync --file`), after `migrate`');
   }, 180_000);
 
   it('the catalogue the generation pods sync is valid and is the seed catalogue', () => {

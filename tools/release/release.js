@@ -111,9 +111,11 @@ function main(argv) {
   const changelog = join(ROOT, PROJECTS[project], 'CHANGELOG.md');
   const changed = [join(PROJECTS[project], existsSync(join(ROOT, PROJECTS[project], 'package.json')) ? 'package.json' : 'pyproject.toml')];
   if (project === 'sdk-python') changed.push('sdk/python/generation_service/_version.py');
-  if (SERVICES.includes(project) || project === 'cli') {
-    const manifests = [[`k8s/overlays/dev/kustomization.yaml`, (t) => withDevImageTag(t, project, version)]];
-    if (SERVICES.includes(project)) manifests.push([`k8s/base/${project}.yaml`, (t) => withManifestVersion(t, version)]);
+  if (SERVICES.includes(project)) {
+    const manifests = [
+      [`k8s/overlays/dev/kustomization.yaml`, (t) => withDevImageTag(t, project, version)],
+      [`k8s/base/${project}.yaml`, (t) => withManifestVersion(t, version)],
+    ];
     for (const [file, change] of manifests) {
       writeFileSync(join(ROOT, file), change(readFileSync(join(ROOT, file), 'utf8')));
       changed.push(file);

@@ -5,9 +5,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
-/** The service images and their entry points (the process and its migration job). */
+/** The service images and their entry points (the process, its migration job, generation's catalogue sync). */
 export const SERVICE_IMAGES = ['gateway', 'billing', 'generation', 'webhooks'];
-const ENTRIES = ['main.js', 'migrate.js'];
+const ENTRIES = ['main.js', 'migrate.js', 'sync-catalogue.js'];
 
 /** Folders of dist/ ('apps/gateway', 'libs/config', ...) that an app's entry points require, sorted; null before a build. */
 export function requiredFolders(root, app) {

@@ -180,7 +180,8 @@ export function ruleProblems(objects, context) {
       const sync = pod.initContainers?.[1];
       const mount = sync?.volumeMounts?.find((m) => sync && commandOf(sync).includes(m.mountPath));
       const volume = pod.volumes?.find((v) => v.name === mount?.name);
-      if (!sync || !/models sync --file/.test(commandOf(sync))) problem(where, 'the second init container must apply the catalogue (CLI `models sync --file`), after `migrate`');
+      if (!sync || !/(models sync|\/sync-catalogue\.js) --file/.test(commandOf(sync))) problem(where, 'the second init container must apply the catalogue (sync-catalogue.js or the CLI `models sync --file`), after `migrate`');
+      else if (sync.image !== c.image) problem(where, "the catalogue sync must run generation's own image (the catalogue is written by the version that runs on it)");
       else if (!volume?.configMap || !named('ConfigMap', volume.configMap.name)) problem(where, 'the catalogue sync must read its file from a ConfigMap of this install');
     }
   }
