@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Part of the build (`npm run build`, the CLI launcher's compile): tsc emits JavaScript only, so the
 // SQL files shipped beside the code that runs them (`apps/<service>/src/<feature>/*.sql`, read at
-// run time with `readSqlFile`) are copied to the same place under dist/.
+// run time with `readSqlFile`) are copied to the same place under dist/; so is each app's package.json
+// (apps/<app>/package.json: its version, which the running service reports in /healthz).
 'use strict';
 const { copyFileSync, existsSync, mkdirSync, readdirSync } = require('node:fs');
 const { dirname, join, relative } = require('node:path');
@@ -19,9 +20,19 @@ function sqlFiles(folder) {
   });
 }
 
-/** Copies every SQL file of the tree at `root` into `root/dist`; returns how many. */
+/** Each app's own package.json (its version source), apps/<app>/package.json. */
+function appPackageFiles(root) {
+  const apps = join(root, 'apps');
+  if (!existsSync(apps)) return [];
+  return readdirSync(apps)
+    .filter((app) => !SKIPPED.has(app))
+    .map((app) => join(apps, app, 'package.json'))
+    .filter((file) => existsSync(file));
+}
+
+/** Copies every SQL file and app package.json of the tree at `root` into `root/dist`; returns how many. */
 function copySql(root) {
-  const files = SOURCE_FOLDERS.flatMap((folder) => sqlFiles(join(root, folder)));
+  const files = [...SOURCE_FOLDERS.flatMap((folder) => sqlFiles(join(root, folder))), ...appPackageFiles(root)];
   for (const file of files) {
     const target = join(root, 'dist', relative(root, file));
     mkdirSync(dirname(target), { recursive: true });

@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MESSAGE_CONTRACT_VERSION } from '@gen/contracts';
 import { http } from '@gen/testing';
 import { APP_NAMES, DistributedHarness, startDistributed } from '../support/distributed-harness';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const appVersion = (app: string) => (JSON.parse(readFileSync(join(__dirname, '..', '..', 'apps', app, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** Health, readiness, metrics and logs of the four processes, as Kubernetes and Prometheus see them. */
 describe('distributed: health, metrics and logs of every service', () => {
@@ -20,6 +24,8 @@ describe('distributed: health, metrics and logs of every service', () => {
     for (const app of APP_NAMES) {
       const live = await http(h.httpUrl(app), 'GET', '/healthz');
       expect({ app, status: live.status }).toEqual({ app, status: 200 });
+      // The built service reads its version from dist/apps/<app>/package.json (copied by the build).
+      expect(live.body).toMatchObject({ status: 'ok', service: app, version: appVersion(app), contract: MESSAGE_CONTRACT_VERSION });
       const ready = await readiness(app);
       expect({ app, status: ready.status }).toEqual({ app, status: 200 });
       expect(ready.body.details).toMatchObject({

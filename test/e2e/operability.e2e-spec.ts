@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { DatabaseChannels } from '@gen/contracts';
+import { DatabaseChannels, MESSAGE_CONTRACT_VERSION } from '@gen/contracts';
 import { DrainState } from '@gen/observability';
 import { http } from '@gen/testing';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -57,6 +57,17 @@ describe('standalone: operability', () => {
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ status: 'ok', info: { process: { status: 'up' } } });
       expect(res.headers.get('cache-control')).toBe('no-store');
+    });
+
+    it("/healthz and gen_build_info say which release runs: one process, each service's version and the contract", async () => {
+      const version = (app: string) => (JSON.parse(readFileSync(join(__dirname, '..', '..', 'apps', app, 'package.json'), 'utf8')) as { version: string }).version;
+      const services = Object.fromEntries(['gateway', 'billing', 'generation', 'webhooks'].map((s) => [s, version(s)]));
+      const res = await http(h.url, 'GET', '/healthz');
+      expect(res.body).toMatchObject({ status: 'ok', service: 'standalone', contract: MESSAGE_CONTRACT_VERSION, services });
+      const text = await (await fetch(`${h.url}/metrics`)).text();
+      for (const [service, v] of Object.entries(services)) {
+        expect(samples(text)).toContainEqual(expect.objectContaining({ name: 'gen_build_info', labels: { service, version: v, contract: MESSAGE_CONTRACT_VERSION }, value: 1 }));
+      }
     });
 
     it('/readyz checks each schema\'s database and each service behind the transport', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CATALOGUE, engineKinds, parseCatalogueFile } from '@gen/generation';
@@ -47,8 +47,16 @@ describe('ops checks', () => {
     edit('base/generation.yaml', 'revisionHistoryLimit: 5', 'replicas: 2\n  revisionHistoryLimit: 5');
     // A label missing from an object.
     edit('base/service-account.yaml', ', app.kubernetes.io/component: workload-identity', '');
-    // The migration no longer first: the patch that adds the migrate init container dropped.
-    edit('base/kustomization.yaml', /  - path: migrate-init.yaml\n    target: [^\n]+\n/, '');
+    // The migration no longer first: the gateway's migrate init container patch dropped; billing's
+    // migrates every schema (the CLI's plain `migrate`), webhooks' runs another image.
+    edit('base/kustomization.yaml', '  - path: migrate-init/gateway.yaml\n', '');
+    edit('base/migrate-init/billing.yaml', 'args: ["dist/apps/billing/src/migrate.js"]', 'args: ["dist/apps/cli/src/main.js", "migrate"]');
+    edit('base/migrate-init/webhooks.yaml', 'image: generation-service-webhooks:1.0.0', 'image: generation-service-cli:1.0.0');
+    // A service on another service's image.
+    edit('base/generation.yaml', 'image: generation-service-generation:1.0.0', 'image: generation-service-gateway:1.0.0');
+    // A service image at another version than its version label (dev), a label that is not the app's version.
+    edit('overlays/dev/kustomization.yaml', '  - name: generation-service-billing\n    newTag: 1.0.0', '  - name: generation-service-billing\n    newTag: 1.1.0');
+    edit('base/webhooks.yaml', '      labels: { app.kubernetes.io/name: gen-webhooks, app.kubernetes.io/component: webhooks, app.kubernetes.io/version: "1.0.0" }', '      labels: { app.kubernetes.io/name: gen-webhooks, app.kubernetes.io/component: webhooks, app.kubernetes.io/version: "0.9.0" }');
     // Webhook ports the egress policy does not open.
     edit('base/config.env', 'WEBHOOK_ALLOWED_PORTS=443', 'WEBHOOK_ALLOWED_PORTS=443,8443');
     // A variable no service reads (misspelt).
@@ -59,7 +67,7 @@ describe('ops checks', () => {
       'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: shared\n  labels: { app.kubernetes.io/name: generation-service, app.kubernetes.io/component: outputs }\nspec:\n  accessModes: ["ReadWriteMany"]\n  resources:\n    requests: { storage: 1Gi }\n',
     );
     edit('overlays/production/kustomization.yaml', '  - egress-object-storage.yaml\n', '  - egress-object-storage.yaml\n  - shared.yaml\n');
-    edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 0.1.0');
+    edit('overlays/production/kustomization.yaml', /digest: sha256:0+/, 'newTag: 1.0.0');
     // A secret written into the production kustomization.
     edit('overlays/production/kustomization.yaml', 'envs: [provider-credentials.env]', 'literals: [REPLICATE_API_TOKEN=r8_committed]');
     // Two installs named alike: dev takes production's prefix and instance.
@@ -84,7 +92,13 @@ describe('ops checks', () => {
       'Deployment gen-billing: no replicas field on a Deployment its HorizontalPodAutoscaler scales',
       'Deployment gen-generation: no replicas field on a Deployment its ScaledObject scales',
       'ServiceAccount gen-workload: labels missing: app.kubernetes.io/component',
-      'Deployment gen-gateway: the first init container must run the CLI `migrate`',
+      'Deployment gen-gateway: the first init container must migrate the gateway schema only (dist/apps/gateway/src/migrate.js',
+      'Deployment gen-billing: the first init container must migrate the billing schema only',
+      'Deployment gen-billing/migrate: migrates every schema: a service migrates its own only',
+      "Deployment gen-webhooks: the migrate init container must run the service's own image",
+      'Deployment gen-generation: must run its own image generation-service-generation',
+      "dev: Deployment gen-billing: app.kubernetes.io/version (1.0.0) must be its image's version (1.1.0)",
+      "Deployment gen-webhooks: app.kubernetes.io/version (0.9.0) must be apps/webhooks/package.json's version (1.0.0)",
       'WEBHOOK_ALLOWED_PORTS (443,8443) must equal the ports the egress policies open to the internet for webhooks (443)',
       'PersistentVolumeClaim gen-shared: no ReadWriteMany volume in production',
       'production pins the image by digest',
@@ -105,10 +119,10 @@ describe('ops checks', () => {
     const dir = join(work, 'k8s');
     cpSync(join(ROOT, 'k8s'), dir, { recursive: true });
     const file = join(dir, 'base/catalogue-sync-init.yaml');
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"models", "sync"', '"models", "list"'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('sync-catalogue.js"', 'main.js"'));
     const result = run('check-k8s.mjs', dir);
     expect(result.code).toBe(1);
-    expect(result.output).toContain('the second init container must apply the catalogue (CLI `models sync --file`), after `migrate`');
+    expect(result.output).toContain('the second init container must apply the catalogue (sync-catalogue.js or the CLI `models sync --file`), after `migrate`');
   }, 180_000);
 
   it('the catalogue the generation pods sync is valid and is the seed catalogue', () => {
@@ -116,6 +130,34 @@ describe('ops checks', () => {
     const models = parseCatalogueFile(JSON.parse(readFileSync(join(ROOT, 'k8s', 'base', 'catalogue.json'), 'utf8')), engineKinds(), problems);
     expect(problems).toEqual([]);
     expect(models).toEqual(CATALOGUE);
+  });
+
+  it("check-docker holds each service's image to its own app and the libs it requires, and compose to the service's own image", () => {
+    // dist/ exists only after `npm run build`; CI builds before this suite's checks run.
+    if (run('check-docker.mjs').output.includes('run npm run build first')) return;
+    for (const folder of ['dist', 'apps', 'libs', 'tools']) symlinkSync(join(ROOT, folder), join(work, folder));
+    for (const file of ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.build.json', '.dockerignore']) symlinkSync(join(ROOT, file), join(work, file));
+    cpSync(join(ROOT, 'docker'), join(work, 'docker'), { recursive: true });
+    const edit = (file: string, from: string, to: string) => {
+      const before = readFileSync(join(work, file), 'utf8');
+      expect(before).toContain(from);
+      writeFileSync(join(work, file), before.replace(from, to));
+    };
+    edit('docker/billing.Dockerfile', 'COPY --from=build /app/dist/libs/persistence ./dist/libs/persistence\n', 'COPY --from=build /app/dist/apps/generation ./dist/apps/generation\n');
+    edit('docker/webhooks.Dockerfile', 'COPY --from=build /app/dist/libs/config ./dist/libs/config\n', 'COPY --from=build /app/dist/libs/config ./dist/libs/config\nCOPY --from=build /app/dist/libs/media-synth ./dist/libs/media-synth\n');
+    edit('docker/compose.yml', 'dockerfile: docker/gateway.Dockerfile', 'dockerfile: docker/cli.Dockerfile');
+    rmSync(join(work, 'docker', 'generation.Dockerfile'));
+    const result = run('check-docker.mjs', work);
+    expect(result.code).toBe(1);
+    for (const expected of [
+      'docker/billing.Dockerfile: copies apps/generation: a service\'s image carries its own app only',
+      'docker/billing.Dockerfile: does not copy dist/libs/persistence, which dist/apps/billing requires',
+      'docker/webhooks.Dockerfile: copies dist/libs/media-synth, which dist/apps/webhooks does not require',
+      'docker/generation.Dockerfile: the generation service has no image of its own',
+      'services.gateway must build its own image (build.dockerfile docker/gateway.Dockerfile, has docker/cli.Dockerfile)',
+    ]) {
+      expect(result.output).toContain(expected);
+    }
   });
 
   it('check-docker passes the repository files (after a build) and rejects a bad Dockerfile and compose file', () => {

@@ -5,14 +5,18 @@
 // - every COPY source exists: build-context paths in the repository, `--from=<stage>` paths as
 //   that stage produces them (its WORKDIR mapped onto the repository, after `npm run build`);
 // - a node base image is an LTS line before its end of life, within package.json's engines;
+// - one image per service (docker/<service>.Dockerfile) and one for the operator CLI: a service's image
+//   copies from dist/ exactly its app and the libs its compiled code requires (docker/app-files.mjs),
+//   never another app;
 // - docker/compose.yml is validated against the Compose Specification JSON schema, and every
-//   service's build context, Dockerfile and command script exists.
+//   service's build context, Dockerfile and command script exists; each service builds its own image.
 // Usage: node tools/ops/check-docker.mjs [repository root]   (exit 1 with one line per problem)
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { parse as parseYaml } from 'yaml';
+import { requiredFolders, SERVICE_IMAGES } from './docker/app-files.mjs';
 
 const require = createRequire(import.meta.url);
 const { validate: validateDockerfile } = require('dockerfile-utils');
@@ -194,15 +198,45 @@ function checkCompose(file) {
   for (const app of ['gateway', 'billing', 'generation', 'webhooks', 'migrate', 'postgres', 'nats']) {
     if (!services[app]) problem(file, `no "${app}" service`);
   }
+  for (const app of SERVICE_IMAGES) {
+    const dockerfile = services[app]?.build?.dockerfile;
+    if (services[app] && dockerfile !== `docker/${app}.Dockerfile`) problem(file, `services.${app} must build its own image (build.dockerfile docker/${app}.Dockerfile, has ${dockerfile ?? 'none'})`);
+  }
   if (services.nats && !JSON.stringify(services.nats.command ?? '').includes('-js')) problem(file, 'nats must run with JetStream (-js)');
   const published = Object.entries(services).filter(([, s]) => (s.ports ?? []).length > 0).map(([n]) => n);
   if (published.join() !== 'gateway') problem(file, `only the gateway may publish ports (found: ${published.join(', ')})`);
+}
+
+/** A service's image carries its app and the libs it requires, and nothing of another app. */
+function checkServiceImage(file, app) {
+  const copied = instructions(readFileSync(file, 'utf8'))
+    .filter((i) => i.keyword === 'COPY')
+    .map((i) => copyParts(i.args))
+    .filter(({ flags }) => flags.from)
+    .flatMap(({ sources }) => sources)
+    .map((source) => /^\/app\/dist\/((?:apps|libs)\/[^/]+)\/?$/.exec(source)?.[1])
+    .filter(Boolean);
+  // The gateway serves the built dashboard (DASHBOARD_DIR, dist/apps/dashboard).
+  const extra = app === 'gateway' ? ['apps/dashboard'] : [];
+  for (const folder of copied.filter((f) => f.startsWith('apps/') && f !== `apps/${app}` && !extra.includes(f))) problem(file, `copies ${folder}: a service's image carries its own app only`);
+  const needed = requiredFolders(root, app);
+  if (!needed) return problem(file, `dist/apps/${app}/src/main.js does not exist (run npm run build first)`);
+  for (const folder of needed) if (!copied.includes(folder)) problem(file, `does not copy dist/${folder}, which dist/apps/${app} requires`);
+  for (const folder of copied.filter((f) => f.startsWith('libs/'))) if (!needed.includes(folder)) problem(file, `copies dist/${folder}, which dist/apps/${app} does not require`);
 }
 
 const dockerDir = join(root, 'docker');
 const dockerfiles = readdirSync(dockerDir).filter((f) => /(^|\.)Dockerfile$|^Dockerfile\./.test(f));
 if (dockerfiles.length === 0) problem(dockerDir, 'no Dockerfile');
 for (const f of dockerfiles) checkDockerfile(join(dockerDir, f));
+if (existsSync(join(root, 'apps'))) {
+  for (const app of SERVICE_IMAGES) {
+    const file = join(dockerDir, `${app}.Dockerfile`);
+    if (existsSync(file)) checkServiceImage(file, app);
+    else problem(file, `the ${app} service has no image of its own`);
+  }
+  if (!existsSync(join(dockerDir, 'cli.Dockerfile'))) problem(join(dockerDir, 'cli.Dockerfile'), 'the operator CLI has no image of its own');
+}
 if (!existsSync(join(root, '.dockerignore'))) problem(root, '.dockerignore is missing (the context would include node_modules)');
 checkCompose(join(dockerDir, 'compose.yml'));
 

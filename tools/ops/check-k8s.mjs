@@ -7,8 +7,8 @@
 //    against the API's types (no unknown or misspelt field), and the operators' kinds (ServiceMonitor,
 //    PrometheusRule, ScaledObject, ExternalSecret) against their required shape (k8s/schemas.mjs);
 // 3. checks the project's rules on each render (k8s/rules.mjs): the five app.kubernetes.io labels on
-//    every object and pod template, no `replicas` under an HPA or ScaledObject, the migration as the
-//    first init container of every service, the catalogue synced from its ConfigMap, the egress
+//    every object and pod template, no `replicas` under an HPA or ScaledObject, each service on its
+//    own image and, as its first init container, the migration of its own schema only, the catalogue synced from its ConfigMap, the egress
 //    policy's ports equal WEBHOOK_ALLOWED_PORTS, no ReadWriteMany volume and a digest-pinned image in
 //    production, every variable given to a service declared by the services, probes, limits,
 //    non-root read-only containers, only the gateway public;

@@ -6,3 +6,4 @@ export { readBillingSettings, type BillingSettings } from './billing.settings';
 export { DEFAULT_BILLING_BATCH_SETTINGS, type BillingBatchSettings } from './holds/billing-batch.settings';
 export { KeyCapsService, MAX_KEY_CAP } from './caps/key-caps.service';
 export { LowBalanceService } from './low-balance/low-balance.service';
+export { billingRelease } from './billing.release';

@@ -7,10 +7,12 @@ import { openAuthDatabase } from './gateway.database';
 import { GatewayModule } from './gateway.module';
 import { readGatewaySettings } from './gateway.settings';
 import { configureHttpApp, createFastifyAdapter } from './http/http-app';
+import { gatewayRelease } from './gateway.release';
 
 /** Distributed mode: the public HTTP API (and the key questions other services ask over NATS). */
 runNatsService({
   service: 'gateway',
+  release: gatewayRelease(),
   readSettings: (env, ops) => readGatewaySettings(env, ops),
   openDatabase: openAuthDatabase,
   module: (dataSource, { settings, dashboard, secretKeys }) => GatewayModule.register({ dataSource, settings, dashboard, secretKeys }),

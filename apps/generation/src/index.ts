@@ -16,3 +16,4 @@ export { CatalogueAdminModule } from './catalogue/catalogue-admin.module';
 export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/job-janitor.service';
 export { ParkedJobs } from './jobs/parked-jobs.service';
+export { generationRelease } from './generation.release';

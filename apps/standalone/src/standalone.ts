@@ -2,10 +2,10 @@ import type { LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { join } from 'node:path';
-import { openBillingDatabase } from '@gen/billing';
+import { billingRelease, openBillingDatabase } from '@gen/billing';
 import { HealthSubjects } from '@gen/contracts';
-import { configureHttpApp, createFastifyAdapter, openAuthDatabase, ProvisioningService } from '@gen/gateway';
-import { Engine, ModelDefinitionInput, openGenerationDatabase } from '@gen/generation';
+import { configureHttpApp, createFastifyAdapter, gatewayRelease, openAuthDatabase, ProvisioningService } from '@gen/gateway';
+import { Engine, generationRelease, ModelDefinitionInput, openGenerationDatabase } from '@gen/generation';
 import {
   configureObservedHttp,
   drainAndClose,
@@ -15,7 +15,7 @@ import {
 } from '@gen/observability';
 import { ensureDatabase, EmbeddedPostgresHandle, startEmbeddedPostgres } from '@gen/persistence';
 import { InProcessBus, InProcessServer, RpcClient } from '@gen/transport';
-import { openWebhooksDatabase } from '@gen/webhooks';
+import { openWebhooksDatabase, webhooksRelease } from '@gen/webhooks';
 import type { DestinationStream } from 'pino';
 import type { DataSource } from 'typeorm';
 import { StandaloneConfig } from './standalone.config';
@@ -68,6 +68,8 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       service: 'standalone',
       logging: { level: overrides.logger === false ? 'silent' : config.ops.logLevel, destination: overrides.logDestination },
       answersPingFor: ['gateway', 'billing', 'generation', 'webhooks'],
+      // One process, four services: /healthz and gen_build_info name each one's version.
+      builds: [gatewayRelease(), billingRelease(), generationRelease(), webhooksRelease()],
       readiness: {
         inject: [RpcClient],
         useFactory: (rpc: RpcClient) => [

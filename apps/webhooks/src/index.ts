@@ -6,3 +6,4 @@ export { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
 export { DeliveriesAdminModule } from './admin/deliveries-admin.module';
 export { DeliveriesAdminService } from './admin/deliveries-admin.service';
 export { serialiseWebhookBody, webhookBody } from './deliveries/webhook-body';
+export { webhooksRelease } from './webhooks.release';

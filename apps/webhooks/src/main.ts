@@ -3,10 +3,12 @@ import { runNatsService } from '@gen/observability';
 import { openWebhooksDatabase } from './webhooks.database';
 import { WebhooksModule } from './webhooks.module';
 import { readWebhooksSettings } from './webhooks.settings';
+import { webhooksRelease } from './webhooks.release';
 
 /** Distributed mode: the webhooks service (deliveries and their attempts); health and metrics on HTTP_PORT. */
 runNatsService({
   service: 'webhooks',
+  release: webhooksRelease(),
   readSettings: (env) => readWebhooksSettings(env),
   openDatabase: openWebhooksDatabase,
   // Deliveries in flight finish (the dispatcher's shutdown hooks bound them); unacknowledged events are redelivered.

@@ -14,3 +14,4 @@ export * from './http/observed-http';
 export * from './http/request-log';
 export * from './http/service-http-app';
 export * from './lifecycle/nats-service';
+export * from './build/build-info';

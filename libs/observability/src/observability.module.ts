@@ -2,7 +2,8 @@ import { DynamicModule, Global, InjectionToken, Module, Provider } from '@nestjs
 import { TerminusModule } from '@nestjs/terminus';
 import type { ServiceName } from '@gen/contracts';
 import { MessageRefusals } from '@gen/transport';
-import { HealthController, READINESS_CHECKS } from './health/health.controller';
+import { BuildInfo, buildFields, registerBuildInfo } from './build/build-info';
+import { BUILD_FIELDS, HealthController, READINESS_CHECKS } from './health/health.controller';
 import { healthPingController } from './health/health-ping.controller';
 import type { ReadinessCheck } from './health/readiness-check';
 import { DrainState } from './lifecycle/drain-state';
@@ -25,6 +26,8 @@ export interface ObservabilityOptions {
   defaultMetrics?: boolean;
   /** Services whose health ping (HealthSubjects) this process answers over its message transport. */
   answersPingFor?: readonly ServiceName[];
+  /** The release of each service this process runs: in /healthz's body and the gen_build_info gauge. */
+  builds?: readonly BuildInfo[];
 }
 
 const TRANSPORT_REFUSALS_REGISTERED = Symbol('transport refusals registered');
@@ -52,7 +55,15 @@ export class ObservabilityModule {
       providers: [
         { provide: ServiceLogs, useFactory: () => new ServiceLogs({ service: options.service, ...options.logging }) },
         { provide: NestPinoLogger, inject: [ServiceLogs], useFactory: (logs: ServiceLogs) => new NestPinoLogger(logs.app) },
-        { provide: MetricsRegistry, useFactory: () => new MetricsRegistry(options.service, { defaultMetrics: options.defaultMetrics }) },
+        {
+          provide: MetricsRegistry,
+          useFactory: () => {
+            const metrics = new MetricsRegistry(options.service, { defaultMetrics: options.defaultMetrics });
+            registerBuildInfo(metrics.registry, options.builds ?? []);
+            return metrics;
+          },
+        },
+        { provide: BUILD_FIELDS, useValue: buildFields(options.service, options.builds ?? []) },
         { provide: HttpMetrics, inject: [MetricsRegistry], useFactory: (registry: MetricsRegistry) => new HttpMetrics(registry) },
         {
           // The transport's count of malformed messages (TransportModule provides it; absent without a transport).

@@ -10,3 +10,4 @@ export * from './pg-notifications';
 export * from './outbox';
 export * from './sql-file';
 export * from './entity-rows';
+export * from './migration-entry';

@@ -9,7 +9,7 @@ from ._http import parse_retry_after, retry_delay_s
 from ._types import AccountLowBalanceEvent, Credits, Generation, GenerationOutput, GenerationPage, LedgerEntry, Model, PlanLimits, StreamEvent, Upload, WebhookEvent
 from ._webhooks import VerifiedWebhook, verify_webhook
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "AccountLowBalanceEvent",

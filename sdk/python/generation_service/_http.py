@@ -13,10 +13,11 @@ import urllib.request
 from typing import Any, Dict, Mapping, Optional, Tuple, Union
 
 from ._errors import GenerationApiError
+from ._version import __version__
 
 #: The longest the SDK waits before a retry, whatever Retry-After says.
 MAX_RETRY_DELAY_S = 60.0
-USER_AGENT = "generation-service-python/0.1.0"
+USER_AGENT = f"generation-service-python/{__version__}"
 
 Query = Mapping[str, Union[str, int, None]]
 

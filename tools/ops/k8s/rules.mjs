@@ -35,6 +35,8 @@ export function declaredSettings(root) {
 
 const containersOf = (pod) => [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])];
 const commandOf = (c) => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
+/** An image reference's repository's last path segment: registry.example.com/generation-service-gateway@sha256:... -> generation-service-gateway. */
+const imageName = (image = '') => image.replace(/@sha256:[0-9a-f]+$/, '').replace(/:[^/:]+$/, '').split('/').pop();
 
 /** Problems of one render; `context` is { root, overlay, kustomization, production }. */
 export function ruleProblems(objects, context) {
@@ -45,13 +47,16 @@ export function ruleProblems(objects, context) {
   const service = (component) => byKind('Deployment').find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === component && d.spec?.template?.spec?.containers?.some((c) => c.name === component));
   const at = (o) => `${o.kind} ${o.metadata?.name}`;
 
-  // Labels: the five recommended labels on every object and pod template (kubectl get -l, dashboards,
-  // and the instance label that keeps two installs apart).
+  // Labels: the recommended labels on every object and pod template (kubectl get -l, dashboards, and
+  // the instance label that keeps two installs apart). The version is each service's own, required on
+  // its Deployment and pods (below); objects shared by the services carry none.
+  const shared = LABELS.filter((k) => k !== 'app.kubernetes.io/version');
+  const versioned = (o) => POD_KINDS.includes(o.kind) && SERVICES.includes(o.metadata?.labels?.['app.kubernetes.io/component']);
   for (const o of objects) {
-    const missing = LABELS.filter((k) => !o.metadata?.labels?.[k]);
+    const missing = (versioned(o) ? LABELS : shared).filter((k) => !o.metadata?.labels?.[k]);
     if (missing.length) problem(at(o), `labels missing: ${missing.join(', ')}`);
     if (POD_KINDS.includes(o.kind)) {
-      const missingPod = LABELS.filter((k) => !o.spec?.template?.metadata?.labels?.[k]);
+      const missingPod = (versioned(o) ? LABELS : shared).filter((k) => !o.spec?.template?.metadata?.labels?.[k]);
       if (missingPod.length) problem(at(o), `pod template labels missing: ${missingPod.join(', ')}`);
     }
   }
@@ -149,17 +154,34 @@ export function ruleProblems(objects, context) {
         if (!context.settings.has(name)) problem(name in config(d) ? `ConfigMap ${ref}` : where, `${name} is not a setting the services declare (README, configuration table)`);
       }
     }
-    // The migration before the service: its first init container runs `migrate`, so Kubernetes starts
-    // the service only on a migrated schema; the service itself only verifies (no DDL rights).
+    // Each service its own image (its own version, rolled out and back alone: docs/operations/upgrade.md).
+    if (imageName(c.image) !== `generation-service-${s}`) problem(where, `must run its own image generation-service-${s} (has ${c.image})`);
+    // The label says the release the manifests were written for: the app's version in this commit.
+    const released = context.root && existsSync(join(context.root, 'apps', s, 'package.json')) ? JSON.parse(readFileSync(join(context.root, 'apps', s, 'package.json'), 'utf8')).version : undefined;
+    if (released && labels['app.kubernetes.io/version'] !== released) problem(where, `app.kubernetes.io/version (${labels['app.kubernetes.io/version']}) must be apps/${s}/package.json's version (${released})`);
+    const tag = /:([^/:@]+)$/.exec(c.image ?? '')?.[1];
+    if (tag && /^\d+\.\d+\.\d+/.test(tag) && labels['app.kubernetes.io/version'] !== tag) problem(where, `app.kubernetes.io/version (${labels['app.kubernetes.io/version']}) must be its image's version (${tag})`);
+    // The migration before the service: its first init container migrates that service's schema and
+    // only it (a rollout of one service never migrates a neighbour's tables), with the service's own
+    // image, so Kubernetes starts the service only on a schema as new as its code; the service itself
+    // only verifies (no DDL rights).
     const first = pod.initContainers?.[0];
-    if (!first || !/\bmigrate\b/.test(commandOf(first))) problem(where, 'the first init container must run the CLI `migrate` (the migration before the service starts)');
-    else if (first.image !== c.image) problem(where, 'the migrate init container must run the same image as the service');
+    const migrates = first && commandOf(first);
+    if (!migrates || !(migrates.includes(`dist/apps/${s}/src/migrate.js`) || new RegExp(`\\bmigrate --service ${s}\\b`).test(migrates))) {
+      problem(where, `the first init container must migrate the ${s} schema only (dist/apps/${s}/src/migrate.js, or the CLI's \`migrate --service ${s}\`)`);
+    } else if (first.image !== c.image) problem(where, "the migrate init container must run the service's own image");
+    for (const other of pod.initContainers ?? []) {
+      const others = SERVICES.filter((x) => x !== s && (commandOf(other).includes(`dist/apps/${x}/`) || new RegExp(`migrate --service ${x}\\b`).test(commandOf(other))));
+      if (/\bmigrate\b/.test(commandOf(other)) && !/--service|\/migrate\.js/.test(commandOf(other))) problem(`${where}/${other.name}`, 'migrates every schema: a service migrates its own only');
+      if (others.length) problem(`${where}/${other.name}`, `migrates ${others.join(', ')}: a service migrates its own schema only`);
+    }
     if (config(d).MIGRATIONS !== 'verify') problem(where, 'MIGRATIONS must be verify in its ConfigMap (the init container migrates; the service role has no DDL rights)');
     if (s === 'generation') {
       const sync = pod.initContainers?.[1];
       const mount = sync?.volumeMounts?.find((m) => sync && commandOf(sync).includes(m.mountPath));
       const volume = pod.volumes?.find((v) => v.name === mount?.name);
-      if (!sync || !/models sync --file/.test(commandOf(sync))) problem(where, 'the second init container must apply the catalogue (CLI `models sync --file`), after `migrate`');
+      if (!sync || !/(models sync|\/sync-catalogue\.js) --file/.test(commandOf(sync))) problem(where, 'the second init container must apply the catalogue (sync-catalogue.js or the CLI `models sync --file`), after `migrate`');
+      else if (sync.image !== c.image) problem(where, "the catalogue sync must run generation's own image (the catalogue is written by the version that runs on it)");
       else if (!volume?.configMap || !named('ConfigMap', volume.configMap.name)) problem(where, 'the catalogue sync must read its file from a ConfigMap of this install');
     }
   }

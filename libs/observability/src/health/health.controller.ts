@@ -6,13 +6,16 @@ import { DrainState } from '../lifecycle/drain-state';
 import { ReadinessCheck } from './readiness-check';
 
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
+/** The release fields /healthz adds to terminus's report (build-info.ts, buildFields). */
+export const BUILD_FIELDS = Symbol('BUILD_FIELDS');
 
 /**
  * /healthz: the process is alive and its event loop turns (liveness: restart me if not).
  * /readyz: every dependency answers and the process is not shutting down (readiness: route
  * traffic to me). Both through @nestjs/terminus: 200 `{status:"ok"}` or 503 with terminus's report
  * (`status`, `info`, `error`, `details` per check), never the API's error envelope: probes and
- * operators read these.
+ * operators read these. /healthz also says which release runs: `service`, `version` and `contract`
+ * (standalone: `services`, each one's version), beside terminus's fields, never instead of them.
  */
 @ApiExcludeController()
 @Controller()
@@ -24,14 +27,16 @@ export class HealthController {
     private readonly indicators: HealthIndicatorService,
     private readonly drain: DrainState,
     @Inject(READINESS_CHECKS) private readonly checks: ReadinessCheck[],
+    @Inject(BUILD_FIELDS) private readonly build: Record<string, unknown>,
   ) {}
 
   @Get('healthz')
   @Header('Cache-Control', 'no-store')
-  live(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult> {
-    return this.report(reply, [
+  async live(@Res({ passthrough: true }) reply: FastifyReply): Promise<HealthCheckResult & Record<string, unknown>> {
+    const report = await this.report(reply, [
       async () => this.indicators.check('process').up({ uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000) }),
     ]);
+    return { ...report, ...this.build };
   }
 
   @Get('readyz')

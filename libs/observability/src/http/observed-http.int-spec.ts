@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { request as rawRequest } from 'node:http';
 import { Writable } from 'node:stream';
+import { MESSAGE_CONTRACT_VERSION } from '@gen/contracts';
 import { DrainState } from '../lifecycle/drain-state';
 import { ObservabilityModule } from '../observability.module';
 import { createServiceHttpApp } from './service-http-app';
@@ -75,7 +76,14 @@ describe('observed HTTP (a service HTTP app on a real socket)', () => {
 
   beforeAll(async () => {
     @Module({
-      imports: [ObservabilityModule.forRoot({ service: 'probe', logging: { level: 'info', destination: lines }, defaultMetrics: false })],
+      imports: [
+        ObservabilityModule.forRoot({
+          service: 'probe',
+          logging: { level: 'info', destination: lines },
+          defaultMetrics: false,
+          builds: [{ service: 'probe', version: '2.3.4', contract: MESSAGE_CONTRACT_VERSION }],
+        }),
+      ],
       controllers: [ProbeController],
     })
     class ProbeModule {}
@@ -87,6 +95,21 @@ describe('observed HTTP (a service HTTP app on a real socket)', () => {
   afterAll(() => app?.close());
 
   const get = (path: string, requestId: string) => fetch(`${url}${path}`, { headers: { 'x-request-id': requestId } });
+
+  it("/healthz adds the service's release (service, version, contract) to terminus's report, and gen_build_info says it too", async () => {
+    const res = await get('/healthz', 'req-health');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      status: 'ok',
+      info: { process: { status: 'up', uptimeSeconds: expect.any(Number) } },
+      error: {},
+      details: { process: { status: 'up', uptimeSeconds: expect.any(Number) } },
+      service: 'probe',
+      version: '2.3.4',
+      contract: MESSAGE_CONTRACT_VERSION,
+    });
+    expect(await (await get('/metrics', 'req-metrics')).text()).toContain(`gen_build_info{service="probe",version="2.3.4",contract="${MESSAGE_CONTRACT_VERSION}"} 1`);
+  });
 
   it('writes one line per request: id, method and path without the query, route, status, duration', async () => {
     const res = await get('/ok?token=s3cret-value&x=1', 'req-ok');

@@ -4,6 +4,7 @@ import type { ServiceName } from '@gen/contracts';
 import { EnvReader, OpsConfig, readServiceConfig, runMain } from '@gen/config';
 import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
 import type { DataSource } from 'typeorm';
+import type { BuildInfo } from '../build/build-info';
 import { flagCheck, natsCheck, postgresCheck, ReadinessCheck } from '../health/readiness-check';
 import { createServiceHttpApp } from '../http/service-http-app';
 import { ObservabilityModule } from '../observability.module';
@@ -12,6 +13,8 @@ import { drainAndClose } from './graceful-shutdown';
 /** What differs between the services of a distributed deployment; the rest is shared. */
 export interface NatsServiceDefinition<Settings> {
   service: ServiceName;
+  /** Its release (version and contract), in /healthz and gen_build_info. */
+  release: BuildInfo;
   /** The service's own settings (its settings file's declarations); bad values are collected by `env`, so start-up names them all. */
   readSettings(env: EnvReader, ops: OpsConfig): Settings;
   openDatabase(url: string, poolSize: number, migrations: 'run' | 'verify'): Promise<DataSource>;
@@ -47,6 +50,7 @@ export function runNatsService<Settings>(definition: NatsServiceDefinition<Setti
           service: definition.service,
           logging: { level: ops.logLevel },
           answersPingFor: [definition.service],
+          builds: [definition.release],
           readiness: {
             inject: [NatsRpcClient],
             useFactory: (rpc: NatsRpcClient) => [

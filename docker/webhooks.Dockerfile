@@ -1,0 +1,59 @@
+# syntax=docker/dockerfile:1
+# The webhooks service's image: signed webhook deliveries (NATS; HTTP for health and metrics). Only its compiled code and the
+# libs it uses (tools/ops/check-docker.mjs fails when this list and the libs its compiled code
+# requires differ), with the workspace's production dependencies; tagged with the service's own version:
+#   docker build -f docker/webhooks.Dockerfile -t generation-service-webhooks:$(node -p "require('./apps/webhooks/package.json').version") .
+#   (or every image at once: bash tools/ops/build-images.sh)
+# Its commands: dist/apps/webhooks/src/main.js (the default; HTTP_PORT 8080), dist/apps/webhooks/src/migrate.js (its
+# own schema's migrations, the Kubernetes init container). docs/operations/upgrade.md, "Versions".
+# Node 22, the LTS line. A production build pins the base by digest:
+#   --build-arg NODE_IMAGE=node:22.20-bookworm-slim@sha256:<digest> (docs/operations/kubernetes.md).
+ARG NODE_IMAGE=node:22.20-bookworm-slim
+
+# 1. Compile TypeScript with the full dependency tree (no install scripts: none is needed to build).
+#    The same stage in every service's Dockerfile, so BuildKit builds it once for all of them.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY libs ./libs
+COPY apps ./apps
+COPY tools/clean-dist.js tools/copy-sql.js ./tools/
+RUN npm run build
+
+# 2. Production dependencies only: no dev tools, and no optional platform packages (the embedded
+#    PostgreSQL binaries are for standalone mode on a laptop, never for a cluster). One package.json
+#    for the workspace, so every image has the same node_modules.
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+
+# 3. Runtime: the webhooks service's code and production dependencies, owned by root, run as the
+#    unprivileged `node` user (uid 1000), so the process cannot modify its own code.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    NODE_OPTIONS=--enable-source-maps
+WORKDIR /app
+LABEL org.opencontainers.image.title=generation-service-webhooks
+COPY --from=prod-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist/apps/webhooks ./dist/apps/webhooks
+COPY --from=build /app/dist/libs/config ./dist/libs/config
+COPY --from=build /app/dist/libs/contracts ./dist/libs/contracts
+COPY --from=build /app/dist/libs/errors ./dist/libs/errors
+COPY --from=build /app/dist/libs/observability ./dist/libs/observability
+COPY --from=build /app/dist/libs/persistence ./dist/libs/persistence
+COPY --from=build /app/dist/libs/transport ./dist/libs/transport
+COPY --from=build /app/dist/libs/webhook-policy ./dist/libs/webhook-policy
+COPY --from=build /app/dist/libs/webhook-signature ./dist/libs/webhook-signature
+COPY package.json ./
+USER node
+EXPOSE 8080
+# Docker and compose only (Kubernetes uses the probes in k8s/): the process answers /healthz.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HTTP_PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Node is PID 1 and handles SIGTERM itself (drain, then exit 0), so no init wrapper is needed.
+ENTRYPOINT ["node"]
+CMD ["dist/apps/webhooks/src/main.js"]
