@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { request } from 'undici';
-import { syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
+import { seedJobs, syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
 import { runBenchmark } from '../support/cleanup';
 import { LoadRequest, LoadResult, runLoad } from '../support/load';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
@@ -79,24 +78,6 @@ async function measure(label: string, target: Target, pids: () => Array<number |
   progress(`${label}: ${result.perSecond.toFixed(0)}/s, p99 ${result.p99.toFixed(1)} ms, CPU ${cpuUs.toFixed(0)} µs/req${result.failed ? `, ${result.failed} not ok` : ''}`);
   await sleep(SETTLE_SECONDS * 1000);
   return { ...result, cpuUs };
-}
-
-/** Sync generations through the service, `perAccount` for each key; the ids of the completed jobs, by account. */
-async function seedJobs(url: string, keys: string[], perAccount: number): Promise<string[][]> {
-  return Promise.all(
-    keys.map(async (key) => {
-      const ids: string[] = [];
-      while (ids.length < perAccount) {
-        const req = syncGenerateRequest(key);
-        const response = await request(`${url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
-        const body = await response.body.text();
-        const outcome = syncGenerateOutcome(response.statusCode, body);
-        if (outcome !== 'ok') throw new Error(`seeding a generation answered ${outcome}: ${body}`);
-        ids.push((JSON.parse(body) as { id: string }).id);
-      }
-      return ids;
-    }),
-  );
 }
 
 /** Connection `lane` stands for account `lane mod accounts`, as a client of that account would. */
