@@ -17,7 +17,7 @@ type Pids = () => ReadonlyArray<number | undefined>;
  * second: it goes on whatever the requests cost, and more of it per request the slower the machine
  * serves them, so it is taken off.
  */
-export async function idleCpuPerSecond(pids: Pids, seconds = 2): Promise<number> {
+export async function idleCpuPerSecond(pids: Pids, seconds = 3): Promise<number> {
   const before = processesCpuMs(pids());
   const from = performance.now();
   await sleep(seconds * 1000);
