@@ -14,6 +14,8 @@ export interface Floor {
   url: string;
   /** One balance row per account (the POST floor's rows), in the order of the service's accounts. */
   accountIds: string[];
+  /** The floor server's process id (its CPU time is read from /proc). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -51,7 +53,7 @@ export async function startFloor(adminUrl: string, serviceDatabaseUrl: string, a
     server.start();
     undo.push(deferCleanup('floor server', () => server.stop()));
     await server.waitFor(/floor listening at/, 30_000);
-    return { url: `http://127.0.0.1:${port}`, accountIds, stop: () => undoAll(undo) };
+    return { url: `http://127.0.0.1:${port}`, accountIds, get pid() { return server.pid; }, stop: () => undoAll(undo) };
   } catch (error) {
     await undoAll(undo);
     throw error;

@@ -1,13 +1,13 @@
 import 'reflect-metadata';
 import { Client } from 'pg';
-import { request } from 'undici';
-import { syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
+import { seedJobs, syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
 import { runBenchmark } from '../support/cleanup';
 import { LoadRequest, LoadResult, runLoad } from '../support/load';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { sleep } from '../support/processes';
+import { cpuMeter } from '../support/cpu';
 import { benchServers, onlySet, positiveInteger, positiveNumber } from '../support/settings';
 import { Counters, DatabaseCounters, PerRequest } from './database-counters';
 import { Floor, startFloor } from './floor';
@@ -55,8 +55,8 @@ interface Row {
   mode: ModeName;
   route: RouteName;
   accounts: number;
-  service: LoadResult;
-  floor: LoadResult;
+  service: Measured;
+  floor: Measured;
   /** The service's database work per request, set once the run's counting window closes. */
   database?: PerRequest;
 }
@@ -67,30 +67,17 @@ interface Target {
   outcome?(status: number, body: string): string;
 }
 
-async function measure(label: string, target: Target): Promise<LoadResult> {
-  progress(`${label}: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s`);
-  const result = await runLoad(target.url, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, ...target });
-  progress(`${label}: ${result.perSecond.toFixed(0)}/s, p99 ${result.p99.toFixed(1)} ms${result.failed ? `, ${result.failed} not ok` : ''}`);
-  await sleep(SETTLE_SECONDS * 1000);
-  return result;
-}
+/** A run's load figures, and the CPU its server's processes (every one of the service's) spent per answer, µs. */
+type Measured = LoadResult & { cpuUs: number };
 
-/** Sync generations through the service, `perAccount` for each key; the ids of the completed jobs, by account. */
-async function seedJobs(url: string, keys: string[], perAccount: number): Promise<string[][]> {
-  return Promise.all(
-    keys.map(async (key) => {
-      const ids: string[] = [];
-      while (ids.length < perAccount) {
-        const req = syncGenerateRequest(key);
-        const response = await request(`${url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
-        const body = await response.body.text();
-        const outcome = syncGenerateOutcome(response.statusCode, body);
-        if (outcome !== 'ok') throw new Error(`seeding a generation answered ${outcome}: ${body}`);
-        ids.push((JSON.parse(body) as { id: string }).id);
-      }
-      return ids;
-    }),
-  );
+async function measure(label: string, target: Target, pids: () => Array<number | undefined>): Promise<Measured> {
+  progress(`${label}: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s`);
+  const cpu = cpuMeter(pids);
+  const result = await runLoad(target.url, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, ...target });
+  const cpuUs = cpu(result.answered);
+  progress(`${label}: ${result.perSecond.toFixed(0)}/s, p99 ${result.p99.toFixed(1)} ms, CPU ${cpuUs.toFixed(0)} µs/req${result.failed ? `, ${result.failed} not ok` : ''}`);
+  await sleep(SETTLE_SECONDS * 1000);
+  return { ...result, cpuUs };
 }
 
 /** Connection `lane` stands for account `lane mod accounts`, as a client of that account would. */
@@ -124,7 +111,7 @@ function targets(mode: RunningMode, floor: Floor, jobs: string[][], route: Route
 interface ModeRun {
   rows: Row[];
   /** The client against the floor's in-memory route (no database), measured once. */
-  ceiling?: LoadResult;
+  ceiling?: Measured;
 }
 
 async function runMode(name: ModeName, start: (servers: BenchServers, workers: number, accounts: number) => Promise<RunningMode>, withCeiling: boolean): Promise<ModeRun> {
@@ -139,6 +126,8 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
     counters.busy();
     floor = await startFloor(servers.pgAdminUrl, mode.databaseUrl, accounts);
     const run: ModeRun = { rows: [] };
+    const floorPids = () => [floor?.pid];
+    const servicePids = () => mode.processes.map((p) => p.pid);
     // The service idles from here to its first run: its background rate is measured meanwhile.
     const idleFrom = await counters.settled();
     if (withCeiling) {
@@ -146,7 +135,7 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
       run.ceiling = await measure('client ceiling (floor server, no database)', {
         url: floor.url,
         request: (lane) => ({ method: 'GET', path: `/memory/generations/${ids[lane % ids.length]}`, headers: { authorization: `Bearer ${mode.keys[0]}` } }),
-      });
+      }, floorPids);
     }
     // Each service run's database work is counted from just before it to just before the next one
     // (after the next floor run, by when PostgreSQL has published it).
@@ -158,10 +147,10 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
     for (const route of ROUTES) {
       for (const count of ACCOUNT_COUNTS) {
         const pair = targets(mode, floor, jobs, route, count);
-        const floorResult = await measure(`${name} ${route} ${count} account(s): floor`, pair.floor);
+        const floorResult = await measure(`${name} ${route} ${count} account(s): floor`, pair.floor, floorPids);
         const before = await counters.settled();
         close(before);
-        const serviceResult = await measure(`${name} ${route} ${count} account(s): service`, pair.service);
+        const serviceResult = await measure(`${name} ${route} ${count} account(s): service`, pair.service, servicePids);
         counters.busy();
         const row: Row = { mode: name, route, accounts: count, service: serviceResult, floor: floorResult };
         run.rows.push(row);
@@ -190,7 +179,7 @@ function verdict(row: Row): { target: string; result: string; ratio: number } {
 
 function routeTable(rows: Row[], unit: string, per: string): string {
   return table(
-    ['mode', 'accounts', `service ${unit}`, 'p50 ms', 'p99 ms', 'floor req/s', 'p50 ms', 'p99 ms', 'ratio', 'target', '', `db tx/${per}`, `rows written/${per}`],
+    ['mode', 'accounts', `service ${unit}`, 'p50 ms', 'p99 ms', `CPU µs/${per}`, 'floor req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio', 'target', '', `db tx/${per}`, `rows written/${per}`],
     rows.map((row) => {
       const { target, result, ratio } = verdict(row);
       return [
@@ -199,9 +188,11 @@ function routeTable(rows: Row[], unit: string, per: string): string {
         rate(row.service.perSecond),
         ms(row.service.p50),
         ms(row.service.p99),
+        row.service.cpuUs.toFixed(0),
         rate(row.floor.perSecond),
         ms(row.floor.p50),
         ms(row.floor.p99),
+        row.floor.cpuUs.toFixed(0),
         ratio.toFixed(2),
         target,
         result,
@@ -242,6 +233,7 @@ async function main(): Promise<void> {
     `- machine: ${coreCount()} cores, load average ${loadBefore} before, ${loadAverage()} after (1, 5, 15 min); Node ${process.version}; PostgreSQL ${pgVersion} at ${new URL(servers.pgAdminUrl).host}; NATS at ${new URL(servers.natsUrl).host}`,
     `- load: ${CONNECTIONS} keep-alive connections (undici, one request in flight each), ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per cell; the floor and the service measured back to back for each row`,
     `- floor: a bare Fastify route with plain pg, in a database of its own on the same server: GET does one SELECT by id on a copy of generation.jobs (same definition and rows), POST one UPDATE ... RETURNING of the account's balance row`,
+    `- CPU µs: user + system CPU of the server's processes (all of the service's, or the floor server) per answer of the run, warm-up included (/proc/<pid>/stat, 10 ms ticks); PostgreSQL's not counted`,
     `- db tx, rows written: per request of the service run (warm-up included), from its database's pg_stat_database counters (xact_commit, read-only transactions included; tup_inserted + tup_updated + tup_deleted), net of its idle background rate`,
     '',
   ];

@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import type { LoadRequest } from './load';
 import { INSTANT_IMAGE } from './modes';
 
@@ -23,4 +24,22 @@ export function syncGenerateOutcome(status: number, body: string): string {
     // Not JSON: labelled by its status alone.
   }
   return status === 200 && answer.status === 'completed' ? 'ok' : `${status} ${answer.status ?? answer.error?.code ?? ''}`.trim();
+}
+
+/** Sync generations through the service, `perAccount` for each key; the ids of the completed jobs, by account. */
+export async function seedJobs(url: string, keys: string[], perAccount: number): Promise<string[][]> {
+  return Promise.all(
+    keys.map(async (key) => {
+      const ids: string[] = [];
+      while (ids.length < perAccount) {
+        const req = syncGenerateRequest(key);
+        const response = await request(`${url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
+        const body = await response.body.text();
+        const outcome = syncGenerateOutcome(response.statusCode, body);
+        if (outcome !== 'ok') throw new Error(`seeding a generation answered ${outcome}: ${body}`);
+        ids.push((JSON.parse(body) as { id: string }).id);
+      }
+      return ids;
+    }),
+  );
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Client } from 'pg';
+import { processCpuMs } from '../support/cpu';
 
 /**
  * CPU time spent per delivery, by process: where a delivery's cost goes, and why the dispatcher's
@@ -9,21 +9,6 @@ import { Client } from 'pg';
  * PostgreSQL's own background processes (WAL writer, checkpointer, autovacuum) are not counted:
  * only the backends serving the benchmark's database.
  */
-
-/** Clock ticks per second of /proc's utime/stime: 100 on every Linux this runs on. */
-const CLOCK_TICKS = 100;
-
-/** User + system CPU of a process so far, ms; NaN if it cannot be read. */
-export function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces), which ends with ") ".
-    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 export interface CpuSample {
   self: number;

@@ -14,6 +14,7 @@ import { GetModel } from './models/get-model';
 import { ListModels } from './models/list-models';
 import { ModelCatalogue } from './models/model-catalogue';
 import { ModelsController } from './models/models.controller';
+import { FinishedRecords } from './generations/finished-records';
 import { JobWaits } from './generations/live/job-waits';
 import { SubmitDelivery } from './generations/submit/submit-delivery';
 import { CreditsLedgerController } from './usage/credits-ledger.controller';
@@ -91,6 +92,7 @@ export class GatewayModule {
         { provide: PgNotifications, inject: [AUTH_DB], useFactory: (dataSource: DataSource) => PgNotifications.forDataSource(dataSource) },
         ModelCatalogue,
         JobWaits,
+        FinishedRecords,
         SubmitDelivery,
         { provide: GATEWAY_SETTINGS, useValue: options.settings },
         ...outputStorageProviders(options.settings),

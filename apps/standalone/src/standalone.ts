@@ -63,7 +63,8 @@ export async function startStandalone(config: StandaloneConfig, overrides: Stand
       openWebhooksDatabase(databaseUrl, 10),
     ]);
     opened.push(auth, billing, generation, webhooks);
-    const bus = new InProcessBus();
+    // One process: its messages are checked where they enter it (HTTP), not again on each call.
+    const bus = new InProcessBus({ checkPayloads: false });
     const observability = ObservabilityModule.forRoot({
       service: 'standalone',
       logging: { level: overrides.logger === false ? 'silent' : config.ops.logLevel, destination: overrides.logDestination },

@@ -41,7 +41,11 @@ function admitted(refusals: MessageRefusals, topic: string, payload: unknown): b
 export class InProcessBroadcaster extends Broadcaster {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
-  constructor(private readonly refusals = new MessageRefusals()) {
+  /** `checkPayloads` false: messages of this process's own code only, delivered unchecked (InProcessBus). */
+  constructor(
+    private readonly refusals = new MessageRefusals(),
+    private readonly checkPayloads = true,
+  ) {
     super();
   }
 
@@ -72,7 +76,7 @@ export class InProcessBroadcaster extends Broadcaster {
 
   private emit(topic: string, copy: unknown): void {
     // Checked once for all of this process's subscribers (only when there are any: nothing else receives it).
-    if (this.emitter.listenerCount(topic) > 0 && admitted(this.refusals, topic, copy)) this.emitter.emit(topic, copy);
+    if (this.emitter.listenerCount(topic) > 0 && (!this.checkPayloads || admitted(this.refusals, topic, copy))) this.emitter.emit(topic, copy);
   }
 }
 

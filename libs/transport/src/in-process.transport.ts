@@ -9,14 +9,23 @@ import { wireCopy } from './wire-copy';
  * The in-process bus of standalone mode: the same @MessagePattern/@EventPattern handlers as over
  * NATS, called directly. Payloads are copied both ways as the wire would copy them (wireCopy: no
  * shared object references, Dates arrive as strings), so that code which works here works over NATS.
- * Each payload is checked against its subject's class before a handler sees it, as over NATS.
+ * Each payload is checked against its subject's class before a handler sees it, as over NATS,
+ * unless `checkPayloads` is false: standalone's messages never cross a process boundary (every one
+ * is made by this process's own code from input already checked at its HTTP edge), and the check
+ * was a tenth of its CPU per request (bench/HISTORY.md, issue 34); NATS servers always check.
  */
 export class InProcessBus {
   private server?: InProcessServer;
   /** Messages refused on receipt (malformed payloads), counted for the process's metrics. */
   readonly refusals = new MessageRefusals();
   /** Broadcasts of the process (one emitter, shared by every module on this bus). */
-  readonly broadcaster = new InProcessBroadcaster(this.refusals);
+  readonly broadcaster: InProcessBroadcaster;
+  private readonly checkPayloads: boolean;
+
+  constructor(options: { checkPayloads?: boolean } = {}) {
+    this.checkPayloads = options.checkPayloads ?? true;
+    this.broadcaster = new InProcessBroadcaster(this.refusals, this.checkPayloads);
+  }
 
   attach(server: InProcessServer): void {
     this.server = server;
@@ -35,7 +44,7 @@ export class InProcessBus {
         throw { code: 'service_unavailable', status: 503, message: `No handler for ${pattern}.` };
       }
       const copy = wireCopy(data);
-      const problems = payloadProblems(pattern, copy);
+      const problems = this.checkPayloads ? payloadProblems(pattern, copy) : null;
       if (problems) {
         this.refusals.count(pattern, 'invalid', problems);
         throw refusalEnvelope(pattern, problems);
@@ -53,7 +62,7 @@ export class InProcessBus {
     if (handler && !handler.isEventHandler) throw new Error(`${pattern} is a request pattern, not an event`);
     if (!handler) return; // nothing here listens: nothing is received
     const copy = wireCopy(data);
-    const problems = payloadProblems(pattern, copy);
+    const problems = this.checkPayloads ? payloadProblems(pattern, copy) : null;
     if (problems) return this.refusals.count(pattern, 'invalid', problems);
     await runEventHandlers(handler, copy, pattern);
   }

@@ -1,3 +1,4 @@
 export * from './validate-shape';
 export * from './nested';
 export * from './rules';
+export * from './quick-check';

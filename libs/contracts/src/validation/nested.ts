@@ -32,5 +32,11 @@ export function Nested(shape: () => Shape, options: { each?: boolean; message?: 
     NESTED.set(target.constructor, byProperty.set(property as string, { shape, each: options.each ?? false }));
     transform(target, property as string);
     validate(target, property);
+    let properties = NESTED_SHAPES.get(target.constructor);
+    if (!properties) NESTED_SHAPES.set(target.constructor, (properties = new Map()));
+    properties.set(property as string, { shape, each: options.each ?? false });
   };
 }
+
+/** What each `@Nested` property holds, by class and property (quick-check.ts compiles from it). */
+export const NESTED_SHAPES = new WeakMap<object, Map<string, { shape: () => Shape; each: boolean }>>();

@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync, ValidationError } from 'class-validator';
+import './metadata-memo';
 
 /**
  * The one way input is checked at every edge (HTTP bodies, NATS payloads, catalogue entries and
