@@ -6,6 +6,20 @@ import { webhooksDatabaseOptions } from '@gen/webhooks';
 import { redactedUrl } from '../cli-database';
 import { CommandGroup } from '../command-spec';
 
+/** Every schema's pending migrations, each under its advisory lock; the names applied, by schema. */
+export async function migrateEverySchema(url: string): Promise<Record<string, string[]>> {
+  const applied: Record<string, string[]> = {};
+  for (const [schema, options] of [
+    ['auth', authDatabaseOptions(url)],
+    ['billing', billingDatabaseOptions(url)],
+    ['generation', generationDatabaseOptions(url)],
+    ['webhooks', webhooksDatabaseOptions(url)],
+  ] as const) {
+    applied[schema] = await runPendingMigrations(options);
+  }
+  return applied;
+}
+
 /** The migration job: every schema's pending migrations, each under its advisory lock. */
 export const MIGRATE: CommandGroup = {
   name: 'migrate',
@@ -23,15 +37,7 @@ export const MIGRATE: CommandGroup = {
         process.stderr.write(`${created ? 'Created' : 'Found'} the database of ${redactedUrl(where.databaseUrl)}.\n`);
       },
       run: async (_o, { database, out }) => {
-        const applied: Record<string, string[]> = {};
-        for (const [schema, options] of [
-          ['auth', authDatabaseOptions(database.url)],
-          ['billing', billingDatabaseOptions(database.url)],
-          ['generation', generationDatabaseOptions(database.url)],
-          ['webhooks', webhooksDatabaseOptions(database.url)],
-        ] as const) {
-          applied[schema] = await runPendingMigrations(options);
-        }
+        const applied = await migrateEverySchema(database.url);
         const lines = Object.entries(applied).map(([schema, names]) => `${schema}: ${names.length ? names.join(', ') : 'up to date'}`);
         out(lines.join('\n'), { applied });
       },
