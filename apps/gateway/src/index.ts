@@ -13,3 +13,4 @@ export { toKeyView } from './keys/key-view';
 export { AuditService, type AuditEntryView, type AuditPage } from './audit/audit.service';
 export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit/audit-actions';
 export { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
+export { PasswordHasher } from './users/password-hasher';

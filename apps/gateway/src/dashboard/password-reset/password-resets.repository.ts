@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../../gateway.tokens';
 import { openMailedLink } from '../../users/mailed-links';
@@ -12,6 +12,20 @@ export class PasswordResetsRepository {
   /** Opens a reset (a new one replaces the last) unless a mail was sent within the window: true, send the mail (openMailedLink). */
   open(userId: string, tokenHash: Buffer, ttlSeconds: number, windowSeconds: number): Promise<boolean> {
     return openMailedLink(this.db, 'password_resets', { userId, tokenHash, ttlSeconds, windowSeconds });
+  }
+
+  /**
+   * The user an open, unexpired reset belongs to, without using it: checked before the new password
+   * is hashed (a slow hash), so a wrong or stale token costs one indexed read. Read-only: `use` still
+   * decides, under its own statement, which of two concurrent uses wins.
+   */
+  async findOpen(tokenHash: Buffer): Promise<{ userId: string; emailKey: string } | null> {
+    const [row] = await readRows<{ user_id: string; email_key: string }>(
+      this.db,
+      `SELECT r.user_id, u.email_key FROM password_resets r JOIN users u ON u.id = r.user_id WHERE r.token_hash = $1 AND r.expires_at > now()`,
+      [tokenHash],
+    );
+    return row ? { userId: row.user_id, emailKey: row.email_key } : null;
   }
 
   /**
