@@ -113,7 +113,8 @@ export const dashboardApi = {
   redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
   cancelGeneration: (id: string) => api<Generation>('POST', `/generations/${encodeURIComponent(id)}/cancel`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
-  createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
+  /** `scopes` and `webhook_url` are an admin's: a developer sends the name only (the key gets the account's defaults). */
+  createKey: (input: { name: string; scopes?: Scope[]; webhook_url?: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
   renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
   /** A standard key's rotation: both secrets sign for `overlapSeconds`, then only the new one. */

@@ -20,6 +20,7 @@ import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth
 import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-auth-functions-from-files';
+import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-auth-account-key-defaults';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -43,6 +44,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthEmailVerificationTwoFactor1764970000000,
       AuthLowBalanceMails1764980000002,
       AuthFunctionsFromFiles1765200000001,
+      AuthAccountKeyDefaults1766036000000,
     ],
     poolSize,
   };
