@@ -60,4 +60,43 @@ describe('standalone: keys made by members', () => {
     const audit = (await t.owner.request('GET', '/audit?action=account.key_defaults_set')).body.data;
     expect(audit).toEqual([expect.objectContaining({ actor: t.email, details: { per_day: 5, per_month: 50 } })]);
   });
+
+  it('removing a member withdraws the invitations they sent and, when asked, revokes the keys they made; all audited', async () => {
+    const t = await teams.team();
+    const admin = await teams.join(t.owner, 'admin');
+    const theirs = await admin.c.request('POST', '/keys', { body: { name: 'admin made' } });
+    const ownerKey = await t.owner.request('POST', '/keys', { body: { name: 'owner made' } });
+    const invited = `invitee-${Date.now()}@example.com`;
+    const token = await teams.invite(admin.c, invited, 'viewer');
+
+    expect((await t.owner.request('DELETE', `/members/${admin.userId}?revoke_keys=maybe`)).status).toBe(422);
+    const removed = await t.owner.request('DELETE', `/members/${admin.userId}?revoke_keys=true`);
+    expect({ status: removed.status, body: removed.body }).toEqual({ status: 200, body: { ended_sessions: 1, canceled_invitations: 1, revoked_keys: 1 } });
+
+    // Their key answers 401 at once; the owner's works; their invitation link no longer does.
+    const call = (key: string) => http(h.url, 'GET', '/api/v1/credits', { key });
+    expect((await call(theirs.body.api_key)).status).toBe(401);
+    expect((await call(ownerKey.body.api_key)).status).toBe(200);
+    const anonymous = teams.client();
+    await anonymous.session();
+    expect((await anonymous.request('POST', '/invitations/preview', { body: { token } })).status).toBe(422);
+
+    const audit = (await t.owner.request('GET', '/audit')).body.data;
+    expect(audit).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ action: 'key.revoked', target: theirs.body.key.id, details: { name: 'admin made', reason: 'creator removed' } }),
+        expect.objectContaining({ action: 'member.invitation_revoked', target: invited, details: { role: 'viewer', reason: 'inviter removed' } }),
+        expect.objectContaining({ action: 'member.removed', target: admin.email }),
+      ]),
+    );
+  });
+
+  it('without revoke_keys the keys they made keep working (the dashboard asks), and the invitations still go', async () => {
+    const t = await teams.team();
+    const dev = await teams.join(t.owner, 'developer');
+    const theirs = await dev.c.request('POST', '/keys', { body: { name: 'dev made' } });
+    const removed = await t.owner.request('DELETE', `/members/${dev.userId}`);
+    expect(removed.body).toEqual({ ended_sessions: 1, canceled_invitations: 0, revoked_keys: 0 });
+    expect((await http(h.url, 'GET', '/api/v1/credits', { key: theirs.body.api_key })).status).toBe(200);
+  });
 });

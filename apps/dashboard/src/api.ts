@@ -148,7 +148,9 @@ export const dashboardApi = {
   invite: (email: string, role: MemberRole) => api<{ mailed: boolean }>('POST', '/members/invitations', { email, role }),
   withdrawInvitation: (id: string) => api<void>('DELETE', `/members/invitations/${id}`),
   changeRole: (userId: string, role: MemberRole) => api<void>('PUT', `/members/${userId}/role`, { role }),
-  removeMember: (userId: string) => api<{ ended_sessions: number }>('DELETE', `/members/${userId}`),
+  /** `revokeKeys`: also revoke the keys they made (their invitations are withdrawn either way). */
+  removeMember: (userId: string, revokeKeys = false) =>
+    api<{ ended_sessions: number; canceled_invitations?: number; revoked_keys?: number }>('DELETE', `/members/${userId}${revokeKeys ? '?revoke_keys=true' : ''}`),
   transferOwnership: (userId: string) => api<void>('POST', '/members/transfer-ownership', { user_id: userId }),
   previewInvitation: (token: string) => api<InvitationPreview>('POST', '/invitations/preview', { token }),
   acceptInvitation: (token: string) => api<Session>('POST', '/invitations/accept', { token }),

@@ -23,6 +23,7 @@ import { DashboardInvitationsController } from './dashboard/members/dashboard-in
 import { DashboardMembersController } from './dashboard/members/dashboard-members.controller';
 import { InvitationsService } from './dashboard/members/invitations.service';
 import { InvitationsRepository } from './members/invitations.repository';
+import { RemoveMember } from './dashboard/members/remove-member';
 import { DashboardOverviewController } from './accounts/dashboard-overview.controller';
 import { GetAccountOverview } from './accounts/get-account-overview';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
@@ -94,6 +95,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       GetAccountOverview,
       PlaygroundKeyGuard,
       InvitationsRepository,
+      RemoveMember,
       InvitationsService,
     ],
   };

@@ -21,6 +21,7 @@ import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/176497
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-auth-functions-from-files';
 import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-auth-account-key-defaults';
+import { AuthKeyCreators1766036000001 } from './migrations/1766036000001-auth-key-creators';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -45,6 +46,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthLowBalanceMails1764980000002,
       AuthFunctionsFromFiles1765200000001,
       AuthAccountKeyDefaults1766036000000,
+      AuthKeyCreators1766036000001,
     ],
     poolSize,
   };

@@ -56,7 +56,8 @@ export class CreateKey {
     const webhookUrl = this.webhooks.checkUrl(input.webhook_url);
     const secret = webhookUrl ? newWebhookSecret() : null;
     const caps = await this.defaults.get(accountId);
-    const created = await this.keys.create(accountId, name, input.scopes ?? [...API_KEY_SCOPES], webhookUrl, secret);
+    const createdBy = actor.kind === 'user' ? actor.userId : null;
+    const created = await this.keys.create(accountId, name, input.scopes ?? [...API_KEY_SCOPES], webhookUrl, secret, createdBy);
     const capped = await this.applyDefaultCaps(accountId, created.id, caps);
     const key = await this.keys.get(accountId, created.id);
     await this.audit.record({

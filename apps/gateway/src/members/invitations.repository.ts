@@ -96,6 +96,15 @@ export class InvitationsRepository {
     return rows[0] ?? null;
   }
 
+  /** Withdraws every invitation of the account that `userId` sent (they are leaving it); what was withdrawn. */
+  async revokeSentBy(accountId: string, userId: string): Promise<Array<{ email: string; role: MemberRole }>> {
+    return sqlRows<{ email: string; role: MemberRole }>(
+      this.db,
+      `DELETE FROM invitations WHERE account_id = $1 AND invited_by = $2 RETURNING email, role`,
+      [accountId, userId],
+    );
+  }
+
   /** The open, unexpired invitation with this token hash, or null. */
   async preview(tokenHash: Buffer): Promise<InvitationPreview | null> {
     const rows = await sqlRows<{
