@@ -8,6 +8,7 @@ import { EmailVerificationsRepository } from './dashboard/email-verification/ema
 import { VerifiedEmailGuard } from './dashboard/email-verification/verified-email.guard';
 import { SessionStarter } from './dashboard/sessions/session-starter';
 import { SignInGate } from './dashboard/sessions/sign-in-gate';
+import { PasswordCheck } from './dashboard/sessions/password-check';
 import { TwoFactorCodes } from './dashboard/two-factor/two-factor-codes';
 import { TwoFactorSignInController } from './dashboard/two-factor/two-factor-sign-in.controller';
 import { TwoFactorSignInService } from './dashboard/two-factor/two-factor-sign-in.service';
@@ -75,6 +76,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       { provide: DASHBOARD_SETTINGS, useValue: settings },
       SignInThrottleRepository,
       SignInGate,
+      PasswordCheck,
       SessionStarter,
       TwoFactorRepository,
       TwoFactorCodes,

@@ -29,7 +29,7 @@ export class PasswordResetsRepository {
   }
 
   /**
-   * Uses a reset: sets the new password and ends every session of the user, in one transaction, if
+   * Uses a reset: sets the new password and ends every session (and pending two-factor sign-in) of the user, in one transaction, if
    * the token is open and unexpired. Single use: the reset row is deleted by the same statement that
    * finds it, so two concurrent uses cannot both succeed. Returns the user and how many sessions ended.
    */
@@ -47,6 +47,8 @@ export class PasswordResetsRepository {
         [reset.user_id, newPasswordHash],
       );
       const ended = await sqlRows<{ id: string }>(tx, `DELETE FROM sessions WHERE user_id = $1 RETURNING id`, [reset.user_id]);
+      // A sign-in half done with the old password (waiting for its code) ends too.
+      await tx.query(`DELETE FROM two_factor_challenges WHERE user_id = $1`, [reset.user_id]);
       return { userId: user.id, accountId: user.account_id, email: user.email, endedSessions: ended.length };
     });
   }
