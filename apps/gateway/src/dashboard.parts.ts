@@ -1,3 +1,4 @@
+import { MetricsRegistry } from '@gen/observability';
 import type { Provider, Type } from '@nestjs/common';
 import { DashboardAccountController } from './dashboard/account/dashboard-account.controller';
 import { DashboardAuditController } from './dashboard/audit/dashboard-audit.controller';
@@ -25,6 +26,7 @@ import { DashboardMembersController } from './dashboard/members/dashboard-member
 import { InvitationsService } from './dashboard/members/invitations.service';
 import { InvitationsRepository } from './members/invitations.repository';
 import { RemoveMember } from './dashboard/members/remove-member';
+import { InvitationMetrics } from './dashboard/members/invitation-metrics';
 import { DashboardOverviewController } from './accounts/dashboard-overview.controller';
 import { GetAccountOverview } from './accounts/get-account-overview';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
@@ -98,6 +100,12 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       PlaygroundKeyGuard,
       InvitationsRepository,
       RemoveMember,
+      {
+        provide: InvitationMetrics,
+        inject: [{ token: MetricsRegistry, optional: true }],
+        // Without the observability module (tools, unit tests) the counter goes to a private registry.
+        useFactory: (registry: MetricsRegistry | undefined) => new InvitationMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
+      },
       InvitationsService,
     ],
   };

@@ -22,6 +22,7 @@ import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-aut
 import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-auth-functions-from-files';
 import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-auth-account-key-defaults';
 import { AuthKeyCreators1766036000001 } from './migrations/1766036000001-auth-key-creators';
+import { AuthInvitationMails1766036000002 } from './migrations/1766036000002-auth-invitation-mails';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -47,6 +48,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthFunctionsFromFiles1765200000001,
       AuthAccountKeyDefaults1766036000000,
       AuthKeyCreators1766036000001,
+      AuthInvitationMails1766036000002,
     ],
     poolSize,
   };
