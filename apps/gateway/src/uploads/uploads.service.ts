@@ -5,6 +5,7 @@ import { DomainError, ValidationError } from '@gen/errors';
 import { UPLOAD_ID } from '@gen/model-inputs';
 import { formatOfContentType, isObjectKey, ObjectTooLargeError, OUTPUT_FORMATS, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { ownUploadKey } from './own-upload-url';
 import { MediaFetchRefused, RemoteMedia } from './remote-media';
 import { UploadRow, UploadsRepository } from './uploads.repository';
 import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from './uploads.settings';
@@ -80,9 +81,9 @@ export class UploadsService implements OnApplicationShutdown {
    */
   async resolve(accountId: string, field: string, value: string): Promise<{ url: string; fetched: UploadRow | null }> {
     const at = `input.${field}`;
-    if (UPLOAD_ID.test(value) || value.startsWith(`${this.contentBase}/`)) {
-      const key = value.slice(this.contentBase.length + 1);
-      const upload = UPLOAD_ID.test(value) ? await this.uploads.findById(accountId, value) : isObjectKey(key) ? await this.uploads.findByKey(accountId, key) : null;
+    const key = UPLOAD_ID.test(value) ? null : ownUploadKey(this.contentBase, value);
+    if (UPLOAD_ID.test(value) || key !== null) {
+      const upload = UPLOAD_ID.test(value) ? await this.uploads.findById(accountId, value) : key !== null && isObjectKey(key) ? await this.uploads.findByKey(accountId, key) : null;
       // Another account's upload is not found either: its id or URL says nothing to this one.
       if (!upload) throw new ValidationError(`${at}: no upload of this account has this ${UPLOAD_ID.test(value) ? 'id' : 'URL'} (POST /api/v1/uploads)`);
       if (upload.expired) throw new ValidationError(`${at}: this upload expired at ${upload.expiresAt.toISOString()}; upload the file again`);
