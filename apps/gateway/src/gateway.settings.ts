@@ -24,7 +24,7 @@ import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secr
 import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
 import { DashboardSettings, DEFAULT_THROTTLE, SIGN_UP_MODES, SignUpMode } from './dashboard/dashboard.settings';
 import type { GatewaySettings } from './gateway.tokens';
-import { UPLOAD_VARIABLES } from './uploads/uploads.settings';
+import { readMediaFetchPolicy, UPLOAD_VARIABLES } from './uploads/uploads.settings';
 
 /**
  * The gateway's own variables (README, "Configuration"; libs/config for the shared ones). Each
@@ -171,6 +171,12 @@ export function dashboardSettings(
   };
 }
 
+/** Webhook destinations and media fetches: two policies, the second with the first's ports. */
+function destinationPolicies(env: EnvReader): Pick<GatewaySettings, 'webhookPolicy' | 'mediaFetchPolicy'> {
+  const webhookPolicy = readWebhookDestinationPolicy(env);
+  return { webhookPolicy, mediaFetchPolicy: readMediaFetchPolicy(env, webhookPolicy) };
+}
+
 /** What the gateway module takes, in standalone and distributed mode alike. */
 export interface GatewayParts {
   settings: GatewaySettings;
@@ -203,7 +209,8 @@ export function readGatewayParts(
     bodyLimitBytes: shared.limits.bodyLimitBytes,
     outputsDir: shared.outputsDir,
     rpcTimeoutMs: shared.rpcTimeoutMs,
-    webhookPolicy: readWebhookDestinationPolicy(env),
+    // Read here, in this order: the README's configuration table follows the order variables are read.
+    ...destinationPolicies(env),
     apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
     uploads: env.readAll(UPLOAD_VARIABLES),

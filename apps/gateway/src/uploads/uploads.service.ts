@@ -38,7 +38,9 @@ export class UploadsService implements OnApplicationShutdown {
     this.limits = settings.uploads ?? DEFAULT_UPLOAD_SETTINGS;
     this.contentBase = (settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`).replace(/\/+$/, '');
     this.storage = storage ?? null;
-    this.remote = storage ? new RemoteMedia(storage, settings.webhookPolicy, { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.fetchTimeoutMs }) : null;
+    // Media URLs keep to rules of their own, never the webhook allow-list (gateway.tokens.ts, mediaFetchPolicy).
+    const policy = settings.mediaFetchPolicy ?? { ...settings.webhookPolicy, allowList: [] };
+    this.remote = storage ? new RemoteMedia(storage, policy, { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.fetchTimeoutMs }) : null;
   }
 
   private get store(): OutputStorage {

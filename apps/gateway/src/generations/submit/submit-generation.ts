@@ -71,7 +71,7 @@ export class SubmitGeneration {
     private readonly generations: GetGeneration,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
-    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: settings.webhookPolicy.allowHttp });
+    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: (settings.mediaFetchPolicy ?? settings.webhookPolicy).allowHttp });
   }
 
   /**
