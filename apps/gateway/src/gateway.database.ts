@@ -23,6 +23,7 @@ import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-
 import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-auth-account-key-defaults';
 import { AuthKeyCreators1766036000001 } from './migrations/1766036000001-auth-key-creators';
 import { AuthInvitationMails1766036000002 } from './migrations/1766036000002-auth-invitation-mails';
+import { AuthUploadUsage1766036000003 } from './migrations/1766036000003-auth-upload-usage';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -49,6 +50,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthAccountKeyDefaults1766036000000,
       AuthKeyCreators1766036000001,
       AuthInvitationMails1766036000002,
+      AuthUploadUsage1766036000003,
     ],
     poolSize,
   };
