@@ -10,6 +10,8 @@ export class AuthAccountKeyDefaults1766036000000 implements MigrationInterface {
   name = 'AuthAccountKeyDefaults1766036000000';
 
   async up(q: QueryRunner): Promise<void> {
+    // The ALTER takes an ACCESS EXCLUSIVE lock, briefly (no rewrite); never wait long behind a long transaction for it.
+    await q.query(`SET LOCAL lock_timeout = '5s'`);
     await q.query(`
       ALTER TABLE "auth"."accounts"
         ADD COLUMN "default_key_cap_per_day" integer NULL,

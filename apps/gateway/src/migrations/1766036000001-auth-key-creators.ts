@@ -12,6 +12,8 @@ export class AuthKeyCreators1766036000001 implements MigrationInterface {
   name = 'AuthKeyCreators1766036000001';
 
   async up(q: QueryRunner): Promise<void> {
+    // The ALTER takes an ACCESS EXCLUSIVE lock, briefly (no rewrite); never wait long behind a long transaction for it.
+    await q.query(`SET LOCAL lock_timeout = '5s'`);
     await q.query(`ALTER TABLE "auth"."api_keys" ADD COLUMN "created_by" uuid NULL`);
     await q.query(`CREATE INDEX "api_keys_account_created_by" ON "auth"."api_keys" ("account_id", "created_by") WHERE "created_by" IS NOT NULL`);
   }
