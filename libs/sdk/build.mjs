@@ -18,4 +18,5 @@ for (const [folder, type] of [['esm', 'module'], ['cjs', 'commonjs']]) {
   mkdirSync(join(dist, folder), { recursive: true });
   writeFileSync(join(dist, folder, 'package.json'), JSON.stringify({ type }) + '\n');
 }
-console.log(`built ${dist} (esm, cjs, types)`);
+// stderr: `npm pack --json` runs this (prepack) and its stdout must stay the JSON.
+console.error(`built ${dist} (esm, cjs, types)`);

@@ -84,6 +84,8 @@ describe('sign-up, email verification and two-factor sign-in in a browser', () =
     expect(await page.getByLabel('otpauth link').inputValue()).toContain(`secret=${key}`);
     await screenshots(page, '04-two-factor-setup');
     totp = new TOTP({ secret: Secret.fromBase32(key), digits: 6, period: 30, algorithm: 'SHA1' });
+    // Turning it on asks for the password again.
+    await page.getByLabel('Your password').fill(TEST_PASSWORD);
     await page.getByLabel('Code from your app').fill('000000');
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByText('This code is not right').waitFor();

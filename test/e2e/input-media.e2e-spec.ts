@@ -112,8 +112,9 @@ describe('input media: uploads and media URLs (standalone)', () => {
   beforeAll(async () => {
     media = await mediaServer();
     h = await startStandaloneHarness(
-      // Media URLs keep to the webhook destination rules: here http, and of the private addresses only the media server's.
-      { UPLOAD_MAX_MB: '1', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOW_LIST: '127.0.0.1' },
+      // Media URLs keep to rules of their own: here http, and of the private addresses only the media
+      // server's. The webhook allow-list names it too, and must not be what lets it through.
+      { UPLOAD_MAX_MB: '1', MEDIA_FETCH_ALLOW_HTTP: 'true', MEDIA_FETCH_ALLOW_PRIVATE_NETWORKS: 'false', MEDIA_FETCH_ALLOW_LIST: '127.0.0.1', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false', WEBHOOK_ALLOW_LIST: '127.0.0.1' },
       { models: [...CATALOGUE, MEDIA_MODEL], engines: { 'media-reading': engine } },
     );
   });

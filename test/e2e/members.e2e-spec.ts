@@ -238,7 +238,7 @@ describe('standalone: members, roles and invitations', () => {
     const dev = await join(t.owner, 'developer');
     expect((await dev.c.request('GET', '/overview')).status).toBe(200);
     const removed = await t.owner.request('DELETE', `/members/${dev.userId}`);
-    expect({ status: removed.status, body: removed.body }).toEqual({ status: 200, body: { ended_sessions: 1 } });
+    expect({ status: removed.status, body: removed.body }).toEqual({ status: 200, body: { ended_sessions: 1, canceled_invitations: 0, revoked_keys: 0 } });
     const after = await dev.c.request('GET', '/overview');
     expect({ status: after.status, code: after.body.error.code }).toEqual({ status: 401, code: 'unauthorized' });
     // Belonging to no account any more, they cannot sign in until invited again.

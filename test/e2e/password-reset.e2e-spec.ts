@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PasswordHasher } from '@gen/gateway';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { SmtpSink, startSmtpSink } from '../support/smtp-sink';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -102,6 +103,42 @@ describe('standalone: password reset by mail', () => {
     const expired = await complete(tokenOf(mail.links[0]));
     expect({ status: expired.status, message: expired.body.error.message }).toEqual({ status: 422, message: INVALID });
     expect((await client().signIn(email, TEST_PASSWORD)).status).toBe(200);
+  });
+
+  it('checks the token before it hashes the new password: a wrong token costs no hash', async () => {
+    const hash = jest.spyOn(PasswordHasher.prototype, 'hash');
+    try {
+      const wrong = await complete('forged-token-that-was-never-issued-by-us-001');
+      expect({ status: wrong.status, message: wrong.body.error.message }).toEqual({ status: 422, message: INVALID });
+      expect(hash).not.toHaveBeenCalled();
+    } finally {
+      hash.mockRestore();
+    }
+  });
+
+  it("applies sign-up's password rules: not the email address", async () => {
+    const { email } = await user();
+    await requestReset(email);
+    const [mail] = await smtp.mailsTo(email, 1, 10_000, SUBJECT);
+    const same = await complete(tokenOf(mail.links[0]), `  ${email.toUpperCase()} `);
+    expect({ status: same.status, message: same.body.error.message }).toEqual({ status: 422, message: 'new_password: Do not use your email address as your password.' });
+    // Refused before it was used: the link still works.
+    expect((await complete(tokenOf(mail.links[0]))).status).toBe(200);
+  });
+
+  it('throttles completions per client address: guessing tokens ends in 429 with Retry-After', async () => {
+    const c = client();
+    await c.session();
+    const statuses: number[] = [];
+    let retryAfter: string | null = null;
+    for (let i = 0; i < 15 && !statuses.includes(429); i++) {
+      const res = await c.request('POST', '/password-reset/complete', { body: { token: `guess-${i}-${'0'.repeat(36)}`, new_password: NEW_PASSWORD } });
+      statuses.push(res.status);
+      if (res.status === 429) retryAfter = res.headers.get('retry-after');
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(422));
+    expect(statuses).toContain(429);
+    expect(Number(retryAfter)).toBeGreaterThan(0);
   });
 
   it('1,000 requests for one address send one mail in the window, each answered the same', async () => {

@@ -115,6 +115,16 @@ describe('standalone: models bound to provider APIs', () => {
     expect(await settled(key)).toMatchObject({ available: 100, held: 0 });
   });
 
+  it('a synchronous upstream refusal answers failed with the hold already released: GET /credits right after agrees', async () => {
+    const { key } = await h.account('free', 100);
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const res = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'pixel-replicate-fails', prompt: 'a lighthouse at dusk', type: 'TEXT_TO_IMAGE' } });
+      expect(res.body).toMatchObject({ status: 'failed', credits_charged: 0 });
+      // Read once, at once: no waiting for billing's event.
+      expect(await credits(key)).toMatchObject({ available: 100, held: 0 });
+    }
+  });
+
   it('a model whose credential is not configured is listed unavailable, in user-safe words, and refused at submit', async () => {
     const { key } = await h.account('free', 100);
     const { data } = (await http(h.url, 'GET', '/api/v1/models', { key })).body;

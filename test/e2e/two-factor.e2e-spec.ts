@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { DashboardClient, TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -33,7 +34,7 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
     expect(begun.status).toBe(201);
     expect(begun.body.otpauth_uri).toContain(`secret=${begun.body.secret}`);
     const phone = app(begun.body.otpauth_uri);
-    const confirmed = await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: phone.now() } });
+    const confirmed = await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: phone.now(), password: TEST_PASSWORD } });
     expect(confirmed.status).toBe(200);
     return { email, c, phone, recovery: confirmed.body.recovery_codes as string[] };
   }
@@ -135,9 +136,9 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
 
   it('turns off only with a valid code; then sign-in needs the password alone', async () => {
     const { email, c, phone } = await enrolled();
-    const wrong = await c.request('POST', '/two-factor/disable', { body: { code: '000000' } });
+    const wrong = await c.request('POST', '/two-factor/disable', { body: { code: '000000', password: TEST_PASSWORD } });
     expect({ status: wrong.status, message: wrong.body.error.message }).toEqual({ status: 422, message: WRONG });
-    expect((await c.request('POST', '/two-factor/disable', { body: { code: phone.at(Date.now() + 30_000) } })).status).toBe(204);
+    expect((await c.request('POST', '/two-factor/disable', { body: { code: phone.at(Date.now() + 30_000), password: TEST_PASSWORD } })).status).toBe(204);
     const res = await client().signIn(email, TEST_PASSWORD);
     expect(res.body).toMatchObject({ signed_in: true, user: { two_factor: { enabled: false } } });
   });
@@ -145,9 +146,9 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
   it('refuses a wrong confirmation code and malformed bodies, and changes nothing', async () => {
     const c = client();
     expect((await c.signUp(testEmail('2fa-bad'), TEST_PASSWORD)).status).toBe(201);
-    expect((await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: '123456' } })).status).toBe(409);
+    expect((await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: '123456', password: TEST_PASSWORD } })).status).toBe(409);
     await c.request('POST', '/two-factor/enrollment');
-    const wrong = await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: '12345' } });
+    const wrong = await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: '12345', password: TEST_PASSWORD } });
     expect(wrong.status).toBe(422);
     expect((await c.request('POST', '/two-factor/enrollment/confirm', { body: {} })).status).toBe(422);
     expect((await c.request('GET', '/two-factor')).body).toEqual({ enabled: false, required: false, recovery_codes_left: 0 });
@@ -169,10 +170,10 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
     const begun = await c.request('POST', '/two-factor/enrollment');
     expect(begun.status).toBe(201);
     const phone = app(begun.body.otpauth_uri);
-    expect((await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: phone.now() } })).status).toBe(200);
+    expect((await c.request('POST', '/two-factor/enrollment/confirm', { body: { code: phone.now(), password: TEST_PASSWORD } })).status).toBe(200);
     expect((await c.request('GET', '/keys')).status).toBe(200);
     // While required it cannot be turned off; the owner can lift the requirement (recorded).
-    expect((await c.request('POST', '/two-factor/disable', { body: { code: phone.at(Date.now() + 30_000) } })).status).toBe(409);
+    expect((await c.request('POST', '/two-factor/disable', { body: { code: phone.at(Date.now() + 30_000), password: TEST_PASSWORD } })).status).toBe(409);
     const lifted = await c.request('PUT', '/account/two-factor-requirement', { body: { required: false } });
     expect({ status: lifted.status, body: lifted.body }).toEqual({ status: 200, body: { required: false } });
     expect((await c.request('PUT', '/account/two-factor-requirement', { body: { required: 'yes' } })).status).toBe(422);
@@ -187,5 +188,49 @@ describe('two-factor sign-in (TOTP) with recovery codes', () => {
     const old = await challenge(email);
     expect((await old.c.signInWithCode(old.challenge, recovery[0])).status).toBe(422);
     expect((await old.c.signInWithCode(old.challenge, renewed.body.recovery_codes[0])).status).toBe(200);
+  });
+
+  it('turning two-factor on or off asks for the password again', async () => {
+    const c = client();
+    const email = testEmail('2fa-password');
+    expect((await c.signUp(email, TEST_PASSWORD)).status).toBe(201);
+    const phone = app((await c.request('POST', '/two-factor/enrollment')).body.otpauth_uri);
+    const confirm = (body: object) => c.request('POST', '/two-factor/enrollment/confirm', { body });
+    expect((await confirm({ code: phone.now() })).body.error.message).toBe('password: Enter your password to confirm.');
+    expect((await confirm({ code: phone.now(), password: 'not my password' })).body.error.message).toBe('password: This is not your current password.');
+    expect((await c.request('GET', '/two-factor')).body.enabled).toBe(false);
+    expect((await confirm({ code: phone.now(), password: TEST_PASSWORD })).status).toBe(200);
+    const disable = (body: object) => c.request('POST', '/two-factor/disable', { body });
+    expect((await disable({ code: phone.at(Date.now() + 30_000) })).status).toBe(422);
+    const wrong = await disable({ code: phone.at(Date.now() + 30_000), password: 'not my password' });
+    expect({ status: wrong.status, message: wrong.body.error.message }).toEqual({ status: 422, message: 'password: This is not your current password.' });
+    expect((await c.request('GET', '/two-factor')).body.enabled).toBe(true);
+  });
+
+  it('gives recovery codes of 20 characters (about 99 bits); a code of the old 10-character kind still works', async () => {
+    const { email, c, recovery } = await enrolled();
+    for (const code of recovery) expect(code).toMatch(/^[a-hjkmnp-z2-9]{5}(-[a-hjkmnp-z2-9]{5}){3}$/);
+    // A code issued before, stored as it was then: SHA-256 of "<user id>:<code without dashes>".
+    const userId = (await c.session()).body.user.id as string;
+    const hash = createHash('sha256').update(`${userId}:abcdefghjk`, 'utf8').digest();
+    await h.running.databases.auth.query(`INSERT INTO two_factor_recovery_codes (user_id, code_hash) VALUES ($1, $2)`, [userId, hash]);
+    const old = await challenge(email);
+    expect((await old.c.signInWithCode(old.challenge, 'abcde-fghjk')).status).toBe(200);
+  });
+
+  it('a password reset ends the sign-ins waiting for their code', async () => {
+    const { email, phone } = await enrolled();
+    const pending = await challenge(email);
+    // A reset link, as the mail would carry it (its token's SHA-256 is what is stored).
+    const token = `reset-${Date.now()}-${'x'.repeat(20)}`;
+    await h.running.databases.auth.query(
+      `INSERT INTO password_resets (user_id, token_hash, expires_at) SELECT id, $2, now() + interval '1 hour' FROM users WHERE email = $1`,
+      [email, createHash('sha256').update(token, 'utf8').digest()],
+    );
+    const resetter = client();
+    await resetter.session();
+    expect((await resetter.request('POST', '/password-reset/complete', { body: { token, new_password: 'a brand new passphrase' } })).status).toBe(200);
+    const res = await pending.c.signInWithCode(pending.challenge, phone.at(Date.now() + 30_000));
+    expect({ status: res.status, message: res.body.error?.message }).toEqual({ status: 401, message: EXPIRED });
   });
 });

@@ -4,14 +4,20 @@ import { pgErrorCode } from '@gen/persistence';
 import { resolveCliDatabase } from './cli-database';
 import { readCliDatabaseSettings, readSettings } from './cli.settings';
 import { CommandSpec, EXIT, Options, Out } from './command-spec';
+import { migrateEverySchema } from './commands/migrate.commands';
 import { checkIds } from './option-parsers';
+
+async function migrateStandalone(url: string): Promise<void> {
+  const applied = Object.values(await migrateEverySchema(url)).flat();
+  if (applied.length > 0) process.stderr.write(`Migrated the standalone data (${applied.length} migrations).\n`);
+}
 
 /**
  * Runs one parsed command against its data (DATABASE_URL, or the standalone data folder) and says how
  * it ended: 0 done, 1 refused (a domain error: not found, conflict, ...), 2 a bad value, 3 failed
  * (the database unreachable, a bug). Errors go to stderr, and as JSON to stdout with --json.
  */
-export async function runCommand(spec: CommandSpec, options: Options): Promise<number> {
+export async function runCommand(spec: CommandSpec, options: Options, resolve: typeof resolveCliDatabase = resolveCliDatabase): Promise<number> {
   const json = options.json === true;
   const out: Out = (human, data) => process.stdout.write((json ? JSON.stringify(data, null, 2) : human) + '\n');
   const refuse = (code: string, message: string, exit: number) => {
@@ -23,10 +29,14 @@ export async function runCommand(spec: CommandSpec, options: Options): Promise<n
     checkIds(options);
     const where = readSettings(readCliDatabaseSettings);
     await spec.prepare?.(options, where);
-    const database = await resolveCliDatabase(where, { mayCreate: spec.mayCreateData === true });
+    const database = await resolve(where, { mayCreate: spec.mayCreateData === true });
     // Which data the command works on, on stderr (stdout stays the command's output, --json included).
     process.stderr.write(`${database.description}\n`);
     try {
+      // Standalone data is migrated as `npm start` does (MIGRATIONS=run), so a command on a new or
+      // older data folder finds every schema (a no-op when they are up to date). A server's
+      // (DATABASE_URL) migrations are the migration job's: commands there apply nothing.
+      if (database.mode === 'standalone') await migrateStandalone(database.url);
       await spec.run(options, { database, out });
       return EXIT.ok;
     } finally {

@@ -113,7 +113,8 @@ export const dashboardApi = {
   redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
   cancelGeneration: (id: string) => api<Generation>('POST', `/generations/${encodeURIComponent(id)}/cancel`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
-  createKey: (input: { name: string; scopes: Scope[]; webhook_url: string | null }) => api<CreatedKey>('POST', '/keys', input),
+  /** `scopes` and `webhook_url` are an admin's: a developer sends the name only (the key gets the account's defaults). */
+  createKey: (input: { name: string; scopes?: Scope[]; webhook_url?: string | null }) => api<CreatedKey>('POST', '/keys', input),
   updateKey: (id: string, webhookUrl: string | null) => api<KeyChange>('PATCH', `/keys/${id}`, { webhook_url: webhookUrl }),
   renewSecret: (id: string) => api<KeyChange>('POST', `/keys/${id}/webhook-secret`),
   /** A standard key's rotation: both secrets sign for `overlapSeconds`, then only the new one. */
@@ -147,7 +148,9 @@ export const dashboardApi = {
   invite: (email: string, role: MemberRole) => api<{ mailed: boolean }>('POST', '/members/invitations', { email, role }),
   withdrawInvitation: (id: string) => api<void>('DELETE', `/members/invitations/${id}`),
   changeRole: (userId: string, role: MemberRole) => api<void>('PUT', `/members/${userId}/role`, { role }),
-  removeMember: (userId: string) => api<{ ended_sessions: number }>('DELETE', `/members/${userId}`),
+  /** `revokeKeys`: also revoke the keys they made (their invitations are withdrawn either way). */
+  removeMember: (userId: string, revokeKeys = false) =>
+    api<{ ended_sessions: number; canceled_invitations?: number; revoked_keys?: number }>('DELETE', `/members/${userId}${revokeKeys ? '?revoke_keys=true' : ''}`),
   transferOwnership: (userId: string) => api<void>('POST', '/members/transfer-ownership', { user_id: userId }),
   previewInvitation: (token: string) => api<InvitationPreview>('POST', '/invitations/preview', { token }),
   acceptInvitation: (token: string) => api<Session>('POST', '/invitations/accept', { token }),

@@ -17,8 +17,9 @@ export const securityApi = {
   resendVerification: () => api<{ message: string }>('POST', '/email-verification/resend'),
   twoFactor: () => api<TwoFactorStatus>('GET', '/two-factor'),
   beginTwoFactor: () => api<{ secret: string; otpauth_uri: string }>('POST', '/two-factor/enrollment'),
-  confirmTwoFactor: (code: string) => api<{ recovery_codes: string[] }>('POST', '/two-factor/enrollment/confirm', { code }),
-  disableTwoFactor: (code: string) => api<void>('POST', '/two-factor/disable', { code }),
+  /** Turning two-factor on or off asks for the password again. */
+  confirmTwoFactor: (code: string, password: string) => api<{ recovery_codes: string[] }>('POST', '/two-factor/enrollment/confirm', { code, password }),
+  disableTwoFactor: (code: string, password: string) => api<void>('POST', '/two-factor/disable', { code, password }),
   renewRecoveryCodes: (code: string) => api<{ recovery_codes: string[] }>('POST', '/two-factor/recovery-codes', { code }),
   requireTwoFactor: (required: boolean) => api<{ required: boolean }>('PUT', '/account/two-factor-requirement', { required }),
 };

@@ -1,3 +1,4 @@
+import { MetricsRegistry } from '@gen/observability';
 import type { Provider, Type } from '@nestjs/common';
 import { DashboardAccountController } from './dashboard/account/dashboard-account.controller';
 import { DashboardAuditController } from './dashboard/audit/dashboard-audit.controller';
@@ -8,6 +9,7 @@ import { EmailVerificationsRepository } from './dashboard/email-verification/ema
 import { VerifiedEmailGuard } from './dashboard/email-verification/verified-email.guard';
 import { SessionStarter } from './dashboard/sessions/session-starter';
 import { SignInGate } from './dashboard/sessions/sign-in-gate';
+import { PasswordCheck } from './dashboard/sessions/password-check';
 import { TwoFactorCodes } from './dashboard/two-factor/two-factor-codes';
 import { TwoFactorSignInController } from './dashboard/two-factor/two-factor-sign-in.controller';
 import { TwoFactorSignInService } from './dashboard/two-factor/two-factor-sign-in.service';
@@ -23,6 +25,8 @@ import { DashboardInvitationsController } from './dashboard/members/dashboard-in
 import { DashboardMembersController } from './dashboard/members/dashboard-members.controller';
 import { InvitationsService } from './dashboard/members/invitations.service';
 import { InvitationsRepository } from './members/invitations.repository';
+import { RemoveMember } from './dashboard/members/remove-member';
+import { InvitationMetrics } from './dashboard/members/invitation-metrics';
 import { DashboardOverviewController } from './accounts/dashboard-overview.controller';
 import { GetAccountOverview } from './accounts/get-account-overview';
 import { DashboardKeysController } from './keys/dashboard-keys.controller';
@@ -74,6 +78,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       { provide: DASHBOARD_SETTINGS, useValue: settings },
       SignInThrottleRepository,
       SignInGate,
+      PasswordCheck,
       SessionStarter,
       TwoFactorRepository,
       TwoFactorCodes,
@@ -94,6 +99,13 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       GetAccountOverview,
       PlaygroundKeyGuard,
       InvitationsRepository,
+      RemoveMember,
+      {
+        provide: InvitationMetrics,
+        inject: [{ token: MetricsRegistry, optional: true }],
+        // Without the observability module (tools, unit tests) the counter goes to a private registry.
+        useFactory: (registry: MetricsRegistry | undefined) => new InvitationMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
+      },
       InvitationsService,
     ],
   };

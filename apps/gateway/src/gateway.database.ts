@@ -20,6 +20,10 @@ import { AuthAccountMembers1764960000000 } from './migrations/1764960000000-auth
 import { AuthEmailVerificationTwoFactor1764970000000 } from './migrations/1764970000000-auth-email-verification-two-factor';
 import { AuthLowBalanceMails1764980000002 } from './migrations/1764980000002-auth-low-balance-mails';
 import { AuthFunctionsFromFiles1765200000001 } from './migrations/1765200000001-auth-functions-from-files';
+import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-auth-account-key-defaults';
+import { AuthKeyCreators1766036000001 } from './migrations/1766036000001-auth-key-creators';
+import { AuthInvitationMails1766036000002 } from './migrations/1766036000002-auth-invitation-mails';
+import { AuthUploadUsage1766036000003 } from './migrations/1766036000003-auth-upload-usage';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -43,6 +47,10 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthEmailVerificationTwoFactor1764970000000,
       AuthLowBalanceMails1764980000002,
       AuthFunctionsFromFiles1765200000001,
+      AuthAccountKeyDefaults1766036000000,
+      AuthKeyCreators1766036000001,
+      AuthInvitationMails1766036000002,
+      AuthUploadUsage1766036000003,
     ],
     poolSize,
   };

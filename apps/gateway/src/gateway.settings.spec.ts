@@ -33,6 +33,7 @@ describe('gateway settings', () => {
       outputUrls: { mode: 'cdn', signedTtlSeconds: 300 },
       rpcTimeoutMs: 10_000,
       webhookPolicy: { allowHttp: false, allowPrivate: false, allowList: [], ports: [] },
+      mediaFetchPolicy: { allowHttp: false, allowPrivate: false, allowList: [], ports: [] },
       apiKeyCache: DEFAULT_API_KEY_CACHE_SETTINGS,
       rateLimit: DEFAULT_RATE_LIMIT_SETTINGS,
     });
@@ -116,5 +117,11 @@ describe('gateway settings: API key cache and rate-limit slices', () => {
     expect(config.settings.rateLimit?.sliceShareDivisor).toBe(4);
     expect(() => read({ ...REQUIRED, API_KEY_CACHE_TTL_MS: 'soon' }, readGatewayConfig)).toThrow(ConfigError);
     expect(() => read({ ...REQUIRED, API_KEY_CACHE_TTL_MS: 'soon' }, readGatewayConfig)).toThrow(/API_KEY_CACHE_TTL_MS must be an integer/);
+  });
+
+  it('media fetches have their own allow-list: WEBHOOK_ALLOW_LIST does not open it', () => {
+    const config = read({ ...REQUIRED, WEBHOOK_ALLOW_LIST: '10.0.0.5', WEBHOOK_ALLOWED_PORTS: '443' }, readGatewayConfig);
+    expect(config.settings.webhookPolicy.allowList).toHaveLength(1);
+    expect(config.settings.mediaFetchPolicy).toEqual({ allowHttp: false, allowPrivate: false, allowList: [], ports: [443] });
   });
 });

@@ -24,7 +24,7 @@ import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secr
 import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
 import { DashboardSettings, DEFAULT_THROTTLE, SIGN_UP_MODES, SignUpMode } from './dashboard/dashboard.settings';
 import type { GatewaySettings } from './gateway.tokens';
-import { UPLOAD_VARIABLES } from './uploads/uploads.settings';
+import { readMediaFetchPolicy, UPLOAD_VARIABLES } from './uploads/uploads.settings';
 
 /**
  * The gateway's own variables (README, "Configuration"; libs/config for the shared ones). Each
@@ -78,6 +78,8 @@ export const DASHBOARD_VARIABLES = {
   resetTtlSeconds: int('PASSWORD_RESET_TTL_MINUTES', 60, 'how long a password reset link works (single use)', { min: 5, max: 24 * 60, scale: 60 }),
   resetMailWindowSeconds: int('PASSWORD_RESET_MAIL_WINDOW_MINUTES', 15, 'at most one reset mail per address in this many minutes (more requests get the same answer, and no mail)', { min: 1, max: 24 * 60, scale: 60 }),
   invitationTtlSeconds: int('INVITATION_TTL_HOURS', 72, 'how long an invitation to join an account works (single use)', { min: 1, max: 24 * 30, scale: 3600 }),
+  invitationsPerAccountPerHour: int('INVITATIONS_PER_ACCOUNT_PER_HOUR', 20, 'invitation mails one account may send per hour (more are refused with `429`)', { min: 1, max: 10_000 }),
+  invitationsPerAddressPerDay: int('INVITATIONS_PER_ADDRESS_PER_DAY', 3, 'invitation mails one address may receive per day, from all accounts together (more are refused with `429`)', { min: 1, max: 1_000 }),
 };
 
 const INVALID_KEY = `must be 32 random bytes in base64 or hex, e.g. from: node -e "console.log(require('crypto').randomBytes(32).toString('base64'))"`;
@@ -165,9 +167,15 @@ export function dashboardSettings(
     contentOrigins: cdnOrigin === publicOrigin ? [] : [cdnOrigin],
     mail: { smtpUrl: values.smtpUrl, from: values.mailFrom, dir: values.smtpUrl ? null : mailDir },
     passwordReset: { ttlSeconds: values.resetTtlSeconds, mailWindowSeconds: values.resetMailWindowSeconds },
-    invitations: { ttlSeconds: values.invitationTtlSeconds },
+    invitations: { ttlSeconds: values.invitationTtlSeconds, perAccountPerHour: values.invitationsPerAccountPerHour, perAddressPerDay: values.invitationsPerAddressPerDay },
     emailVerification: { ttlSeconds: values.verificationTtlSeconds, mailWindowSeconds: values.verificationMailWindowSeconds },
   };
+}
+
+/** Webhook destinations and media fetches: two policies, the second with the first's ports. */
+function destinationPolicies(env: EnvReader): Pick<GatewaySettings, 'webhookPolicy' | 'mediaFetchPolicy'> {
+  const webhookPolicy = readWebhookDestinationPolicy(env);
+  return { webhookPolicy, mediaFetchPolicy: readMediaFetchPolicy(env, webhookPolicy) };
 }
 
 /** What the gateway module takes, in standalone and distributed mode alike. */
@@ -202,7 +210,8 @@ export function readGatewayParts(
     bodyLimitBytes: shared.limits.bodyLimitBytes,
     outputsDir: shared.outputsDir,
     rpcTimeoutMs: shared.rpcTimeoutMs,
-    webhookPolicy: readWebhookDestinationPolicy(env),
+    // Read here, in this order: the README's configuration table follows the order variables are read.
+    ...destinationPolicies(env),
     apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
     uploads: env.readAll(UPLOAD_VARIABLES),

@@ -26,6 +26,11 @@ export interface GatewaySettings extends SettingsOf<typeof GATEWAY_VARIABLES> {
   rpcTimeoutMs: number;
   /** Which webhook destinations are accepted (the same policy the dispatcher enforces at connect time). */
   webhookPolicy: WebhookDestinationPolicy;
+  /**
+   * Where media URLs in `input` may be fetched from (MEDIA_FETCH_ALLOW_*, uploads.settings.ts); unset:
+   * the webhook rules without their allow-list (an internal webhook host is not a media source).
+   */
+  mediaFetchPolicy?: WebhookDestinationPolicy;
   /** API keys in memory (API_KEY_CACHE_VARIABLES); unset: DEFAULT_API_KEY_CACHE_SETTINGS. */
   apiKeyCache?: ApiKeyCacheSettings;
   /** Rate-limit slices (RATE_LIMIT_VARIABLES); unset: DEFAULT_RATE_LIMIT_SETTINGS. */

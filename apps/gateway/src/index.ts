@@ -14,3 +14,4 @@ export { AuditService, type AuditEntryView, type AuditPage } from './audit/audit
 export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit/audit-actions';
 export { LowBalanceAlertsService } from './low-balance/low-balance-alerts.service';
 export { gatewayRelease } from './gateway.release';
+export { PasswordHasher } from './users/password-hasher';

@@ -24,6 +24,16 @@ export function servicesToMigrate(service: string | undefined): string[] {
   return [service];
 }
 
+/** Every schema's pending migrations, each under its advisory lock; the names applied, by schema. */
+export async function migrateEverySchema(url: string): Promise<Record<string, string[]>> {
+  const applied: Record<string, string[]> = {};
+  for (const service of Object.keys(SERVICE_DATABASES)) {
+    const options = SERVICE_DATABASES[service](url);
+    applied[options.schema] = await runPendingMigrations(options);
+  }
+  return applied;
+}
+
 /**
  * The migration job: every schema's pending migrations, or one service's (`--service`: what a
  * Deployment's init container runs, so deploying billing never migrates generation), each under

@@ -5,7 +5,7 @@ import { securityApi, TwoFactorStatus } from '../security-api';
 import { useAsync } from '../use-async';
 import { Field, FormError, Loading, LoadError, Notice, SecretReveal } from './ui';
 
-const detail = (e: unknown) => (e instanceof ApiError ? e.detail.replace(/^code: /, '') : 'Something went wrong. Please try again.');
+const detail = (e: unknown) => (e instanceof ApiError ? e.detail.replace(/^(code|password): /, '') : 'Something went wrong. Please try again.');
 
 /** Ten codes, shown once, to copy or print. */
 function RecoveryCodes({ codes }: { codes: string[] }) {
@@ -21,9 +21,22 @@ function RecoveryCodes({ codes }: { codes: string[] }) {
   );
 }
 
-/** One code field and a button: confirming, turning off and renewing all ask for a code. */
-function CodeForm({ label, action, busyLabel, onCode }: { label: string; action: string; busyLabel: string; onCode: (code: string) => Promise<void> }) {
+/** One code field and a button: confirming, turning off and renewing all ask for a code; turning on or off, the password too. */
+function CodeForm({
+  label,
+  action,
+  busyLabel,
+  withPassword = false,
+  onCode,
+}: {
+  label: string;
+  action: string;
+  busyLabel: string;
+  withPassword?: boolean;
+  onCode: (code: string, password: string) => Promise<void>;
+}) {
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (event: FormEvent) => {
@@ -31,8 +44,9 @@ function CodeForm({ label, action, busyLabel, onCode }: { label: string; action:
     setBusy(true);
     setError(null);
     try {
-      await onCode(code.trim());
+      await onCode(code.trim(), password);
       setCode('');
+      setPassword('');
     } catch (e) {
       setError(detail(e));
     } finally {
@@ -41,9 +55,10 @@ function CodeForm({ label, action, busyLabel, onCode }: { label: string; action:
   };
   return (
     <form className="inline-form" onSubmit={(e) => void submit(e)} noValidate>
+      {withPassword && <Field label="Your password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />}
       <Field label={label} autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.target.value)} error={error} />
       <FormError message={null} />
-      <button type="submit" className="button" disabled={busy || code.trim() === ''}>
+      <button type="submit" className="button" disabled={busy || code.trim() === '' || (withPassword && password === '')}>
         {busy ? busyLabel : action}
       </button>
     </form>
@@ -111,7 +126,13 @@ export function TwoFactorSettings({ session, onChanged }: { session: Session; on
               <p>Add this account to your app: paste the link, or type the key. Then enter the code it shows.</p>
               <SecretReveal label="Setup key" value={secret.secret} />
               <SecretReveal label="otpauth link" value={secret.otpauth_uri} />
-              <CodeForm label="Code from your app" action="Turn on" busyLabel="Checking…" onCode={async (code) => done((await securityApi.confirmTwoFactor(code)).recovery_codes)} />
+              <CodeForm
+                label="Code from your app"
+                action="Turn on"
+                busyLabel="Checking…"
+                withPassword
+                onCode={async (code, password) => done((await securityApi.confirmTwoFactor(code, password)).recovery_codes)}
+              />
             </>
           )}
         </>
@@ -123,8 +144,8 @@ export function TwoFactorSettings({ session, onChanged }: { session: Session; on
           </p>
           <CodeForm label="Code, for new recovery codes" action="Make new recovery codes" busyLabel="Making…" onCode={async (code) => done((await securityApi.renewRecoveryCodes(code)).recovery_codes)} />
           {!state.data.required && (
-            <CodeForm label="Code, to turn it off" action="Turn off" busyLabel="Turning off…" onCode={async (code) => {
-              await securityApi.disableTwoFactor(code);
+            <CodeForm label="Code, to turn it off" action="Turn off" busyLabel="Turning off…" withPassword onCode={async (code, password) => {
+              await securityApi.disableTwoFactor(code, password);
               done(null);
             }} />
           )}

@@ -11,6 +11,8 @@ import { useAsync } from '../use-async';
 
 
 function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void }) {
+  // Scopes and a webhook URL at creation are an admin's (the server refuses them from a developer).
+  const admin = useCan()('admin');
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['generate', 'read']);
   const [webhookUrl, setWebhookUrl] = useState('');
@@ -21,12 +23,12 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void
     event.preventDefault();
     const local: typeof errors = {};
     if (name.trim() === '') local.name = 'Enter a name, such as “production server”.';
-    if (scopes.length === 0) local.scopes = 'Choose at least one permission.';
+    if (admin && scopes.length === 0) local.scopes = 'Choose at least one permission.';
     setErrors(local);
     if (local.name || local.scopes) return;
     setBusy(true);
     try {
-      const created = await dashboardApi.createKey({ name: name.trim(), scopes, webhook_url: webhookUrl.trim() || null });
+      const created = await dashboardApi.createKey(admin ? { name: name.trim(), scopes, webhook_url: webhookUrl.trim() || null } : { name: name.trim() });
       setName('');
       setWebhookUrl('');
       setScopes(['generate', 'read']);
@@ -53,40 +55,48 @@ function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void
         error={errors.name}
         required
       />
-      <fieldset className={`field${errors.scopes ? ' field-invalid' : ''}`} aria-describedby={errors.scopes ? 'scopes-error' : undefined}>
-        <legend>Permissions</legend>
-        {SCOPES.map(({ scope, label, hint }) => (
-          <div className="check" key={scope}>
-            <input
-              type="checkbox"
-              id={`scope-${scope}`}
-              checked={scopes.includes(scope)}
-              onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
-              aria-describedby={`scope-${scope}-hint`}
-            />
-            <label htmlFor={`scope-${scope}`}>{label}</label>
-            <span className="hint" id={`scope-${scope}-hint`}>
-              {hint}
-            </span>
-          </div>
-        ))}
-        {errors.scopes && (
-          <p className="field-error" id="scopes-error" role="alert">
-            {errors.scopes}
-          </p>
-        )}
-      </fieldset>
-      <Field
-        id="key-webhook-url"
-        label="Default webhook URL (optional)"
-        hint={WEBHOOK_HINT}
-        type="url"
-        inputMode="url"
-        placeholder="https://example.com/webhooks/generation"
-        value={webhookUrl}
-        onChange={(e) => setWebhookUrl(e.target.value)}
-        error={errors.webhook_url}
-      />
+      {admin ? (
+        <>
+          <fieldset className={`field${errors.scopes ? ' field-invalid' : ''}`} aria-describedby={errors.scopes ? 'scopes-error' : undefined}>
+            <legend>Permissions</legend>
+            {SCOPES.map(({ scope, label, hint }) => (
+              <div className="check" key={scope}>
+                <input
+                  type="checkbox"
+                  id={`scope-${scope}`}
+                  checked={scopes.includes(scope)}
+                  onChange={(e) => setScopes(e.target.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))}
+                  aria-describedby={`scope-${scope}-hint`}
+                />
+                <label htmlFor={`scope-${scope}`}>{label}</label>
+                <span className="hint" id={`scope-${scope}-hint`}>
+                  {hint}
+                </span>
+              </div>
+            ))}
+            {errors.scopes && (
+              <p className="field-error" id="scopes-error" role="alert">
+                {errors.scopes}
+              </p>
+            )}
+          </fieldset>
+          <Field
+            id="key-webhook-url"
+            label="Default webhook URL (optional)"
+            hint={WEBHOOK_HINT}
+            type="url"
+            inputMode="url"
+            placeholder="https://example.com/webhooks/generation"
+            value={webhookUrl}
+            onChange={(e) => setWebhookUrl(e.target.value)}
+            error={errors.webhook_url}
+          />
+        </>
+      ) : (
+        <p className="hint">
+          The key gets every permission, no webhook URL and the account&apos;s default spending caps. An admin or owner changes those.
+        </p>
+      )}
       <FormError message={errors.form ?? null} />
       <button type="submit" className="button button-primary" disabled={busy}>
         {busy ? 'Creating…' : 'Create key'}

@@ -72,6 +72,8 @@ export function MembersPage({ onSessionChanged }: { onSessionChanged: () => void
   const [pending, setPending] = useState<Pending>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  // Offered, on by default: a removed member's keys (which they may have copied) stop working too.
+  const [revokeKeys, setRevokeKeys] = useState(true);
   const can = useCan();
 
   const act = async (action: () => Promise<unknown>, changesMe: boolean) => {
@@ -135,10 +137,20 @@ export function MembersPage({ onSessionChanged }: { onSessionChanged: () => void
         confirmLabel={pending?.member.you ? 'Leave account' : 'Remove member'}
         danger
         busy={busy}
-        onConfirm={() => pending && void act(() => dashboardApi.removeMember(pending.member.user_id), pending.member.you)}
+        onConfirm={() => pending && void act(() => dashboardApi.removeMember(pending.member.user_id, !pending.member.you && revokeKeys), pending.member.you)}
         onCancel={() => setPending(null)}
       >
-        <p>{pending?.member.you ? 'You lose access to this account at once; an owner or admin can invite you again.' : 'Their sessions on this account end at once. They can be invited again.'}</p>
+        <p>
+          {pending?.member.you
+            ? 'You lose access to this account at once; an owner or admin can invite you again.'
+            : 'Their sessions on this account end and the invitations they sent are withdrawn at once. They can be invited again.'}
+        </p>
+        {pending && !pending.member.you && (
+          <div className="check">
+            <input type="checkbox" id="revoke-keys" checked={revokeKeys} onChange={(e) => setRevokeKeys(e.target.checked)} />
+            <label htmlFor="revoke-keys">Also revoke the API keys they created</label>
+          </div>
+        )}
       </ConfirmDialog>
       <ConfirmDialog
         open={pending?.kind === 'transfer'}

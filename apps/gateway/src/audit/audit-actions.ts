@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'account.two_factor_required_set',
   'key.renamed',
   'key.scopes_changed',
+  'account.key_defaults_set',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -18,4 +18,11 @@ export class AccountEntity {
   /** Every member must sign in with a second factor (migration 1764970000000); members without one enrol first. */
   @Column('boolean', { name: 'require_two_factor', default: false })
   requireTwoFactor!: boolean;
+
+  /** The caps every new dashboard key gets (migration 1766036000000); null: none. */
+  @Column('integer', { name: 'default_key_cap_per_day', nullable: true })
+  defaultKeyCapPerDay!: number | null;
+
+  @Column('integer', { name: 'default_key_cap_per_month', nullable: true })
+  defaultKeyCapPerMonth!: number | null;
 }

@@ -12,6 +12,7 @@ export { API_KEY_SCOPES, WEBHOOK_SCHEMES, type ApiKeyScope, type WebhookScheme }
 @Entity({ name: 'api_keys' })
 @Unique('api_keys_lookup_id_key', ['lookupId'])
 @Index('api_keys_by_account', ['accountId'])
+@Index('api_keys_account_created_by', ['accountId', 'createdBy'], { where: '"created_by" IS NOT NULL' })
 @Check('api_keys_webhook_scheme_check', `"webhook_scheme" IN ('service', 'standard')`)
 @Check('api_keys_webhook_previous_secret_check', `("webhook_previous_secret" IS NULL) = ("webhook_previous_secret_until" IS NULL)`)
 export class ApiKeyEntity {
@@ -67,4 +68,8 @@ export class ApiKeyEntity {
 
   @Column('timestamptz', { name: 'revoked_at', nullable: true })
   revokedAt!: Date | null;
+
+  /** The dashboard user who made the key (migration 1766036000001); null: an operator, or made before. */
+  @Column('uuid', { name: 'created_by', nullable: true })
+  createdBy!: string | null;
 }

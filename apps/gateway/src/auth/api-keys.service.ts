@@ -43,6 +43,8 @@ export class ApiKeysService {
     scopes: ApiKeyScope[] = [...API_KEY_SCOPES],
     webhookUrl: string | null = null,
     webhookSecret: string | null = null,
+    /** The dashboard user making it (removing them from the account may revoke it); null: an operator. */
+    createdBy: string | null = null,
   ): Promise<CreatedApiKey> {
     if (!(await this.repository.findAccount(accountId))) throw new NotFoundError('No such account.');
     const cleanName = name.trim();
@@ -66,6 +68,7 @@ export class ApiKeysService {
       webhookScheme: 'service',
       webhookPreviousSecret: null,
       webhookPreviousSecretUntil: null,
+      createdBy,
     });
     return { id, key: generated.key, name: cleanName, scopes };
   }

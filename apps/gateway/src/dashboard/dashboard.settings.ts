@@ -35,8 +35,11 @@ export interface DashboardSettings {
   mail: MailSettings;
   /** How long a password reset link works, and the least time between two reset mails to one address. */
   passwordReset: { ttlSeconds: number; mailWindowSeconds: number };
-  /** How long an invitation to join an account works (INVITATION_TTL_HOURS, 72). */
-  invitations: { ttlSeconds: number };
+  /**
+   * How long an invitation to join an account works (INVITATION_TTL_HOURS, 72), and how many mails an
+   * account may send per hour and an address receive per day (INVITATIONS_PER_*).
+   */
+  invitations: { ttlSeconds: number; perAccountPerHour: number; perAddressPerDay: number };
   /** How long a sign-up verification link works, and the least time between two verification mails to one user. */
   emailVerification: { ttlSeconds: number; mailWindowSeconds: number };
 }

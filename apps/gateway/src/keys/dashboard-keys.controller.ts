@@ -13,7 +13,9 @@ import { ListKeys } from './list-keys';
 import { RelabelKey } from './relabel-key';
 import { RenewWebhookSecret } from './renew-webhook-secret';
 import { RevokeKey } from './revoke-key';
+import type { KeyCapDefaults } from './key-defaults.repository';
 import { SetKeyCaps } from './set-key-caps';
+import { SetKeyDefaults } from './set-key-defaults';
 import { SetKeyWebhookUrl } from './set-key-webhook-url';
 import { SetWebhookScheme } from './set-webhook-scheme';
 import { CreateKeyDto, KeyCapsDto, renewSecretOverlap, UpdateKeyDto, WebhookSchemeDto, KeyLabelDto } from './key.dto';
@@ -34,6 +36,7 @@ export class DashboardKeysController {
     private readonly relabelKey: RelabelKey,
     private readonly setKeyCaps: SetKeyCaps,
     private readonly revokeKey: RevokeKey,
+    private readonly keyDefaults: SetKeyDefaults,
   ) {}
 
   @Get()
@@ -47,7 +50,20 @@ export class DashboardKeysController {
   @HttpCode(201)
   @UseGuards(VerifiedEmailGuard)
   create(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: CreateKeyDto): Promise<CreatedKeyReply> {
-    return this.createKey.execute({ ...body, accountId: session.accountId, actor });
+    return this.createKey.execute({ ...body, accountId: session.accountId, actor, role: session.role });
+  }
+
+  /** The caps every new key of the account gets (docs/guide/limits.md, "Spending caps"). */
+  @Get('defaults')
+  @RequiresRole('viewer')
+  defaults(@CurrentSession() session: LiveSession): Promise<KeyCapDefaults> {
+    return this.keyDefaults.get(session.accountId);
+  }
+
+  @Put('defaults')
+  @RequiresRole('admin')
+  setDefaults(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: KeyCapsDto): Promise<KeyCapDefaults> {
+    return this.keyDefaults.execute({ accountId: session.accountId, actor, per_day: body.per_day, per_month: body.per_month });
   }
 
   @Patch(':id')

@@ -75,6 +75,29 @@ export class InvitationsRepository {
     return rows.length === 1;
   }
 
+  /**
+   * Counts an invitation mail against the account's hourly and the address's daily limit, and records
+   * it when both allow: which limit refused it, or null (recorded). The account's and the address's
+   * advisory locks (taken in a fixed order) make concurrent invitations count exactly.
+   */
+  async countMail(accountId: string, emailKey: string, limits: { perAccountPerHour: number; perAddressPerDay: number }): Promise<'account' | 'address' | null> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('invitation-mails:account:' || $1))`, [accountId]);
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('invitation-mails:address:' || $1))`, [emailKey]);
+      await tx.query(`DELETE FROM invitation_mails WHERE (account_id = $1 OR email_key = $2) AND sent_at < now() - interval '1 day'`, [accountId, emailKey]);
+      const [counts] = await sqlRows<{ account: number; address: number }>(
+        tx,
+        `SELECT (SELECT count(*)::int FROM invitation_mails WHERE account_id = $1 AND sent_at > now() - interval '1 hour') AS account,
+                (SELECT count(*)::int FROM invitation_mails WHERE email_key = $2) AS address`,
+        [accountId, emailKey],
+      );
+      if (counts.account >= limits.perAccountPerHour) return 'account';
+      if (counts.address >= limits.perAddressPerDay) return 'address';
+      await tx.query(`INSERT INTO invitation_mails (account_id, email_key) VALUES ($1, $2)`, [accountId, emailKey]);
+      return null;
+    });
+  }
+
   async listPending(accountId: string): Promise<PendingInvitation[]> {
     const rows = await sqlRows<{ id: string; email: string; role: MemberRole; invited_by: string | null; created_at: Date; expires_at: Date }>(
       this.db,
@@ -94,6 +117,15 @@ export class InvitationsRepository {
       [accountId, invitationId],
     );
     return rows[0] ?? null;
+  }
+
+  /** Withdraws every invitation of the account that `userId` sent (they are leaving it); what was withdrawn. */
+  async revokeSentBy(accountId: string, userId: string): Promise<Array<{ email: string; role: MemberRole }>> {
+    return sqlRows<{ email: string; role: MemberRole }>(
+      this.db,
+      `DELETE FROM invitations WHERE account_id = $1 AND invited_by = $2 RETURNING email, role`,
+      [accountId, userId],
+    );
   }
 
   /** The open, unexpired invitation with this token hash, or null. */

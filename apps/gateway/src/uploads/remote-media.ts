@@ -15,7 +15,7 @@ export class MediaFetchRefused extends Error {
 
 /**
  * Fetches a customer's media URL into the storage, as webhooks reach customers' URLs: under the
- * deployment's destination rules (WEBHOOK_ALLOW_*), every address checked at connect time (so DNS
+ * media fetch rules (MEDIA_FETCH_ALLOW_*, with the webhooks' ports), every address checked at connect time (so DNS
  * rebinding cannot slip a private address in), each redirect checked again, at most 3. The answer
  * must say it is media and be at most `maxBytes` (a larger Content-Length is refused before reading;
  * a body that grows past it is cut off there), and its bytes must be an image, video, audio or 3D

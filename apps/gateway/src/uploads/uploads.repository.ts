@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlRows } from '@gen/persistence';
+import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AUTH_DB } from '../gateway.tokens';
 
@@ -90,5 +90,34 @@ export class UploadsRepository {
   async remove(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await sqlRows(this.db, `DELETE FROM uploads WHERE id = ANY($1::text[])`, [ids]);
+  }
+
+  /** What the account has uploaded today (UTC): bytes and files. */
+  async usedToday(accountId: string): Promise<{ bytes: number; files: number }> {
+    const [row] = await readRows<{ bytes: string; files: number }>(
+      this.db,
+      `SELECT bytes::text AS bytes, files FROM upload_usage WHERE account_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
+      [accountId],
+    );
+    return row ? { bytes: Number(row.bytes), files: row.files } : { bytes: 0, files: 0 };
+  }
+
+  /**
+   * Counts one file of `bytes` against today's quota (UTC), if it fits: one conditional upsert on the
+   * account's row for the day, so concurrent uploads cannot together pass the quota. False (nothing
+   * counted) when it does not fit. Days before yesterday are deleted on the way.
+   */
+  async chargeToday(accountId: string, bytes: number, quota: { bytes: number; files: number }): Promise<boolean> {
+    if (bytes > quota.bytes || quota.files < 1) return false;
+    await this.db.query(`DELETE FROM upload_usage WHERE account_id = $1 AND day < (now() AT TIME ZONE 'UTC')::date - 1`, [accountId]);
+    const rows = await sqlRows<{ files: number }>(
+      this.db,
+      `INSERT INTO upload_usage (account_id, day, bytes, files) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, 1)
+       ON CONFLICT (account_id, day) DO UPDATE SET bytes = upload_usage.bytes + EXCLUDED.bytes, files = upload_usage.files + 1
+        WHERE upload_usage.bytes + EXCLUDED.bytes <= $3 AND upload_usage.files + 1 <= $4
+       RETURNING files`,
+      [accountId, bytes, quota.bytes, quota.files],
+    );
+    return rows.length === 1;
   }
 }

@@ -1,10 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import type { UploadReply } from '@gen/contracts';
-import { DomainError, ValidationError } from '@gen/errors';
+import { DomainError, RateLimitError, ValidationError } from '@gen/errors';
 import { UPLOAD_ID } from '@gen/model-inputs';
 import { formatOfContentType, isObjectKey, ObjectTooLargeError, OUTPUT_FORMATS, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { AccountPlanService } from '../plans/account-plan.service';
+import { ownUploadKey } from './own-upload-url';
+import { UPLOAD_QUOTAS } from './upload-quotas';
 import { MediaFetchRefused, RemoteMedia } from './remote-media';
 import { UploadRow, UploadsRepository } from './uploads.repository';
 import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from './uploads.settings';
@@ -30,6 +33,7 @@ export class UploadsService implements OnApplicationShutdown {
 
   constructor(
     private readonly uploads: UploadsRepository,
+    private readonly plans: AccountPlanService,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
     // None in the operator CLI, which serves nothing and takes no uploads.
     @Optional() @Inject(OutputStorage) storage: OutputStorage | null,
@@ -37,7 +41,9 @@ export class UploadsService implements OnApplicationShutdown {
     this.limits = settings.uploads ?? DEFAULT_UPLOAD_SETTINGS;
     this.contentBase = (settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`).replace(/\/+$/, '');
     this.storage = storage ?? null;
-    this.remote = storage ? new RemoteMedia(storage, settings.webhookPolicy, { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.fetchTimeoutMs }) : null;
+    // Media URLs keep to rules of their own, never the webhook allow-list (gateway.tokens.ts, mediaFetchPolicy).
+    const policy = settings.mediaFetchPolicy ?? { ...settings.webhookPolicy, allowList: [] };
+    this.remote = storage ? new RemoteMedia(storage, policy, { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.fetchTimeoutMs }) : null;
   }
 
   private get store(): OutputStorage {
@@ -56,6 +62,8 @@ export class UploadsService implements OnApplicationShutdown {
       throw new DomainError('unsupported_media_type', `Send the file as the body, with its media type as Content-Type: one of ${ACCEPTED_TYPES}.`);
     }
     if (!body) throw new ValidationError(EMPTY);
+    // Refused before a byte is read when the day's quota is used up already.
+    await this.assertRoom(accountId, 0);
     let stored;
     try {
       stored = await putSniffed(this.store, body, { maxBytes: this.limits.maxBytes, accept: (format) => format === declared });
@@ -80,14 +88,15 @@ export class UploadsService implements OnApplicationShutdown {
    */
   async resolve(accountId: string, field: string, value: string): Promise<{ url: string; fetched: UploadRow | null }> {
     const at = `input.${field}`;
-    if (UPLOAD_ID.test(value) || value.startsWith(`${this.contentBase}/`)) {
-      const key = value.slice(this.contentBase.length + 1);
-      const upload = UPLOAD_ID.test(value) ? await this.uploads.findById(accountId, value) : isObjectKey(key) ? await this.uploads.findByKey(accountId, key) : null;
+    const key = UPLOAD_ID.test(value) ? null : ownUploadKey(this.contentBase, value);
+    if (UPLOAD_ID.test(value) || key !== null) {
+      const upload = UPLOAD_ID.test(value) ? await this.uploads.findById(accountId, value) : key !== null && isObjectKey(key) ? await this.uploads.findByKey(accountId, key) : null;
       // Another account's upload is not found either: its id or URL says nothing to this one.
       if (!upload) throw new ValidationError(`${at}: no upload of this account has this ${UPLOAD_ID.test(value) ? 'id' : 'URL'} (POST /api/v1/uploads)`);
       if (upload.expired) throw new ValidationError(`${at}: this upload expired at ${upload.expiresAt.toISOString()}; upload the file again`);
       return { url: this.urlOf(upload.objectKey), fetched: null };
     }
+    await this.assertRoom(accountId, 0);
     let stored;
     try {
       if (!this.remote) throw new DomainError('service_unavailable', 'This process keeps no files.');
@@ -121,9 +130,32 @@ export class UploadsService implements OnApplicationShutdown {
     return expired.length;
   }
 
+  /**
+   * Refuses (429 in the envelope, Retry-After until the next UTC midnight) when `bytes` more would
+   * pass the plan's daily upload quota; with `charge`, counts them when they fit.
+   */
+  private async assertRoom(accountId: string, bytes: number, charge = false): Promise<void> {
+    const { plan } = await this.plans.get(accountId);
+    const quota = UPLOAD_QUOTAS[plan];
+    const fits = charge
+      ? await this.uploads.chargeToday(accountId, bytes, quota)
+      : await this.uploads.usedToday(accountId).then((used) => used.files < quota.files && used.bytes + bytes <= quota.bytes);
+    if (fits) return;
+    const used = await this.uploads.usedToday(accountId);
+    const now = new Date();
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+    throw new RateLimitError(
+      `Daily upload quota reached: the ${plan} plan may upload ${megabytes(quota.bytes)} in ${quota.files} files per day (UTC); ` +
+        `this account has uploaded ${megabytes(used.bytes)} in ${used.files} today${bytes > 0 ? ` and this file is ${megabytes(bytes)}` : ''}. ` +
+        `The quota resets at ${new Date(midnight).toISOString().replace('.000Z', 'Z')}.`,
+      Math.max(1, Math.ceil((midnight - now.getTime()) / 1000)),
+    );
+  }
+
   private async record(accountId: string, objectKey: string, contentType: string, bytes: number, sourceUrl: string | null): Promise<UploadRow> {
     const id = `upl_${randomBytes(12).toString('hex')}`;
     try {
+      await this.assertRoom(accountId, bytes, true);
       return await this.uploads.insert({ id, accountId, objectKey, contentType, bytes, sourceUrl }, this.limits.ttlSeconds);
     } catch (error) {
       // Not recorded: nothing would ever delete the object.
@@ -142,5 +174,6 @@ export class UploadsService implements OnApplicationShutdown {
 }
 
 function megabytes(bytes: number): string {
-  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MB` : `${bytes} bytes`;
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  return bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MB` : `${bytes} bytes`;
 }

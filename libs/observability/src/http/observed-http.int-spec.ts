@@ -28,6 +28,12 @@ class ProbeController {
     return { ok: true };
   }
 
+  @Post('callbacks/:provider/:token')
+  @HttpCode(200)
+  callback(): { ok: true } {
+    return { ok: true };
+  }
+
   @Post('slow-job')
   @HttpCode(200)
   async slowJob(@Body() body: { prompt?: string }): Promise<{ id: string; status: string; prompt?: string }> {
@@ -138,6 +144,16 @@ describe('observed HTTP (a service HTTP app on a real socket)', () => {
       expect.objectContaining({ level: 'warn', route: 'unmatched', status: 404, req: { method: 'GET', path: '/keys/[redacted]' } }),
     ]);
     expect(JSON.stringify(lines.all())).not.toContain(API_KEY);
+  });
+
+  it("a route's secret parameter (a provider callback's token) is logged as [redacted], the others as sent", async () => {
+    const token = 'Zq7t0kenThatHasNoCredentialShape9x';
+    expect((await fetch(`${url}/callbacks/replicate/${token}`, { method: 'POST', headers: { 'x-request-id': 'req-callback' } })).status).toBe(200);
+    await sleep(50);
+    expect(lines.of('req-callback')).toEqual([
+      expect.objectContaining({ route: '/callbacks/:provider/:token', req: { method: 'POST', path: '/callbacks/replicate/[redacted]' } }),
+    ]);
+    expect(JSON.stringify(lines.all())).not.toContain(token);
   });
 
   it('a failure: its request line at error level, and the error logged with the request id', async () => {

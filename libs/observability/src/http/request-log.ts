@@ -16,8 +16,24 @@ export function routeOf(request: FastifyRequest): string {
   return request.routeOptions?.url ?? UNMATCHED_ROUTE;
 }
 
-/** The request's path without its query string (where secrets would be), scrubbed of credential shapes. */
-function pathOf(url: string): string {
+/** Route parameters that are credentials (a provider callback's URL token): their values are never logged. */
+const SECRET_PARAM = /^(?:token|secret|\w+Token|\w+Secret)$/;
+
+/**
+ * The request's path without its query string (where secrets would be), scrubbed of credential
+ * shapes. On a route with a secret parameter (`/provider-callbacks/:provider/:token`) the path is
+ * the route with the other parameters filled in and the secret one `[redacted]`: a random token has
+ * no shape to scrub.
+ */
+function pathOf(request: FastifyRequest, route: string): string {
+  if (route !== UNMATCHED_ROUTE && /:\w+/.test(route)) {
+    const names = [...route.matchAll(/:(\w+)/g)].map((match) => match[1]);
+    if (names.some((name) => SECRET_PARAM.test(name))) {
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      return route.replace(/:(\w+)/g, (_whole, name: string) => (SECRET_PARAM.test(name) ? '[redacted]' : scrubString(String(params[name] ?? ''))));
+    }
+  }
+  const url = request.url;
   const query = url.indexOf('?');
   return scrubString(query < 0 ? url : url.slice(0, query));
 }
@@ -82,7 +98,7 @@ export class RequestLog {
     this.logger[level](
       {
         requestId: request.id,
-        req: { method: request.method, path: pathOf(request.url) },
+        req: { method: request.method, path: pathOf(request, route) },
         durationMs: Math.round(reply.elapsedTime),
         route,
         accountId: this.accountIdOf(request),

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { MembersReply } from '@gen/contracts';
-import { NotFoundError } from '@gen/errors';
+import { NotFoundError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { roleAtLeast } from '../../members/member-role';
 import { MembersService } from '../../members/members.service';
@@ -10,7 +10,15 @@ import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
 import { InvitationsService } from './invitations.service';
+import { MemberRemoved, RemoveMember } from './remove-member';
 import { InviteDto, RoleDto, TransferOwnershipDto } from './members.dto';
+
+/** `revoke_keys`: `true` or `false` (absent: false); anything else is refused before anything changes. */
+function parseRevokeKeys(value: string | undefined): boolean {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  throw new ValidationError('revoke_keys: true or false.');
+}
 
 const userId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such member of this account.') });
 const invitationId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such invitation.') });
@@ -23,6 +31,7 @@ export class DashboardMembersController {
   constructor(
     private readonly members: MembersService,
     private readonly invitations: InvitationsService,
+    private readonly removeMember: RemoveMember,
   ) {}
 
   @Get()
@@ -74,11 +83,20 @@ export class DashboardMembersController {
     return this.members.changeRole(session, id, body.role, actor);
   }
 
-  /** Removes a member (owners and admins), or leaves the account (any member, their own id). Their sessions on the account end at once. */
+  /**
+   * Removes a member (owners and admins), or leaves the account (any member, their own id). Their
+   * sessions on the account end and the invitations they sent are withdrawn at once;
+   * `?revoke_keys=true` also revokes the keys they made.
+   */
   @Delete(':userId')
   @RequiresRole('viewer')
-  async remove(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Param('userId', userId()) id: string): Promise<{ ended_sessions: number }> {
-    return { ended_sessions: await this.members.remove(session, id, actor) };
+  remove(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Param('userId', userId()) id: string,
+    @Query('revoke_keys') revokeKeys: string | undefined,
+  ): Promise<MemberRemoved> {
+    return this.removeMember.execute(session, id, actor, parseRevokeKeys(revokeKeys));
   }
 
   /** Makes another member an owner; you become an admin. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '@gen/errors';
+import { AccessPolicyError, ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
@@ -11,7 +11,9 @@ import type { MemberContext } from '../../members/members.service';
 import { isEmailAddress } from '../../users/email-address';
 import { PasswordHasher } from '../../users/password-hasher';
 import { assertNewPassword } from '../../users/password-rules';
+import { plainName } from '../../mail/plain-name';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
+import { InvitationMetrics } from './invitation-metrics';
 import { ClientInfo, Credentials, hashSessionToken, newToken, SessionsService, StartedSession } from '../sessions/sessions.service';
 
 const INVALID = 'token: This invitation is not valid: it was used already, withdrawn, or replaced by a newer one. Ask for a new invitation.';
@@ -49,15 +51,17 @@ export class InvitationsService {
     private readonly sessions: SessionsService,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
+    private readonly metrics: InvitationMetrics,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
     @Inject(GATEWAY_SETTINGS) private readonly gateway: GatewaySettings,
   ) {}
 
   /** Invites an address with a role the inviter may give; 409 when it is a member already. Whether the mail went out is returned. */
-  async invite(context: MemberContext & { role: MemberRole; accountName: string }, input: { email: string; role: MemberRole }, actor: AuditActor): Promise<{ mailed: boolean }> {
+  async invite(context: MemberContext & { role: MemberRole; accountName: string; emailVerified: boolean }, input: { email: string; role: MemberRole }, actor: AuditActor): Promise<{ mailed: boolean }> {
     const email = input.email.trim();
     if (!isEmailAddress(email)) throw new ValidationError('email: Enter an email address such as name@example.com.');
     if (!canManageRole(context.role, input.role)) throw new ForbiddenError('Only an owner can invite someone as an owner.');
+    await this.admit(context, email.toLowerCase());
     const token = newToken();
     const ttlSeconds = this.settings.invitations.ttlSeconds;
     const opened = await this.invitations.open({
@@ -73,6 +77,28 @@ export class InvitationsService {
     if (!opened) throw new ConflictError(`email: ${email} is a member of this account already.`);
     await this.audit.record({ accountId: context.accountId, actor, action: 'member.invited', target: email, details: { role: input.role } });
     return { mailed: await this.sendLink({ to: email, token, role: input.role, accountName: context.accountName, inviter: context.email, ttlSeconds }) };
+  }
+
+  /**
+   * Whether this invitation may be mailed (docs/guide/dashboard.md, "Invitations"): outside `open`
+   * sign-up the inviter's own address must be verified, and the account's hourly and the address's
+   * daily limits must allow one more mail (re-sends count). Each refusal is counted by reason.
+   */
+  private async admit(context: { accountId: string; emailVerified: boolean }, emailKey: string): Promise<void> {
+    if (this.settings.signUp.mode !== 'open' && !context.emailVerified) {
+      this.metrics.refusal('unverified_inviter');
+      throw new AccessPolicyError('email_not_verified', 'Verify your email address before inviting anyone: follow the link in the mail we sent you, or ask for a new one.');
+    }
+    const { perAccountPerHour, perAddressPerDay } = this.settings.invitations;
+    const limit = await this.invitations.countMail(context.accountId, emailKey, { perAccountPerHour, perAddressPerDay });
+    if (limit === 'account') {
+      this.metrics.refusal('account_hourly_limit');
+      throw new RateLimitError(`This account has sent ${perAccountPerHour} invitations in the last hour, the most it may. Try again later.`, 3600);
+    }
+    if (limit === 'address') {
+      this.metrics.refusal('address_daily_limit');
+      throw new RateLimitError(`This address has been sent ${perAddressPerDay} invitations in the last day, the most it may receive. Try again tomorrow.`, 86_400);
+    }
   }
 
   listPending(accountId: string): Promise<PendingInvitation[]> {
@@ -137,9 +163,10 @@ export class InvitationsService {
     try {
       const outcome = await this.mailer.send({
         to: m.to,
-        subject: `Join ${m.accountName} on the Generation Service`,
+        subject: `Join ${plainName(m.accountName)} on the Generation Service`,
         text: [
-          `${m.inviter} invited you to join the account "${m.accountName}" on the Generation Service dashboard as ${roleWithArticle(m.role)}.`,
+          // Typed names, as plain text a mail reader cannot make a link of (plain-name.ts).
+          `${plainName(m.inviter, 'email')} invited you to join the account "${plainName(m.accountName)}" on the Generation Service dashboard as ${roleWithArticle(m.role)}.`,
           '',
           `Open this link within ${hours} hours to accept (it works once):`,
           link,

@@ -4,16 +4,20 @@ import { AuditService } from '../../audit/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
 import { Mailer } from '../../mail/mailer';
 import { MAX_EMAIL_LENGTH } from '../../users/email-address';
-import { MAX_PASSWORD_LENGTH, PasswordHasher } from '../../users/password-hasher';
+import { PasswordHasher } from '../../users/password-hasher';
+import { assertNewPassword } from '../../users/password-rules';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard.settings';
 import type { ClientInfo } from '../sessions/sessions.service';
-import { hashSessionToken, MIN_PASSWORD_LENGTH, newToken } from '../sessions/sessions.service';
+import { hashSessionToken, newToken } from '../sessions/sessions.service';
+import { SignInGate } from '../sessions/sign-in-gate';
 import { UsersRepository } from '../sessions/users.repository';
 import { PasswordResetsRepository } from './password-resets.repository';
 
 /** The one answer to every reset request, whether the address has a user or not. */
 export const RESET_REQUESTED_MESSAGE =
   'If an account uses this address, a link to choose a new password is on its way. It works once, for a limited time.';
+
+const INVALID_LINK = 'token: This reset link is not valid: it was used already, has expired, or was replaced by a newer one. Ask for a new one.';
 
 /**
  * "Forgot your password?": a reset link by mail (single use, PASSWORD_RESET_TTL_MINUTES), and the
@@ -31,6 +35,7 @@ export class PasswordResetService {
     private readonly resets: PasswordResetsRepository,
     private readonly mailer: Mailer,
     private readonly audit: AuditService,
+    private readonly gate: SignInGate,
     @Inject(DASHBOARD_SETTINGS) private readonly settings: DashboardSettings,
     @Inject(GATEWAY_SETTINGS) private readonly gateway: GatewaySettings,
   ) {}
@@ -50,12 +55,24 @@ export class PasswordResetService {
     return { message: RESET_REQUESTED_MESSAGE, sent };
   }
 
-  /** Sets the new password from a reset link: every session of the user ends (they sign in again). */
+  /**
+   * Sets the new password from a reset link: every session of the user ends (they sign in again).
+   * The route needs no session, so the slow hash runs last: after the per-address throttle, the
+   * token check and the password rules. Every attempt counts against the client's address, a good
+   * token's too (parallel uses of one link must not each buy a hash); a wrong token may lock it.
+   */
   async complete(token: string, newPassword: string, client: ClientInfo): Promise<{ endedSessions: number }> {
-    if (newPassword.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`new_password: Use at least ${MIN_PASSWORD_LENGTH} characters.`);
-    if (newPassword.length > MAX_PASSWORD_LENGTH) throw new ValidationError(`new_password: Use at most ${MAX_PASSWORD_LENGTH} characters.`);
-    const used = await this.resets.use(hashSessionToken(token), await this.hasher.hash(newPassword));
-    if (!used) throw new ValidationError('token: This reset link is not valid: it was used already, has expired, or was replaced by a newer one. Ask for a new one.');
+    const tokenHash = hashSessionToken(token);
+    const policies = { [`password-reset:${client.ip}`]: this.settings.throttle.address };
+    await this.gate.admit(policies);
+    const open = await this.resets.findOpen(tokenHash);
+    if (!open) {
+      await this.gate.settle(policies, false);
+      throw new ValidationError(INVALID_LINK);
+    }
+    assertNewPassword('new_password', newPassword, open.emailKey);
+    const used = await this.resets.use(tokenHash, await this.hasher.hash(newPassword));
+    if (!used) throw new ValidationError(INVALID_LINK);
     // Recorded on the account the user's sign-in opens (a user who belongs to none has no log to write to).
     if (used.accountId) await this.audit.record({
       accountId: used.accountId,

@@ -29,7 +29,7 @@ export interface Credentials {
 }
 
 /** `sign_in_throttle` keys: emails hashed, so the table does not list who tried to sign in. */
-function throttleKeys(emailKey: string, ip: string) {
+export function throttleKeys(emailKey: string, ip: string) {
   return { email: `email:${createHash('sha256').update(emailKey).digest('hex')}`, address: `ip:${ip}` };
 }
 

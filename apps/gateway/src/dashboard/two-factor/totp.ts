@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 
 /** RFC 6238 as authenticator apps expect it: SHA-1, 6 digits, 30-second steps. */
@@ -7,6 +7,7 @@ const DIGITS = 6;
 /** A code of the step before or after the current one is accepted too (clock drift of up to 30 s). */
 const WINDOW = 1;
 export const RECOVERY_CODE_COUNT = 10;
+const RECOVERY_CODE_LENGTH = 20;
 const ISSUER = 'Generation Service';
 /** Recovery codes use letters and digits that cannot be mistaken for one another (no 0/o, 1/l/i). */
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
@@ -46,12 +47,17 @@ export function totpStep(secretBase32: string, code: string, at: number = Date.n
   return delta === null ? null : Math.floor(at / 1000 / PERIOD_SECONDS) + delta;
 }
 
-/** Ten recovery codes like `k7m2p-x9qrt` (50 random bits each), shown once. */
+/**
+ * Ten recovery codes like `k7m2p-x9qrt-4hn8c-w2zfa` (20 characters of 31: 99 random bits each), shown
+ * once. At that length one SHA-256 (hashRecoveryCode) is out of reach of guessing from a stolen
+ * table, so no slow hash is needed. Codes issued before were 10 characters (50 bits); they are
+ * stored and checked the same way, so they keep working until used or renewed.
+ */
 export function newRecoveryCodes(count = RECOVERY_CODE_COUNT): string[] {
   return Array.from({ length: count }, () => {
-    const bytes = randomBytes(10);
-    const chars = Array.from(bytes, (b) => RECOVERY_ALPHABET[b % RECOVERY_ALPHABET.length]).join('');
-    return `${chars.slice(0, 5)}-${chars.slice(5)}`;
+    // randomInt: uniform over the alphabet (a byte modulo 31 would favour some characters).
+    const chars = Array.from({ length: RECOVERY_CODE_LENGTH }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('');
+    return chars.match(/.{5}/g)!.join('-');
   });
 }
 

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Put, UseGuards, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Put, Req, UseGuards, UseInterceptors } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import type { TwoFactorStatus } from '@gen/contracts';
 import type { AuditActor } from '../../audit/audit-actions';
 import { CurrentActor } from '../audit-actor.decorator';
@@ -6,7 +7,8 @@ import { NoStoreInterceptor } from '../no-store.interceptor';
 import { RequiresRole } from '../sessions/requires-role.decorator';
 import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
 import type { LiveSession } from '../sessions/users.repository';
-import { TwoFactorCodeDto, TwoFactorRequirementDto } from './two-factor.dto';
+import { client } from '../sessions/session.controller';
+import { TwoFactorChangeDto, TwoFactorCodeDto, TwoFactorRequirementDto } from './two-factor.dto';
 import { AllowedBeforeTwoFactor } from './two-factor-enrollment.decorator';
 import { TwoFactorService } from './two-factor.service';
 
@@ -34,14 +36,19 @@ export class TwoFactorController {
   @Post('two-factor/enrollment/confirm')
   @HttpCode(200)
   @AllowedBeforeTwoFactor()
-  confirm(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: TwoFactorCodeDto): Promise<{ recovery_codes: string[] }> {
-    return this.twoFactor.confirm(session, body.code, actor);
+  confirm(
+    @CurrentSession() session: LiveSession,
+    @CurrentActor() actor: AuditActor,
+    @Body() body: TwoFactorChangeDto,
+    @Req() request: FastifyRequest,
+  ): Promise<{ recovery_codes: string[] }> {
+    return this.twoFactor.confirm(session, body, actor, client(request));
   }
 
   @Post('two-factor/disable')
   @HttpCode(204)
-  disable(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: TwoFactorCodeDto): Promise<void> {
-    return this.twoFactor.disable(session, body.code, actor);
+  disable(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: TwoFactorChangeDto, @Req() request: FastifyRequest): Promise<void> {
+    return this.twoFactor.disable(session, body, actor, client(request));
   }
 
   @Post('two-factor/recovery-codes')

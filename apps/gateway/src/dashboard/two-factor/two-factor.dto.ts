@@ -7,6 +7,13 @@ export class TwoFactorCodeDto {
   code!: string;
 }
 
+/** Turning two-factor on or off: a code and the password again. */
+export class TwoFactorChangeDto extends TwoFactorCodeDto {
+  @IsString({ message: 'password: Enter your password to confirm.' })
+  @MaxLength(1000, { message: 'password: Too long.' })
+  password!: string;
+}
+
 /** Body of POST /dashboard/api/sign-in/two-factor. */
 export class TwoFactorSignInDto extends TwoFactorCodeDto {
   @IsString({ message: 'challenge: Sign in with your email and password first.' })

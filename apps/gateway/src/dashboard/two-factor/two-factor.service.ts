@@ -3,6 +3,8 @@ import type { TwoFactorStatus } from '@gen/contracts';
 import { ConflictError, UnauthorizedError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../../audit/audit-actions';
 import { AuditService } from '../../audit/audit.service';
+import { PasswordCheck } from '../sessions/password-check';
+import type { ClientInfo } from '../sessions/sessions.service';
 import type { LiveSession } from '../sessions/users.repository';
 import { TwoFactorCodes } from './two-factor-codes';
 import { TwoFactorRepository, TwoFactorUser } from './two-factor.repository';
@@ -22,6 +24,7 @@ export class TwoFactorService {
     private readonly repository: TwoFactorRepository,
     private readonly codes: TwoFactorCodes,
     private readonly audit: AuditService,
+    private readonly password: PasswordCheck,
   ) {}
 
   async status(session: LiveSession): Promise<TwoFactorStatus> {
@@ -39,10 +42,11 @@ export class TwoFactorService {
   }
 
   /** Confirms the enrolment with a code from the app; returns the recovery codes, shown this once. */
-  async confirm(session: LiveSession, code: string, actor: AuditActor): Promise<{ recovery_codes: string[] }> {
+  async confirm(session: LiveSession, { code, password }: { code: string; password: string }, actor: AuditActor, client: ClientInfo): Promise<{ recovery_codes: string[] }> {
     const user = await this.user(session);
     if (user.enabled) throw new ConflictError('Two-factor sign-in is on already.');
     if (!user.totpSecret) throw new ConflictError('Start the set-up first: no authenticator secret is waiting to be confirmed.');
+    await this.password.assert(user.id, password, client);
     const step = totpStep(this.codes.secretOf({ id: user.id, totpSecret: user.totpSecret }), code);
     if (step === null) throw new ValidationError('code: This code is not right. Enter the code your app shows now for this account.');
     const recovery = newRecoveryCodes();
@@ -54,10 +58,11 @@ export class TwoFactorService {
     return { recovery_codes: recovery };
   }
 
-  /** Turns two-factor off with a current code (or a recovery code); refused while the account requires it. */
-  async disable(session: LiveSession, code: string, actor: AuditActor): Promise<void> {
+  /** Turns two-factor off with the password and a current code (or a recovery code); refused while the account requires it. */
+  async disable(session: LiveSession, { code, password }: { code: string; password: string }, actor: AuditActor, client: ClientInfo): Promise<void> {
     const user = await this.enabledUser(session);
     if (session.accountRequiresTwoFactor) throw new ConflictError('Your account requires two-factor sign-in for every member; it cannot be turned off.');
+    await this.password.assert(user.id, password, client);
     if ((await this.codes.check(user, code)) === null) throw new ValidationError(WRONG_CODE);
     await this.repository.disable(user.id);
     await this.audit.record({ accountId: session.accountId, actor, action: 'user.two_factor_disabled', target: user.email });

@@ -71,7 +71,7 @@ export class SubmitGeneration {
     private readonly generations: GetGeneration,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
-    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: settings.webhookPolicy.allowHttp });
+    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: (settings.mediaFetchPolicy ?? settings.webhookPolicy).allowHttp });
   }
 
   /**
@@ -170,11 +170,25 @@ export class SubmitGeneration {
       input,
       metadata: metadata.metadata,
     };
+    let reply: SubmitGenerationReply;
     try {
-      return await this.delivery.deliver(request);
+      reply = await this.delivery.deliver(request);
     } catch (error) {
       return this.recoverSubmit(command, jobId, error);
     }
+    if (reply.finished && reply.record.status === 'failed') await this.releaseFailedHold(command.accountId, jobId);
+    return reply;
+  }
+
+  /**
+   * A synchronous submit that ended `failed` (an upstream refusal) answers `credits_charged: 0`; its
+   * hold is released here before the answer, so a GET /api/v1/credits right after it agrees. The
+   * job's generation.failed event releases it too; billing settles a hold once, so that one is a no-op.
+   */
+  private async releaseFailedHold(accountId: string, jobId: string): Promise<void> {
+    await this.rpc
+      .request<unknown, ReleaseCreditsRequest>(Subjects.billingRelease, { accountId, jobId, reason: 'generation failed' })
+      .catch((error: unknown) => this.logger.warn({ err: error, jobId }, 'Hold of a failed generation left to its event'));
   }
 
   /**
