@@ -15,7 +15,10 @@ export class AuthKeyCreators1766036000001 implements MigrationInterface {
     // The ALTER takes an ACCESS EXCLUSIVE lock, briefly (no rewrite); never wait long behind a long transaction for it.
     await q.query(`SET LOCAL lock_timeout = '5s'`);
     await q.query(`ALTER TABLE "auth"."api_keys" ADD COLUMN "created_by" uuid NULL`);
-    await q.query(`CREATE INDEX "api_keys_account_created_by" ON "auth"."api_keys" ("account_id", "created_by") WHERE "created_by" IS NOT NULL`);
+    // squawk's require-concurrent-index-creation is silenced for this one: the table is small and the
+    // previous release only reads and writes single keys through it, which wait a moment at most.
+    await q.query(`-- squawk-ignore require-concurrent-index-creation
+      CREATE INDEX "api_keys_account_created_by" ON "auth"."api_keys" ("account_id", "created_by") WHERE "created_by" IS NOT NULL`);
   }
 
   async down(q: QueryRunner): Promise<void> {
