@@ -25,6 +25,7 @@ describe('gateway settings', () => {
       auditRetentionDays: 365,
       catalogueMaxStaleMs: 5_000,
       cdnBaseUrl: 'http://localhost:3000/cdn',
+      finishedRecordsMaxEntries: 10_000,
       uploads: { maxBytes: 50 * 1024 * 1024, ttlSeconds: 86_400, fetchTimeoutMs: 30_000 },
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,
