@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Pool } from 'pg';
 import { ConfigError } from '@gen/config';
 import { createDatabaseIfMissing, dropDatabase } from './embedded-postgres';
 import { MissingDatabaseError, openServiceDataSource } from './service-data-source';
@@ -35,6 +36,37 @@ describe('a database that does not exist', () => {
       const dataSource = await openServiceDataSource({ url, schema: 'auth', entities: [], migrations: [] });
       await dataSource.destroy();
     } finally {
+      await dropDatabase(adminUrl(), name);
+    }
+  });
+});
+
+describe('a session the server ends while its client is checked out between statements', () => {
+  // TypeORM's query runners listen to their client, but its driver takes clients straight from the pool
+  // too (obtainMasterConnection, at start), as the pool's own users may: such a client has no listener.
+  it('is no uncaught error: the next statement fails, and the pool serves on a fresh session', async () => {
+    const name = `gen_ended_${randomBytes(5).toString('hex')}`;
+    const url = new URL(adminUrl());
+    url.pathname = `/${name}`;
+    await createDatabaseIfMissing(url.toString());
+    const dataSource = await openServiceDataSource({ url: url.toString(), schema: 'auth', entities: [], migrations: [] });
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    // An 'error' event nobody listens to is thrown from the socket's handler: caught here to be named.
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const pool = (dataSource.driver as unknown as { master: Pool }).master;
+      const client = await pool.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      await dataSource.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(uncaught).toEqual([]);
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      client.release(true);
+      expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+      await dataSource.destroy();
       await dropDatabase(adminUrl(), name);
     }
   });

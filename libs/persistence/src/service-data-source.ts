@@ -1,3 +1,4 @@
+import { Client, ClientConfig } from 'pg';
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
 import { ConfigError } from '@gen/config';
 import { pgErrorCode } from './pg-errors';
@@ -38,6 +39,22 @@ async function initialize(dataSource: DataSource, url: string): Promise<void> {
   }
 }
 
+/**
+ * A pool client that always has an 'error' listener. The pool listens only to the clients it holds idle;
+ * TypeORM's query runners take a client out without listening. When the server ends a session that is
+ * checked out but between statements (a fast shutdown's 57P01, a terminated backend), `pg` emits
+ * 'error' on the client, and with no listener that is an uncaught exception: the whole process would
+ * fall over. Here the error is left to whoever uses the client next: its next statement fails as a
+ * lost connection (503 with Retry-After, or retried where that is safe), and the pool drops the client
+ * when it is released.
+ */
+export class ListenedClient extends Client {
+  constructor(config?: string | ClientConfig) {
+    super(config);
+    this.on('error', () => undefined);
+  }
+}
+
 export interface ServiceDatabaseOptions {
   url: string;
   /** The service's own Postgres schema (`auth`, `billing`, `generation`, `webhooks`). */
@@ -67,7 +84,12 @@ export function createServiceDataSource(options: ServiceDatabaseOptions): DataSo
     logging: false,
     applicationName: options.applicationName ?? `gen-${options.schema}`,
     // Raw SQL in repositories names tables without the schema: search_path makes that the service's own.
-    extra: { max: options.poolSize ?? 10, connectionTimeoutMillis: 10_000, options: `-c search_path="${options.schema}"` },
+    extra: {
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 10_000,
+      options: `-c search_path="${options.schema}"`,
+      Client: ListenedClient,
+    },
   });
 }
 
