@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BatchQueue, isRefusedValue } from '@gen/persistence';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
-import { JOB_FINISHER_SETTINGS, JobFinisherSettings } from './job-finisher.settings';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
+import { OUTBOX_SETTINGS, OutboxSettings } from '../config/outbox.settings';
+import { JOB_FINISHER_SETTINGS, JobFinisherSettings } from '../config/job-finisher.settings';
 import { FinishedJob, FinishRequest, JobFinishRepository } from './job-finish.repository';
 
 /**

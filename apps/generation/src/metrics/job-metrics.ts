@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry, QUEUE_BUCKETS, secondsBetween } from '@gen/observability';
-import type { JobEntity } from '../jobs/job.entity';
 import { QueueStatsRepository } from './queue-stats.repository';
+
+/** What the metrics read of a job (a JobEntity): metrics sit below the job runtime and do not import it. */
+export type MeasuredJob = { type: string; status: string; attempts: number; createdAt: Date; startedAt: Date | null; completedAt: Date | null };
 
 /**
  * The generation service's metrics. Counters and histograms count what this process did; the
@@ -77,13 +79,13 @@ export class JobMetrics {
     gauges.outboxAge = new Gauge({ name: 'gen_outbox_oldest_age_seconds', help: 'Age of the oldest unpublished event', registers, collect });
   }
 
-  claimed(job: JobEntity): void {
+  claimed(job: MeasuredJob): void {
     this.claimedTotal.inc({ type: job.type });
     // The first claim measures the queue wait; a retry after a lost worker would count it twice.
     if (job.attempts <= 1) this.queueWait.observe({ type: job.type }, secondsBetween(job.createdAt));
   }
 
-  finished(job: JobEntity): void {
+  finished(job: MeasuredJob): void {
     this.finishedTotal.inc({ status: job.status, type: job.type });
     if (job.startedAt && job.completedAt) {
       this.runDuration.observe({ status: job.status, type: job.type }, secondsBetween(job.startedAt, new Date(job.completedAt)));
@@ -94,7 +96,7 @@ export class JobMetrics {
     this.requeuedTotal.inc();
   }
 
-  handedBack(_job: JobEntity): void {
+  handedBack(_job: MeasuredJob): void {
     this.handedBackTotal.inc();
   }
 }

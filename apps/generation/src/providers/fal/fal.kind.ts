@@ -1,5 +1,5 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { Engine } from '../../ports/engine';
+import type { EngineKind } from '../../ports/engine-kind';
 import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../common/binding-settings';
 import { IfGiven } from '@gen/contracts';
 import { HttpUrl, normalUrl } from '../common/binding-rules';

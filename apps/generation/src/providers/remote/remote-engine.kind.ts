@@ -1,5 +1,5 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { Engine } from '../../ports/engine';
+import type { EngineKind } from '../../ports/engine-kind';
 import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { RemoteEngine } from './remote.engine';
 import { parseRemoteEngineSettings } from './remote-engine.settings';

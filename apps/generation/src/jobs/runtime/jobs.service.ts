@@ -14,21 +14,21 @@ import {
 } from '@gen/contracts';
 import { ConflictError, DomainError, NotFoundError, RateLimitError, secondsText, ValidationError } from '@gen/errors';
 import { InputValidator } from '@gen/model-inputs';
-import { inputsOf, type ModelDefinition } from '../catalogue/catalogue';
-import { CatalogueService } from '../catalogue/catalogue.service';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { JobFinisher } from './job-finisher.service';
-import { JobClaimer } from './runtime/job-claimer.service';
-import { JobRunner } from './runtime/job-runner.service';
-import { finishedEvent } from './job-events';
-import type { JobEntity } from './job.entity';
-import { toGenerationRecord } from './job-record';
-import type { AdmitOutcome } from './job-admission.repository';
-import { JobAdmissionWriter } from './job-admission.writer';
-import { JobFinishRepository } from './job-finish.repository';
-import { JobReadsRepository } from './job-reads.repository';
-import { SubmittedJobsReader } from './submitted-jobs.reader';
-import { OUTBOX_SETTINGS, OutboxSettings } from '../outbox/outbox.settings';
+import { inputsOf, type ModelDefinition } from '../../catalogue/catalogue';
+import { CatalogueService } from '../../catalogue/catalogue.service';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
+import { JobFinisher } from '../job-finisher.service';
+import { JobClaimer } from './job-claimer.service';
+import { JobRunner } from './job-runner.service';
+import { finishedEvent } from '../job-events';
+import type { JobEntity } from '../job.entity';
+import { toGenerationRecord } from '../job-record';
+import type { AdmitOutcome } from '../job-admission.repository';
+import { JobAdmissionWriter } from '../job-admission.writer';
+import { JobFinishRepository } from '../job-finish.repository';
+import { JobReadsRepository } from '../job-reads.repository';
+import { SubmittedJobsReader } from '../submitted-jobs.reader';
+import { OUTBOX_SETTINGS, OutboxSettings } from '../../config/outbox.settings';
 
 @Injectable()
 export class JobsService {

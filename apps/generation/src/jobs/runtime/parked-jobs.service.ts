@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { BindingLimits } from './binding-limits.service';
-import { JobRunner } from './runtime/job-runner.service';
-import { RunningJobs } from './runtime/running-jobs';
-import { ParkedJobsRepository, WakeOutcome } from './parked-jobs.repository';
-import { CatalogueService } from '../catalogue/catalogue.service';
-import { modelsOnBindings } from './binding-models';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
+import { BindingLimits } from '../binding-limits.service';
+import { JobRunner } from './job-runner.service';
+import { RunningJobs } from './running-jobs';
+import { ParkedJobsRepository, WakeOutcome } from '../parked-jobs.repository';
+import { CatalogueService } from '../../catalogue/catalogue.service';
+import { modelsOnBindings } from '../binding-models';
 
 /** How often bindings' shared backoffs are read and stale binding slots swept. */
 const LIMITS_REFRESH_MS = 1_000;

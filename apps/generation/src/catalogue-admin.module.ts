@@ -1,11 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { engineKinds } from '../engine-kinds';
-import type { Engine } from '../engines/engine';
-import { GENERATION_DB } from '../generation.tokens';
-import { CatalogueAdminService } from './catalogue-admin.service';
-import { ENGINE_KINDS } from './model-engines';
-import { ModelsRepository } from './models.repository';
+import { engineKinds } from './engine-kinds';
+import type { Engine } from './ports/engine';
+import { GENERATION_DB } from './config/generation.tokens';
+import { CatalogueAdminService } from './catalogue/catalogue-admin.service';
+import { ENGINE_KINDS } from './catalogue/model-engines';
+import { ModelsRepository } from './catalogue/models.repository';
 
 /** The catalogue's operator commands alone (the CLI), without the job runner and engines. */
 @Module({})

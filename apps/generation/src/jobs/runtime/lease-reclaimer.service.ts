@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import { JobMetrics } from '../metrics/job-metrics';
-import { JobFinisher } from './job-finisher.service';
-import { JobJanitorRepository } from './job-janitor.repository';
-import { ParkedJobsRepository } from './parked-jobs.repository';
-import { JobClaimer } from './runtime/job-claimer.service';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
+import { JobMetrics } from '../../metrics/job-metrics';
+import { JobFinisher } from '../job-finisher.service';
+import { JobJanitorRepository } from '../job-janitor.repository';
+import { ParkedJobsRepository } from '../parked-jobs.repository';
+import { JobClaimer } from './job-claimer.service';
 
 /** How many expired leases one pass takes on. */
 const RECLAIM_BATCH = 50;

@@ -1,10 +1,9 @@
-import { DEFAULT_JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
-import { DEFAULT_JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
-import { DEFAULT_OUTBOX_SETTINGS } from './outbox/outbox.settings';
+import { DEFAULT_JOB_ADMISSION_SETTINGS } from './job-admission.settings';
+import { DEFAULT_JOB_FINISHER_SETTINGS } from './job-finisher.settings';
+import { DEFAULT_OUTBOX_SETTINGS } from './outbox.settings';
 import { readStorageSettings, StorageSettings } from '@gen/storage';
-import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, STORAGE_DIR, text } from '@gen/config';
-import type { GenerationSettings } from './generation.tokens';
-import { readProviderCallbackSettings } from './callbacks/provider-callbacks.settings';
+import { byMode, decimal, EnvReader, flag, int, OpsConfig, PUBLIC_URL_VARIABLES, SettingsOf, STORAGE_DIR, text } from '@gen/config';
+import { ProviderCallbackSettings, readProviderCallbackSettings } from './provider-callbacks.settings';
 
 /**
  * The generation service's own variables (README, "Configuration"), read by the service and by
@@ -33,6 +32,18 @@ export const GENERATION_VARIABLES = {
   jobAdmitBatch: int('JOB_ADMIT_BATCH', DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch, 'submits admitted by one statement and one commit at most (group commit)', { min: 1, max: 10_000 }),
   jobFinishBatch: int('JOB_FINISH_BATCH', DEFAULT_JOB_FINISHER_SETTINGS.maxBatch, 'job finishes written in one transaction at most (group commit)', { min: 1, max: 10_000 }),
 };
+
+/** The generation service's settings: one field per variable of GENERATION_VARIABLES, and what no variable sets. */
+export interface GenerationSettings extends SettingsOf<typeof GENERATION_VARIABLES> {
+  /** Base of output URLs, e.g. http://localhost:3000/cdn (CDN_BASE_URL). */
+  cdnBaseUrl: string;
+  /** Unique name of this process (lease owner). */
+  workerId: string;
+  /** On shutdown, how long running jobs may take to finish before they are handed back (default 20 s). */
+  drainTimeoutMs?: number;
+  /** Provider callbacks: their URLs' base and token key (absent: no callbacks, e.g. in tools and unit tests). */
+  providerCallbacks?: ProviderCallbackSettings;
+}
 
 /** Variables no longer read; one still set is refused, with how to move on. */
 const RETIRED = ['MODEL_ENGINES', 'MODEL_ENGINES_FILE'];

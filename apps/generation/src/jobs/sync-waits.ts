@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import { PeriodicTask } from '@gen/observability';
-import type { JobEntity } from '../job.entity';
-import { JobReadsRepository } from '../job-reads.repository';
+import type { JobEntity } from './job.entity';
+import { JobReadsRepository } from './job-reads.repository';
 
 /** Emitted once shutdown has finished or handed back every job of this process. */
 const DRAINED = Symbol('drained');

@@ -1,6 +1,6 @@
 import type { OutputExtension } from '@gen/storage';
 import type { GenerationType } from '@gen/contracts';
-import type { CallbackVerifier } from '../callbacks/callback-verifier';
+import type { CallbackVerifier } from './callback-verifier';
 
 /** How to serve one asset an engine produced. */
 interface EngineOutputInfo {

@@ -1,5 +1,5 @@
-import type { JobEntity } from '../job.entity';
-import type { JobReadsRepository } from '../job-reads.repository';
+import type { JobEntity } from './job.entity';
+import type { JobReadsRepository } from './job-reads.repository';
 import { SyncWaits } from './sync-waits';
 
 describe('SyncWaits: a synchronous submit waits for its job', () => {

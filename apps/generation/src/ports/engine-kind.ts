@@ -1,5 +1,5 @@
 import type { OutputStorage } from '@gen/storage';
-import type { Engine } from '../engines/engine';
+import type { Engine } from './engine';
 
 /** What an engine kind may read from the process when it builds an engine. */
 export interface ProviderContext {

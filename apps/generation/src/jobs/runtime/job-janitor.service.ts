@@ -1,9 +1,9 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError } from '@gen/errors';
 import { PeriodicTask } from '@gen/observability';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { OutputStorage } from '@gen/storage';
-import { JobJanitorRepository } from './job-janitor.repository';
+import { JobJanitorRepository } from '../job-janitor.repository';
 import { JobsService } from './jobs.service';
 import { LeaseReclaimer } from './lease-reclaimer.service';
 

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
-import { openGenerationDatabase } from '../generation.database';
+import { openGenerationDatabase } from './generation.database';
 import { runCatalogueSync } from './catalogue-sync.entry';
 
-const CATALOGUE = join(__dirname, '..', '..', '..', '..', 'k8s', 'base', 'catalogue.json');
+const CATALOGUE = join(__dirname, '..', '..', '..', 'k8s', 'base', 'catalogue.json');
 
 /** The generation image's own catalogue sync (its second Kubernetes init container), on a migrated schema. */
 describe('sync-catalogue (generation image)', () => {

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DomainError } from '@gen/errors';
-import { openGenerationDatabase } from '../generation.database';
+import { openGenerationDatabase } from './generation.database';
 import { CatalogueAdminModule } from './catalogue-admin.module';
-import { CatalogueAdminService } from './catalogue-admin.service';
+import { CatalogueAdminService } from './catalogue/catalogue-admin.service';
 
 /**
  * `node dist/apps/generation/src/sync-catalogue.js --file <catalogue.json>`: makes the model catalogue
