@@ -5,6 +5,7 @@ export * from './logging/nest-logger';
 export * from './logging/redact';
 export * from './metrics/metrics-registry';
 export * from './metrics/http-metrics';
+export * from './metrics/scrape-gauges';
 export * from './health/readiness-check';
 export * from './health/health-ping.controller';
 export * from './lifecycle/drain-state';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Counter, Gauge, Histogram } from 'prom-client';
-import { MetricsRegistry, QUEUE_BUCKETS, secondsBetween } from '@gen/observability';
+import { Counter, Histogram } from 'prom-client';
+import { MetricsRegistry, QUEUE_BUCKETS, scrapeGauges, secondsBetween } from '@gen/observability';
 import { QueueStatsRepository } from './queue-stats.repository';
 
 /** What the metrics read of a job (a JobEntity): metrics sit below the job runtime and do not import it. */
@@ -54,29 +54,26 @@ export class JobMetrics {
       registers,
     });
 
-    // One query per scrape feeds every gauge below (prom-client awaits each gauge's collect()).
-    let pending: Promise<void> | undefined;
-    const gauges: Record<string, Gauge<string>> = {};
-    const collect = async () => {
-      pending ??= stats
-        .read()
-        .then((s) => {
-          gauges.jobs.set({ state: 'queued' }, s.queued);
-          gauges.jobs.set({ state: 'processing' }, s.processing);
-          gauges.oldest.set(s.oldestQueuedSeconds);
-          gauges.expired.set(s.expiredLeases);
-          gauges.outbox.set(s.outboxPending);
-          gauges.outboxAge.set(s.oldestOutboxSeconds);
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Queue statistics unavailable for this scrape'))
-        .finally(() => setImmediate(() => (pending = undefined)));
-      await pending;
-    };
-    gauges.jobs = new Gauge({ name: 'gen_jobs', help: 'Jobs not yet final, by state (queued, processing)', labelNames: ['state'], registers, collect });
-    gauges.oldest = new Gauge({ name: 'gen_job_queue_oldest_age_seconds', help: 'Age of the oldest queued job', registers, collect });
-    gauges.expired = new Gauge({ name: 'gen_jobs_expired_leases', help: 'Processing jobs whose lease has expired', registers, collect });
-    gauges.outbox = new Gauge({ name: 'gen_outbox_pending', help: 'Events written but not yet published', registers, collect });
-    gauges.outboxAge = new Gauge({ name: 'gen_outbox_oldest_age_seconds', help: 'Age of the oldest unpublished event', registers, collect });
+    // One query per scrape feeds every gauge below.
+    scrapeGauges(metrics, {
+      read: () => stats.read(),
+      gauges: {
+        jobs: { name: 'gen_jobs', help: 'Jobs not yet final, by state (queued, processing)', labelNames: ['state'] },
+        oldest: { name: 'gen_job_queue_oldest_age_seconds', help: 'Age of the oldest queued job' },
+        expired: { name: 'gen_jobs_expired_leases', help: 'Processing jobs whose lease has expired' },
+        outbox: { name: 'gen_outbox_pending', help: 'Events written but not yet published' },
+        outboxAge: { name: 'gen_outbox_oldest_age_seconds', help: 'Age of the oldest unpublished event' },
+      },
+      update: (s, gauges) => {
+        gauges.jobs.set({ state: 'queued' }, s.queued);
+        gauges.jobs.set({ state: 'processing' }, s.processing);
+        gauges.oldest.set(s.oldestQueuedSeconds);
+        gauges.expired.set(s.expiredLeases);
+        gauges.outbox.set(s.outboxPending);
+        gauges.outboxAge.set(s.oldestOutboxSeconds);
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'Queue statistics unavailable for this scrape'),
+    });
   }
 
   claimed(job: MeasuredJob): void {
