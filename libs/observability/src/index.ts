@@ -14,5 +14,5 @@ export * from './lifecycle/periodic-task';
 export * from './http/observed-http';
 export * from './http/request-log';
 export * from './http/service-http-app';
-export * from './lifecycle/nats-service';
+export * from './nats-service';
 export * from './build/build-info';

@@ -4,11 +4,11 @@ import type { ServiceName } from '@gen/contracts';
 import { EnvReader, OpsConfig, readServiceConfig, runMain } from '@gen/config';
 import { NatsJetStreamServer, NatsRpcClient, TransportModule } from '@gen/transport';
 import type { DataSource } from 'typeorm';
-import type { BuildInfo } from '../build/build-info';
-import { flagCheck, natsCheck, postgresCheck, ReadinessCheck } from '../health/readiness-check';
-import { createServiceHttpApp } from '../http/service-http-app';
-import { ObservabilityModule } from '../observability.module';
-import { drainAndClose } from './graceful-shutdown';
+import type { BuildInfo } from './build/build-info';
+import { flagCheck, natsCheck, postgresCheck, ReadinessCheck } from './health/readiness-check';
+import { createServiceHttpApp } from './http/service-http-app';
+import { ObservabilityModule } from './observability.module';
+import { drainAndClose } from './lifecycle/graceful-shutdown';
 
 /** What differs between the services of a distributed deployment; the rest is shared. */
 export interface NatsServiceDefinition<Settings> {
