@@ -16,7 +16,7 @@ import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provi
 import { GenerationController } from './generation.controller';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './config/generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
-import { JobFinishWriter } from './jobs/job-finish-writer.service';
+import { JobFinishWriter } from './jobs/job-finish.writer';
 import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './config/job-finisher.settings';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './config/job-admission.settings';
 import { JobJanitorService } from './jobs/runtime/job-janitor.service';

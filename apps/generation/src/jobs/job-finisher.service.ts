@@ -3,7 +3,7 @@ import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.to
 import { JobMetrics } from '../metrics/job-metrics';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { finishedEvent } from './job-events';
-import { JobFinishWriter } from './job-finish-writer.service';
+import { JobFinishWriter } from './job-finish.writer';
 import type { FinishedJob, JobOutcome } from './job-finish.repository';
 import { SyncWaits } from './sync-waits';
 

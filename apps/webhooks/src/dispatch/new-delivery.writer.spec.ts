@@ -1,7 +1,7 @@
 import type { ClaimedAttempt, NewDelivery } from '../deliveries/delivery-attempt';
 import { newDelivery } from '../test/deliveries';
 import { AttemptSlots } from './attempt-slots';
-import { NewDeliveryWriter } from './new-delivery-writer';
+import { NewDeliveryWriter } from './new-delivery.writer';
 
 /** Admission on a fake clock over a repository stub: which deliveries are written, together, and claimed. */
 describe('NewDeliveryWriter', () => {

@@ -5,7 +5,7 @@ import { openGenerationDatabase } from '../generation.database';
 import type { GenerationSettings } from '../config/generation.tokens';
 import { DEFAULT_OUTBOX_SETTINGS } from '../config/outbox.settings';
 import { finishedEvent } from './job-events';
-import { JobFinishWriter } from './job-finish-writer.service';
+import { JobFinishWriter } from './job-finish.writer';
 import type { JobFinisherSettings } from '../config/job-finisher.settings';
 import { jobStore, JobStore } from './test/job-store';
 import { FinishRequest } from './job-finish.repository';
