@@ -5,7 +5,6 @@ import { InstantEngine } from './instant.engine';
 import { MeshEngine } from './mesh.engine';
 import { VideoEngine } from './video.engine';
 
-export * from '../ports/engine';
 export { ImageEngine } from './image.engine';
 export { VideoEngine } from './video.engine';
 export { AudioEngine } from './audio.engine';
