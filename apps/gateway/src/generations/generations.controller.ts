@@ -15,12 +15,12 @@ import { GenerationStreams } from './live/generation-streams.service';
 import { SseStream } from './live/sse-stream';
 import { ApiStreamEvents } from './live/stream-events.docs';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
-import { CancelGeneration } from './cancel-generation';
-import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries';
-import { RedeliverWebhook } from './deliveries/redeliver-webhook';
-import { GetGeneration } from './get-generation';
-import { ListGenerations } from './list-generations';
-import { SubmitGeneration } from './submit/submit-generation';
+import { CancelGeneration } from './cancel-generation.service';
+import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries.service';
+import { RedeliverWebhook } from './deliveries/redeliver-webhook.service';
+import { GetGeneration } from './get-generation.service';
+import { ListGenerations } from './list-generations.service';
+import { SubmitGeneration } from './submit/submit-generation.service';
 
 @ApiTags('generations')
 @ApiAuthenticated()
