@@ -14,7 +14,7 @@ import { GetModel } from './models/get-model.service';
 import { ListModels } from './models/list-models.service';
 import { ModelCatalogue } from './models/model-catalogue';
 import { ModelsController } from './models/models.controller';
-import { FinishedRecords } from './generations/finished-records';
+import { FinishedRecords } from './generations/records/finished-records';
 import { JobWaits } from './generations/live/job-waits';
 import { SubmitDelivery } from './generations/submit/submit-delivery';
 import { CreditsLedgerController } from './usage/credits-ledger.controller';

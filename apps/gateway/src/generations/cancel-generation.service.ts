@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CancelGenerationReply, CancelGenerationRequest, GenerationRecord, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import { withRpcRetries } from '../rpc/rpc-retries';
-import type { GenerationCommand } from './generation-command';
+import type { GenerationCommand } from './records/generation-command';
 
 /** Cancels a queued or running generation of the account (docs/guide/generations.md, "Cancel"); `409` once finished. */
 @Injectable()

@@ -3,7 +3,7 @@ import { CancelGeneration } from './cancel-generation.service';
 import { GetGenerationDetail } from './deliveries/get-generation-detail.service';
 import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries.service';
 import { RedeliverWebhook } from './deliveries/redeliver-webhook.service';
-import { GetGeneration } from './get-generation.service';
+import { GetGeneration } from './records/get-generation.service';
 import { ListGenerations } from './list-generations.service';
 import { SubmitGeneration } from './submit/submit-generation.service';
 

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { GenerationDetailReply } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import { isUnavailable } from '../../rpc/rpc-retries';
-import type { GenerationCommand } from '../generation-command';
-import { GetGeneration } from '../get-generation.service';
+import type { GenerationCommand } from '../records/generation-command';
+import { GetGeneration } from '../records/get-generation.service';
 import { readDeliveries } from './list-generation-deliveries.service';
 
 /**

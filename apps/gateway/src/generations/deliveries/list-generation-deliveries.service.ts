@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { ListWebhookDeliveriesReply, ListWebhookDeliveriesRequest, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
-import type { GenerationCommand } from '../generation-command';
-import { GetGeneration } from '../get-generation.service';
+import type { GenerationCommand } from '../records/generation-command';
+import { GetGeneration } from '../records/get-generation.service';
 
 /** The webhooks service's delivery log of one generation (oldest first), for a generation already known to be the account's. */
 export function readDeliveries(rpc: RpcClient, { accountId, jobId }: GenerationCommand): Promise<ListWebhookDeliveriesReply> {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { RedeliverWebhookReply, RedeliverWebhookRequest, Subjects } from '@gen/contracts';
 import { ConflictError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
-import type { GenerationCommand } from '../generation-command';
-import { GetGeneration } from '../get-generation.service';
+import type { GenerationCommand } from '../records/generation-command';
+import { GetGeneration } from '../records/get-generation.service';
 
 /** A new delivery (new delivery id) of a finished generation's event, to the generation's destination. */
 @Injectable()

@@ -3,7 +3,7 @@ import type { GenerationRecord, UploadReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
-import { GenerateRequestDto } from '../generate-request.dto';
+import { GenerateRequestDto } from '../submit/generate-request.dto';
 import { SubmitGeneration } from '../submit/submit-generation.service';
 import { NoStoreInterceptor } from '../../http-common/no-store.interceptor';
 import { RequiresRole } from '../../sessions/requires-role.decorator';

@@ -4,7 +4,7 @@ import type { ApiKeysService } from '../../auth/api-keys.service';
 import type { GatewaySettings } from '../../gateway.tokens';
 import type { IdempotencyService } from '../../idempotency/idempotency.service';
 import type { AccountPlanService } from '../../plans/account-plan.service';
-import type { GetGeneration } from '../get-generation.service';
+import type { GetGeneration } from '../records/get-generation.service';
 import { SubmitGeneration } from './submit-generation.service';
 import type { CatalogueCopy, ModelCatalogue } from '../../models/model-catalogue';
 import type { SubmitDelivery } from './submit-delivery';

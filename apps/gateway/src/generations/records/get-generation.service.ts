@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GenerationRecord, GetGenerationRequest, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
-import { withRpcRetries } from '../rpc/rpc-retries';
+import { withRpcRetries } from '../../rpc/rpc-retries';
 import { FinishedRecords } from './finished-records';
 import type { GenerationCommand } from './generation-command';
 
