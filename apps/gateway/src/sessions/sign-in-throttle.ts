@@ -1,5 +1,10 @@
 import type { ThrottlePolicy } from '../settings/dashboard.settings';
 
+/**
+ * Throttling of password guesses as pure functions over a counter row (the repository applies them
+ * under a row lock, so concurrent guesses count exactly). The rules are ThrottlePolicy's, in
+ * settings/dashboard.settings.ts.
+ */
 export type { ThrottlePolicy };
 
 export interface ThrottleState {

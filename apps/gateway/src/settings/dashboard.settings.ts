@@ -59,8 +59,8 @@ export const DEFAULT_THROTTLE: DashboardSettings['throttle'] = {
 };
 
 /**
- * Throttling of password guesses, per email and per client address, as pure functions over a
- * counter row (the repository applies them under a row lock, so concurrent guesses count exactly).
+ * How password guesses are throttled, per email and per client address (sessions/sign-in-throttle.ts
+ * applies it):
  *
  * - The first `freeFailures` failures cost nothing.
  * - After that, each attempt must wait `baseDelaySeconds * 2^(failures - freeFailures)` (capped at
