@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { getMetadataStorage } from 'class-validator';
 import * as ts from 'typescript';
-import { GENERATION_RECORD_FIELDS, GENERATION_TYPES, GenerationRecordPayload, JOB_STATUSES, RecordField } from '@gen/contracts';
-import { GenerationDto } from '../../apps/gateway/src/docs/generation.dto';
+import { GENERATION_OUTPUT_FIELDS, GENERATION_RECORD_FIELDS, GENERATION_TYPES, GenerationRecordPayload, JOB_STATUSES, OutputField, RecordField } from '@gen/contracts';
+import { GenerationDto, GenerationOutputDto } from '../../apps/gateway/src/docs/generation.dto';
 import { WEBHOOK_BODY_FIELDS } from '../../apps/webhooks/src/deliveries/webhook-body';
 
 /**
@@ -14,6 +14,7 @@ import { WEBHOOK_BODY_FIELDS } from '../../apps/webhooks/src/deliveries/webhook-
  */
 const ROOT = join(__dirname, '..', '..');
 const FIELDS = Object.entries(GENERATION_RECORD_FIELDS) as Array<[string, RecordField]>;
+const OUTPUT_FIELDS = Object.entries(GENERATION_OUTPUT_FIELDS) as Array<[string, OutputField]>;
 const ENUMS: Record<NonNullable<RecordField['values']>, readonly string[]> = { JOB_STATUSES, GENERATION_TYPES };
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
@@ -45,14 +46,14 @@ function differences(copy: string, actual: Copy, expected: Copy, options: { orde
 }
 
 /** The TypeScript type a field has: `string | null`, `JobStatus`, `GenerationOutput[]`. */
-function tsType(field: RecordField): string {
+function tsType(field: RecordField | OutputField): string {
   const base = {
     string: 'string',
     integer: 'number',
     number: 'number',
-    enum: field.values === 'JOB_STATUSES' ? 'JobStatus' : 'GenerationType',
-    object: `Record<string, ${field.items}>`,
-    array: `${field.items}[]`,
+    enum: 'values' in field && field.values === 'JOB_STATUSES' ? 'JobStatus' : 'GenerationType',
+    object: `Record<string, ${'items' in field ? field.items : ''}>`,
+    array: `${'items' in field ? field.items : ''}[]`,
   }[field.type];
   return field.nullable ? `${base} | null` : base;
 }
@@ -99,12 +100,12 @@ function openApiFacts(target: new () => unknown): Copy {
   });
 }
 
-const openApiExpected = (field: RecordField) => ({
+const openApiExpected = (field: RecordField | OutputField) => ({
   type: field.type === 'enum' ? 'string' : field.type,
-  enum: field.type === 'enum' ? ENUMS[field.values!] : null,
+  enum: 'values' in field && field.values ? ENUMS[field.values] : null,
   nullable: field.nullable,
   format: field.format ?? null,
-  required: true,
+  required: !('optional' in field && field.optional),
 });
 
 /** The fields of a TypedDict class in a Python file, with their annotation as written. */
@@ -122,9 +123,10 @@ function typedDictFields(text: string, name: string): Copy {
 }
 
 /** The Python annotation of a field: `Optional[str]`, `Dict[str, Any]`, `List[GenerationOutput]`. */
-function pythonType(field: RecordField): string {
+function pythonType(field: RecordField | OutputField): string {
   const item = (items: RecordField['items']) => ({ string: 'str', unknown: 'Any', GenerationOutput: 'GenerationOutput' })[items!];
-  const base = { string: 'str', integer: 'int', number: 'float', enum: 'str', object: `Dict[str, ${item(field.items)}]`, array: `List[${item(field.items)}]` }[field.type];
+  const items = 'items' in field ? field.items : undefined;
+  const base = { string: 'str', integer: 'int', number: 'float', enum: 'str', object: `Dict[str, ${item(items)}]`, array: `List[${item(items)}]` }[field.type];
   return field.nullable ? `Optional[${base}]` : base;
 }
 
@@ -164,6 +166,16 @@ describe('the generation record, declared once (GENERATION_RECORD_FIELDS)', () =
   it("the Python SDK's WebhookEvent TypedDict has the webhook body's fields, in wire order", () => {
     const fields = typedDictFields(read(PYTHON_TYPES), 'WebhookEvent').map(([name]) => name);
     expect(fields).toEqual([...WEBHOOK_BODY_FIELDS]);
+  });
+
+  it('an output (GenerationOutput, GenerationOutputDto, the Python GenerationOutput) has the declared fields, types and optionality', () => {
+    const declared: Copy = OUTPUT_FIELDS.map(([name, field]) => [name, { type: tsType(field), optional: field.optional }]);
+    expect(differences('GenerationOutput', interfaceMembers('libs/contracts/src/generation.ts', 'GenerationOutput'), declared, { ordered: true, of: 'an output' })).toEqual([]);
+    const openApi: Copy = OUTPUT_FIELDS.map(([name, field]) => [name, openApiExpected(field)]);
+    expect(differences('GenerationOutputDto', openApiFacts(GenerationOutputDto), openApi, { ordered: true, of: 'an output' })).toEqual([]);
+    // A TypedDict with total=False: every key may be absent, so only the names and annotations count.
+    const python: Copy = OUTPUT_FIELDS.map(([name, field]) => [name, { type: pythonType(field) }]);
+    expect(differences('_types.py GenerationOutput', typedDictFields(read(PYTHON_TYPES), 'GenerationOutput'), python, { ordered: true, of: 'an output' })).toEqual([]);
   });
 
   it('a difference is reported by copy and field', () => {

@@ -1,4 +1,4 @@
-import type { GenerationRecord } from './generation';
+import type { GenerationOutput, GenerationRecord } from './generation';
 
 /**
  * One field of the generation record as every copy of it must say: its JSON type, whether it may be
@@ -52,3 +52,22 @@ export const GENERATION_RECORD_FIELDS = {
 } as const satisfies { [Name in keyof GenerationRecord]-?: RecordField };
 
 export type RecordFieldName = keyof typeof GENERATION_RECORD_FIELDS;
+
+/** One field of an output (`outputs[]` of the record): as a record field, and whether it may be absent. */
+export interface OutputField {
+  type: 'string' | 'integer' | 'number';
+  nullable: boolean;
+  format?: 'uri';
+  /** Absent where unknown (`width` of audio); every copy marks it optional. */
+  optional: boolean;
+}
+
+/** An output of the record, declared once as the record is (the same copies, the same spec). */
+export const GENERATION_OUTPUT_FIELDS = {
+  url: { type: 'string', format: 'uri', nullable: false, optional: false },
+  content_type: { type: 'string', nullable: false, optional: false },
+  bytes: { type: 'integer', nullable: true, optional: false },
+  width: { type: 'integer', nullable: false, optional: true },
+  height: { type: 'integer', nullable: false, optional: true },
+  duration_s: { type: 'number', nullable: false, optional: true },
+} as const satisfies { [Name in keyof GenerationOutput]-?: OutputField };
