@@ -2,9 +2,9 @@ import { MigrationsMode, openServiceDataSource, ServiceDatabaseOptions } from '@
 import type { DataSource } from 'typeorm';
 import { AccountEntity } from './auth/account.entity';
 import { ApiKeyEntity } from './auth/api-key.entity';
-import { SessionEntity } from './dashboard/sessions/session.entity';
-import { SignInThrottleEntity } from './dashboard/sessions/sign-in-throttle.entity';
-import { AccountMemberEntity } from './members/account-member.entity';
+import { SessionEntity } from './sessions/session.entity';
+import { SignInThrottleEntity } from './sessions/sign-in-throttle.entity';
+import { AccountMemberEntity } from './memberships/account-member.entity';
 import { UserEntity } from './users/user.entity';
 import { AuthInit1763700000000 } from './migrations/1763700000000-auth-init';
 import { AuthRateLimits1764000000000 } from './migrations/1764000000000-auth-rate-limits';

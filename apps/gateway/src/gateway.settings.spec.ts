@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, EnvReader, ProcessName } from '@gen/config';
-import { DEFAULT_API_KEY_CACHE_SETTINGS } from './auth/api-key-cache.settings';
+import { DEFAULT_API_KEY_CACHE_SETTINGS } from './settings/api-key-cache.settings';
 import { DASHBOARD_VARIABLES, dashboardSettings, readGatewayConfig, readWebhookSecretKeys } from './gateway.settings';
-import { DEFAULT_RATE_LIMIT_SETTINGS } from './rate-limit/rate-limit.settings';
+import { DEFAULT_RATE_LIMIT_SETTINGS } from './settings/rate-limit.settings';
 
 function read<T>(env: Record<string, string>, reader: (e: EnvReader) => T, process: ProcessName = 'gateway'): T {
   const e = new EnvReader(env, process);

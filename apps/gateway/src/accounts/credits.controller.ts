@@ -5,7 +5,7 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { CreditsDto } from '../docs/credits.dto';
-import { CreditsReply, GetCredits } from '../plans/get-credits';
+import { CreditsReply, GetCredits } from '../plans/get-credits.service';
 
 @ApiTags('account')
 @ApiAuthenticated()

@@ -1,10 +1,10 @@
 import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { OverviewReply } from '@gen/contracts';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { GetAccountOverview } from './get-account-overview';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { GetAccountOverview } from './get-account-overview.service';
 
 /** The dashboard's first page: the account at a glance. */
 @Controller('dashboard/api')

@@ -7,7 +7,7 @@ import { Broadcaster, InProcessBroadcaster, NatsBroadcaster, NatsRpcClient, Nats
 import { openAuthDatabase } from '../gateway.database';
 import { API_KEY_PREFIX } from './api-key-format';
 import { ApiKeyCache } from './api-key-cache';
-import { ApiKeyCacheSettings, DEFAULT_API_KEY_CACHE_SETTINGS } from './api-key-cache.settings';
+import { ApiKeyCacheSettings, DEFAULT_API_KEY_CACHE_SETTINGS } from '../settings/api-key-cache.settings';
 import { ApiKeysService } from './api-keys.service';
 import { AuthRepository, KeyForAuth } from './auth.repository';
 import { WebhookSecretCipher } from './webhook-secret-cipher';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { ApiKeyChangedBroadcast, Broadcasts, DatabaseChannels } from '@gen/contracts';
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster } from '@gen/transport';
-import { API_KEY_CACHE_SETTINGS, ApiKeyCacheSettings } from './api-key-cache.settings';
+import { API_KEY_CACHE_SETTINGS, ApiKeyCacheSettings } from '../settings/api-key-cache.settings';
 import { AuthRepository, KeyForAuth } from './auth.repository';
 
 /** A key as this gateway knows it: what authentication and submit need, nothing secret in clear. */

@@ -1,14 +1,14 @@
 import { Controller, Get, HttpCode, Param, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { GenerationDetailReply, GenerationRecord, ListGenerationsReply, RedeliverWebhookReply } from '@gen/contracts';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { CancelGeneration } from './cancel-generation';
-import { GetGenerationDetail } from './deliveries/get-generation-detail';
-import { RedeliverWebhook } from './deliveries/redeliver-webhook';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { CancelGeneration } from './cancel-generation.service';
+import { GetGenerationDetail } from './deliveries/get-generation-detail.service';
+import { RedeliverWebhook } from './deliveries/redeliver-webhook.service';
 import { generationId } from './generation-id';
-import { ListGenerations } from './list-generations';
+import { ListGenerations } from './list-generations.service';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
 
 /** The account's generations in the dashboard: the same use cases as the API's, for the session's account. */

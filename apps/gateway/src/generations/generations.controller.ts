@@ -10,17 +10,17 @@ import { GenerationDto, GenerationPageDto } from '../docs/generation.dto';
 import { generationId } from './generation-id';
 import { ApiSubmitGeneration, GENERATE_FORBIDDEN, GENERATION_NOT_FOUND, READ_FORBIDDEN } from './generations.docs';
 import { WebhookDeliveryDto, WebhookDeliveryListDto } from '../docs/webhook-delivery.dto';
-import { GenerateRequestDto } from './generate-request.dto';
+import { GenerateRequestDto } from './submit/generate-request.dto';
 import { GenerationStreams } from './live/generation-streams.service';
 import { SseStream } from './live/sse-stream';
 import { ApiStreamEvents } from './live/stream-events.docs';
 import { ListGenerationsQueryDto } from './list-generations-query.dto';
-import { CancelGeneration } from './cancel-generation';
-import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries';
-import { RedeliverWebhook } from './deliveries/redeliver-webhook';
-import { GetGeneration } from './get-generation';
-import { ListGenerations } from './list-generations';
-import { SubmitGeneration } from './submit/submit-generation';
+import { CancelGeneration } from './cancel-generation.service';
+import { ListGenerationDeliveries } from './deliveries/list-generation-deliveries.service';
+import { RedeliverWebhook } from './deliveries/redeliver-webhook.service';
+import { GetGeneration } from './records/get-generation.service';
+import { ListGenerations } from './list-generations.service';
+import { SubmitGeneration } from './submit/submit-generation.service';
 
 @ApiTags('generations')
 @ApiAuthenticated()

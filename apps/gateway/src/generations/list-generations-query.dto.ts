@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus } from '@gen/contracts';
-import { PageQueryDto } from '../http/page-query.dto';
+import { PageQueryDto } from '../http-common/page-query.dto';
 
 /** `GET /api/v1/generations` (and the dashboard's list): a page, optionally of one status and type. */
 export class ListGenerationsQueryDto extends PageQueryDto {

@@ -10,7 +10,7 @@ import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callba
 import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
 import { setupOpenApi } from '../docs/openapi';
 import { createValidationPipe } from './validation';
-import { closeIfBodyUnread, takesRawBody } from '../uploads/raw-body';
+import { closeIfBodyUnread, takesRawBody } from '../http-common/raw-body';
 
 /** The public API's prefix: its routes authenticate with a bearer API key (their 401s carry the challenge). */
 const PUBLIC_API_PREFIX = '/api/';

@@ -1,14 +1,14 @@
 import type { Provider } from '@nestjs/common';
-import { CreateKey } from './create-key';
-import { ListKeys } from './list-keys';
-import { RelabelKey } from './relabel-key';
-import { RenewWebhookSecret } from './renew-webhook-secret';
-import { RevokeKey } from './revoke-key';
+import { CreateKey } from './create-key.service';
+import { ListKeys } from './list-keys.service';
+import { RelabelKey } from './relabel-key.service';
+import { RenewWebhookSecret } from './renew-webhook-secret.service';
+import { RevokeKey } from './revoke-key.service';
 import { KeyDefaultsRepository } from './key-defaults.repository';
-import { SetKeyCaps } from './set-key-caps';
-import { SetKeyDefaults } from './set-key-defaults';
-import { SetKeyWebhookUrl } from './set-key-webhook-url';
-import { SetWebhookScheme } from './set-webhook-scheme';
+import { SetKeyCaps } from './set-key-caps.service';
+import { SetKeyDefaults } from './set-key-defaults.service';
+import { SetKeyWebhookUrl } from './set-key-webhook-url.service';
+import { SetWebhookScheme } from './set-webhook-scheme.service';
 
 /**
  * Settings, then API Keys: each action one class. Every change to a key's webhook that leaves it

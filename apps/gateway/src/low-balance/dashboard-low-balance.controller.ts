@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Put, UseGuards, UseInterceptors } from '@nestjs/common';
 import { IsInt, Max, Min, ValidateIf } from 'class-validator';
 import { LowBalanceReply, LowBalanceView, MAX_LOW_BALANCE_THRESHOLD } from '@gen/contracts';
-import type { AuditActor } from '../audit/audit-actions';
-import { CurrentActor } from '../dashboard/audit-actor.decorator';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import type { AuditActor } from '../audit-log/audit-actions';
+import { CurrentActor } from '../sessions/audit-actor.decorator';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { RequiresRole } from '../sessions/requires-role.decorator';
 import { LowBalanceAlertsService } from './low-balance-alerts.service';
 
 const MESSAGE = `threshold: a whole number of credits from 0 to ${MAX_LOW_BALANCE_THRESHOLD} (0 or null turns alerts off).`;

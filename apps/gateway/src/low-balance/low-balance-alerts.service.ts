@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { AccountEventsListRequest, GetLowBalanceRequest, ListWebhookDeliveriesReply, LowBalanceReply, LowBalanceView, SetLowBalanceRequest, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
-import { AuditActor } from '../audit/audit-actions';
-import { AuditService } from '../audit/audit.service';
+import { AuditActor } from '../audit-log/audit-actions';
+import { AuditService } from '../audit-log/audit.service';
 
 /**
  * An account's low-balance threshold as the dashboard and the operator CLI set it. Billing stores it

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AccountLowBalanceEvent } from '@gen/contracts';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
-import { MembersRepository } from '../members/members.repository';
+import { MembersRepository } from '../memberships/members.repository';
 import { Mailer } from '../mail/mailer';
 import { lowBalanceMail } from './low-balance-mail';
 import { LowBalanceRepository } from './low-balance.repository';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, Transporter } from 'nodemailer';
-import { DASHBOARD_SETTINGS, DashboardSettings } from '../dashboard/dashboard.settings';
+import { DASHBOARD_SETTINGS, DashboardSettings } from '../settings/dashboard.settings';
 
 export interface MailMessage {
   to: string;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
-import { AuditService } from '../audit/audit.service';
+import { AuditService } from '../audit-log/audit.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LowBalanceRepository } from '../low-balance/low-balance.repository';

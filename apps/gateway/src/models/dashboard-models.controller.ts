@@ -1,11 +1,11 @@
 import { Controller, Get, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { ModelsReply } from '@gen/contracts';
-import { GetCredits } from '../plans/get-credits';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { ListModels } from './list-models';
+import { GetCredits } from '../plans/get-credits.service';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { ListModels } from './list-models.service';
 
 /** The catalogue as the account sees it (the Models page and the playground's picker). */
 @Controller('dashboard/api')

@@ -6,8 +6,8 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { ModelDto, ModelListDto } from '../docs/model.dto';
-import { GetModel } from './get-model';
-import { ListModels } from './list-models';
+import { GetModel } from './get-model.service';
+import { ListModels } from './list-models.service';
 
 @ApiTags('account')
 @ApiAuthenticated()

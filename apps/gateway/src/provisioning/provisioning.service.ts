@@ -7,7 +7,7 @@ import { ApiKeysService, CreatedApiKey } from '../auth/api-keys.service';
 import { AuthRepository } from '../auth/auth.repository';
 import { isEmailAddress } from '../users/email-address';
 import { PasswordHasher } from '../users/password-hasher';
-import { NewUser, UserAccountsRepository } from '../users/user-accounts.repository';
+import { NewUser, UserAccountsRepository } from '../memberships/user-accounts.repository';
 
 export interface ProvisionedAccount {
   accountId: string;

@@ -6,7 +6,7 @@ import { AccountPlanService } from '../plans/account-plan.service';
 import { AccountRateLimitGuard } from './account-rate-limit.guard';
 import { RateLimitRepository } from './rate-limit.repository';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
-import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from './rate-limit.settings';
+import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from '../settings/rate-limit.settings';
 import { SlicedThrottlerStorage } from './sliced-throttler.storage';
 
 /** A request the API key guard authenticated (its principal set); only the account is counted here. */

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openAuthDatabase } from '../gateway.database';
 import { RateLimitRepository, WindowSlice } from './rate-limit.repository';
-import { DEFAULT_RATE_LIMIT_SETTINGS, RateLimitSettings } from './rate-limit.settings';
+import { DEFAULT_RATE_LIMIT_SETTINGS, RateLimitSettings } from '../settings/rate-limit.settings';
 import { SlicedThrottlerStorage } from './sliced-throttler.storage';
 
 /** The real repository, counting the leases it makes (the shared writes). */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import { RATE_LIMIT_SETTINGS, RateLimitSettings } from './rate-limit.settings';
+import { RATE_LIMIT_SETTINGS, RateLimitSettings } from '../settings/rate-limit.settings';
 import { RateLimitRepository } from './rate-limit.repository';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;

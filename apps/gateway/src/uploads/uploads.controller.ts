@@ -8,7 +8,7 @@ import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { UploadDto } from './upload.dto';
-import { rawBodyOf, RawBodyRoute } from './raw-body';
+import { rawBodyOf, RawBodyRoute } from '../http-common/raw-body';
 import { UploadsService } from './uploads.service';
 
 const MEDIA_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))];

@@ -10,7 +10,7 @@ import { ownUploadKey } from './own-upload-url';
 import { UPLOAD_QUOTAS } from './upload-quotas';
 import { MediaFetchRefused, RemoteMedia } from './remote-media';
 import { UploadRow, UploadsRepository } from './uploads.repository';
-import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from './uploads.settings';
+import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from '../settings/uploads.settings';
 
 const ACCEPTED_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))].join(', ');
 

@@ -6,7 +6,7 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { LedgerPageDto, LedgerQueryDto } from './ledger.dto';
-import { GetCreditLedger } from './get-credit-ledger';
+import { GetCreditLedger } from './get-credit-ledger.service';
 
 @ApiTags('account')
 @ApiAuthenticated()

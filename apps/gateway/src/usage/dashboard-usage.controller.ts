@@ -1,14 +1,14 @@
 import { Controller, Get, Query, Res, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { LedgerReply, UsageReply } from '@gen/contracts';
 import type { FastifyReply } from 'fastify';
-import { ExportCreditLedger } from './export-credit-ledger';
-import { GetCreditLedger } from './get-credit-ledger';
-import { GetUsageSummary } from './get-usage-summary';
+import { ExportCreditLedger } from './export-credit-ledger.service';
+import { GetCreditLedger } from './get-credit-ledger.service';
+import { GetUsageSummary } from './get-usage-summary.service';
 import { LedgerQueryDto } from './ledger.dto';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
 import { UsageQueryDto } from './usage.dto';
 
 /** The Usage page: the credit ledger (as GET /api/v1/credits/ledger), spending per day and model, CSV export. */

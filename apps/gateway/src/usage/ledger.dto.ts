@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { LEDGER_KINDS, LedgerKind } from '@gen/contracts';
-import { PageQueryDto } from '../http/page-query.dto';
+import { PageQueryDto } from '../http-common/page-query.dto';
 
 /** `GET /api/v1/credits/ledger` (and the dashboard's usage page): a page of entries. */
 export class LedgerQueryDto extends PageQueryDto {}

@@ -1,12 +1,12 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, UseGuards, UseInterceptors } from '@nestjs/common';
 import type { ListTestWebhooksReply, SendTestWebhookReply } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
-import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
-import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
-import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
-import type { LiveSession } from '../dashboard/sessions/users.repository';
-import { ListTestWebhooks } from './list-test-webhooks';
-import { SendTestWebhook } from './send-test-webhook';
+import { NoStoreInterceptor } from '../http-common/no-store.interceptor';
+import { RequiresRole } from '../sessions/requires-role.decorator';
+import { CurrentSession, DashboardSessionGuard } from '../sessions/session.guard';
+import type { LiveSession } from '../sessions/users.repository';
+import { ListTestWebhooks } from './list-test-webhooks.service';
+import { SendTestWebhook } from './send-test-webhook.service';
 import { SendTestWebhookDto } from './webhook-test.dto';
 
 const keyId = () => new ParseUUIDPipe({ exceptionFactory: () => new NotFoundError('No such key.') });

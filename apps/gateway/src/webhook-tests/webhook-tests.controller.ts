@@ -7,7 +7,7 @@ import { CurrentPrincipal } from '../auth/principal.decorator';
 import { ApiAuthenticated, ApiErrors, missingScopeExample, successHeaders } from '../docs/api-docs.decorators';
 import { WebhookDeliveryDto } from '../docs/webhook-delivery.dto';
 import { SendTestWebhookDto } from './webhook-test.dto';
-import { SendTestWebhook } from './send-test-webhook';
+import { SendTestWebhook } from './send-test-webhook.service';
 
 @ApiTags('webhooks')
 @ApiAuthenticated()

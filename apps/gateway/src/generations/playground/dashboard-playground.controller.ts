@@ -3,13 +3,13 @@ import type { GenerationRecord, UploadReply } from '@gen/contracts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/api-keys.service';
 import { CurrentPrincipal } from '../../auth/principal.decorator';
-import { GenerateRequestDto } from '../generate-request.dto';
-import { SubmitGeneration } from '../submit/submit-generation';
-import { NoStoreInterceptor } from '../../dashboard/no-store.interceptor';
-import { RequiresRole } from '../../dashboard/sessions/requires-role.decorator';
-import { DashboardSessionGuard } from '../../dashboard/sessions/session.guard';
+import { GenerateRequestDto } from '../submit/generate-request.dto';
+import { SubmitGeneration } from '../submit/submit-generation.service';
+import { NoStoreInterceptor } from '../../http-common/no-store.interceptor';
+import { RequiresRole } from '../../sessions/requires-role.decorator';
+import { DashboardSessionGuard } from '../../sessions/session.guard';
 import { PlaygroundKeyGuard } from './playground-key.guard';
-import { rawBodyOf, RawBodyRoute } from '../../uploads/raw-body';
+import { rawBodyOf, RawBodyRoute } from '../../http-common/raw-body';
 import { UploadsService } from '../../uploads/uploads.service';
 
 /**

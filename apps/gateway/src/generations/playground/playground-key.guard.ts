@@ -3,7 +3,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '@gen/errors';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { AccountRateLimitGuard } from '../../rate-limit/account-rate-limit.guard';
-import type { DashboardRequest } from '../../dashboard/sessions/session.guard';
+import type { DashboardRequest } from '../../sessions/session.guard';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

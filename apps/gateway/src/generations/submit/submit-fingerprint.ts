@@ -1,4 +1,4 @@
-import type { GenerateRequestDto } from '../generate-request.dto';
+import type { GenerateRequestDto } from './generate-request.dto';
 
 /**
  * What makes two submits with one Idempotency-Key "the same request": the spec's fields, the
