@@ -22,7 +22,6 @@ interface Loop {
 
 const KNOWN_LOOPS: Loop[] = [
   { project: 'billing', nodes: ['accounts/', 'holds/'] },
-  { project: 'gateway', nodes: ['audit/', 'auth/', 'dashboard/', 'docs/', 'gateway.settings.ts', 'gateway.tokens.ts', 'http/', 'low-balance/', 'mail/', 'members/', 'provisioning/', 'rate-limit/', 'uploads/', 'users/'] },
   { project: 'generation', nodes: ['callbacks/', 'catalogue/', 'engine-kinds.ts', 'engines/', 'generation.database.ts', 'generation.settings.ts', 'generation.tokens.ts', 'jobs/', 'metrics/', 'outbox/', 'providers/'] },
   { project: 'webhooks', nodes: ['deliveries/', 'dispatch/'] },
   { project: 'observability', nodes: ['health/', 'http/', 'lifecycle/', 'observability.module.ts'] },
