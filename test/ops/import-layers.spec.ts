@@ -22,11 +22,7 @@ interface Loop {
 
 const KNOWN_LOOPS: Loop[] = [
   { project: 'billing', nodes: ['accounts/', 'holds/'] },
-  { project: 'generation', nodes: ['callbacks/', 'catalogue/', 'engine-kinds.ts', 'engines/', 'generation.database.ts', 'generation.settings.ts', 'generation.tokens.ts', 'jobs/', 'metrics/', 'outbox/', 'providers/'] },
   { project: 'webhooks', nodes: ['deliveries/', 'dispatch/'] },
-  { project: 'observability', nodes: ['health/', 'http/', 'lifecycle/', 'observability.module.ts'] },
-  { project: 'sdk', nodes: ['catalogue.ts', 'client.ts', 'generations.ts', 'uploads.ts'] },
-  { project: 'transport', nodes: ['broadcaster.ts', 'in-process.transport.ts', 'rpc-client.ts'] },
 ];
 
 interface Edge {
