@@ -1,4 +1,4 @@
-import { beginGeneration, checkpoint, delay } from './engine-runtime';
+import { beginGeneration, checkpoint, deadlineSignal, delay } from './engine-runtime';
 import type { EngineRequest } from '../ports/engine';
 
 describe('engine runtime', () => {
@@ -35,5 +35,60 @@ describe('engine runtime', () => {
     controller.abort();
     await expect(beginGeneration(req)).rejects.toMatchObject({ name: 'AbortError' });
     await expect(checkpoint(controller.signal)).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('deadlineSignal', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('aborts with the parent’s reason when the parent aborts first', () => {
+    const parent = new AbortController();
+    const deadline = deadlineSignal(parent.signal, 10_000);
+    const reason = new Error('lease lost');
+    parent.abort(reason);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toBe(reason);
+    expect(deadline.timedOut).toBe(false);
+    deadline.dispose();
+  });
+
+  it('aborts with a TimeoutError when the time is up first, and says so', async () => {
+    const parent = new AbortController();
+    const deadline = deadlineSignal(parent.signal, 20);
+    await sleep(60);
+    expect(deadline.signal.aborted).toBe(true);
+    expect(deadline.signal.reason).toBeInstanceOf(DOMException);
+    expect((deadline.signal.reason as DOMException).name).toBe('TimeoutError');
+    expect(deadline.timedOut).toBe(true);
+    // The parent aborting later changes nothing (its listener is gone).
+    parent.abort(new Error('later'));
+    expect((deadline.signal.reason as DOMException).name).toBe('TimeoutError');
+  });
+
+  it('is aborted at once under a parent already aborted', () => {
+    const parent = new AbortController();
+    parent.abort(new Error('gone'));
+    const deadline = deadlineSignal(parent.signal, 10_000);
+    expect(deadline.signal.aborted).toBe(true);
+    expect((deadline.signal.reason as Error).message).toBe('gone');
+    expect(deadline.timedOut).toBe(false);
+  });
+
+  it('once disposed, neither the timer nor the parent aborts it', async () => {
+    const parent = new AbortController();
+    const deadline = deadlineSignal(parent.signal, 20);
+    deadline.dispose();
+    await sleep(60);
+    parent.abort(new Error('after'));
+    expect(deadline.signal.aborted).toBe(false);
+    expect(deadline.timedOut).toBe(false);
+  });
+
+  it('takes a limit longer than a timer can wait without firing at once', async () => {
+    const parent = new AbortController();
+    const deadline = deadlineSignal(parent.signal, 30 * 24 * 3600 * 1000);
+    await sleep(20);
+    expect(deadline.signal.aborted).toBe(false);
+    deadline.dispose();
   });
 });

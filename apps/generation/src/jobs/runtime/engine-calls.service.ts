@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { CatalogueService } from '../../catalogue/catalogue.service';
 import { CallbackUrls } from '../../ports/callback-urls';
 import { EngineError, EngineOutput, EngineRequest } from '../../ports/engine';
+import { deadlineSignal } from '../../engines/engine-runtime';
 import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { BindingLimits } from '../binding-limits.service';
 import type { JobEntity } from '../job.entity';
@@ -36,8 +37,8 @@ export class EngineCalls {
     const { engine, unavailable } = this.catalogue.engineFor(model);
     if (!engine) throw new EngineError(`${unavailable} Your credits were refunded.`);
     run.engine = engine;
-    const timeout = AbortSignal.timeout(this.settings.engineTimeoutMs);
-    const combined = AbortSignal.any([signal, timeout]);
+    const deadline = deadlineSignal(signal, this.settings.engineTimeoutMs);
+    const combined = deadline.signal;
     const latency = Number(model.params.latencyMs ?? 0) * this.settings.latencyScale;
     const request: EngineRequest = {
       jobId: job.id,
@@ -67,8 +68,11 @@ export class EngineCalls {
       if (phases) return await this.phases.run(run, model, phases, request);
       return await engine.generate(request);
     } catch (error) {
-      if (timeout.aborted) throw new EngineError('The generation took too long and was stopped. Your credits were refunded.');
+      if (deadline.timedOut) throw new EngineError('The generation took too long and was stopped. Your credits were refunded.');
       throw error;
+    } finally {
+      // The outputs are stored or in memory by now: nothing reads under the signal any more.
+      deadline.dispose();
     }
   }
 

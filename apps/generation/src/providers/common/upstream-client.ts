@@ -1,7 +1,7 @@
 import type { OutputStorage } from '@gen/storage';
 import { Logger } from '@nestjs/common';
 import { type Engine, type EngineOutput, type EngineRequest, UpstreamNotNow } from '../../ports/engine';
-import { delay } from '../../engines/engine-runtime';
+import { deadlineSignal, delay } from '../../engines/engine-runtime';
 import type { ProviderContext } from '../../ports/engine-kind';
 import type { BindingSettings } from './binding-settings';
 import { OutputFetcher, USER_AGENT } from './output-fetch';
@@ -118,8 +118,8 @@ export class UpstreamClient {
   ): Promise<T> {
     request.signal.throwIfAborted();
     const deadlineAt = request.deadlineAt ?? Date.now() + this.settings.totalTimeoutMs;
-    const deadline = AbortSignal.timeout(Math.max(1, deadlineAt - Date.now()));
-    const job = new UpstreamJob(this, request, deadlineAt, AbortSignal.any([request.signal, deadline]), phase === 'check' ? 0 : this.settings.retries);
+    const deadline = deadlineSignal(request.signal, deadlineAt - Date.now());
+    const job = new UpstreamJob(this, request, deadlineAt, deadline.signal, phase === 'check' ? 0 : this.settings.retries);
     if ((phase === 'check' || phase === 'collect') && request.upstreamRef !== null) job.attach(request.upstreamRef);
     try {
       if (Date.now() >= deadlineAt) throw new UpstreamFailure('timeout', `no result within timeouts.totalMs (${this.settings.totalTimeoutMs} ms)`);
@@ -127,7 +127,7 @@ export class UpstreamClient {
     } catch (error) {
       if (request.signal.aborted) throw request.signal.reason; // cancelled by the runner: not a failure of ours
       const failure =
-        deadline.aborted || Date.now() >= deadlineAt
+        deadline.timedOut || Date.now() >= deadlineAt
           ? error instanceof UpstreamFailure && error.kind === 'timeout'
             ? error
             : new UpstreamFailure('timeout', `no result within timeouts.totalMs (${this.settings.totalTimeoutMs} ms)`, { cause: error })
@@ -144,6 +144,9 @@ export class UpstreamClient {
       const abandoned = failure.kind === 'timeout' || failure.kind === 'unavailable' || failure.kind === 'malformed';
       if (abandoned && cancel && job.upstreamRef !== null && !job.upstreamFinished) await cancel(job.upstreamRef);
       throw toEngineError(failure);
+    } finally {
+      // Every call of the phase has answered (outputs are stored by now): the limit has nothing left to stop.
+      deadline.dispose();
     }
   }
 

@@ -1,6 +1,7 @@
 import { createSafeDispatcher } from '@gen/webhook-policy';
 import { Agent, Dispatcher, errors, request } from 'undici';
 import { UpstreamFailure, UpstreamFailureKind } from './upstream-failure';
+import { deadlineSignal } from '../../engines/engine-runtime';
 
 export interface UpstreamCall {
   method: 'GET' | 'POST' | 'PUT';
@@ -83,13 +84,12 @@ export class UpstreamHttp {
   async open(call: Omit<UpstreamCall, 'maxBytes' | 'tooLarge'>, signal: AbortSignal): Promise<UpstreamStream> {
     signal.throwIfAborted();
     const timeoutMs = Math.max(1, call.timeoutMs ?? this.options.requestTimeoutMs);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = AbortSignal.any([signal, timeout]);
+    const deadline = deadlineSignal(signal, timeoutMs);
     const what = `${call.method} ${call.url.pathname}`;
     const failure = (error: unknown): unknown => {
       if (signal.aborted) return signal.reason;
       if (error instanceof UpstreamFailure) return error;
-      return networkFailure(error, what, timeout.aborted, timeoutMs);
+      return networkFailure(error, what, deadline.timedOut, timeoutMs);
     };
     let response: Dispatcher.ResponseData;
     try {
@@ -98,14 +98,17 @@ export class UpstreamHttp {
         headers: call.headers,
         body: call.body,
         dispatcher: this.agent,
-        signal: combined,
+        signal: deadline.signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
     } catch (error) {
+      deadline.dispose();
       throw failure(error);
     }
     const raw = response.body;
+    // The limit covers the body too: let go of it once the body is read, dropped or broken.
+    raw.once('close', () => deadline.dispose());
     return {
       status: response.statusCode,
       location: header(response.headers.location),
