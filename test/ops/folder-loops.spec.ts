@@ -1,47 +1,29 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-
-const ROOT = resolve(__dirname, '..', '..');
+import { readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { importsOf, pathAliases, productionFiles, ROOT, SourceProject, sourceProjects } from '../support/source-imports';
 
 /**
  * No import loop between the folders of any app or lib (CONTRIBUTING.md, "Layers inside a service").
  * A part is a top folder under the project's `src/`; the files at the top of `src/` are one part,
- * `(root)`, so a loop through a lib's entry point or an app's composition counts too. Spec files and
- * test helpers aside.
+ * `(root)`, so a loop through a lib's entry point or an app's composition counts too (stricter than
+ * import-layers.spec.ts, where each root file is a node of its own). Production files only (specs and
+ * `test/` folders aside), read with the shared pre-processor (test/support/source-imports.ts).
  */
 type Edge = { from: string; to: string };
 
-const PROJECTS = ['apps', 'libs'].flatMap((kind) =>
-  readdirSync(join(ROOT, kind))
-    .filter((name) => existsSync(join(ROOT, kind, name, 'src')))
-    .map((name) => `${kind}/${name}`),
-);
+const PROJECTS = sourceProjects();
+const ALIASES = pathAliases();
 
-function sourceFiles(folder: string): string[] {
-  return readdirSync(folder, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && /\.tsx?$/.test(e.name) && !/\.d\.ts$/.test(e.name) && !/\.(int-|e2e-)?spec\.tsx?$/.test(e.name))
-    .filter((e) => !relative(folder, e.parentPath).split(sep).includes('test'))
-    .map((e) => join(e.parentPath, e.name));
-}
-
-/** The file a relative import names (`./x`, `./x.js`, `./x.tsx`, `./folder` for its index), or null. */
-function target(file: string, path: string): string | null {
-  const base = resolve(dirname(file), path);
-  const candidates = [`${base}.ts`, `${base}.tsx`, base, base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), join(base, 'index.ts'), join(base, 'index.tsx')];
-  return candidates.find((c) => /\.tsx?$/.test(c) && existsSync(c) && statSync(c).isFile()) ?? null;
-}
-
-/** Every relative import, re-export and dynamic import of the non-spec files under `src`. */
-function imports(src: string): Edge[] {
-  const found: Edge[] = [];
-  for (const file of sourceFiles(src)) {
-    const text = readFileSync(file, 'utf8');
-    for (const [, , path] of text.matchAll(/(\bfrom\s*|\bimport\s*\(?\s*)['"](\.[^'"]+)['"]/g)) {
-      const to = target(file, path);
-      if (to?.startsWith(src + sep)) found.push({ from: file, to });
-    }
-  }
-  return found;
+/** Every relative import (and re-export, dynamic import) between the files of a project's src/, as absolute paths. */
+function imports(project: SourceProject): Edge[] {
+  const src = `${project.root}/src/`;
+  return productionFiles(project.root)
+    .filter((file) => file.startsWith(src))
+    .flatMap((file) =>
+      importsOf(file, PROJECTS, ALIASES)
+        .filter((found) => found.specifier.startsWith('.') && found.file?.startsWith(src))
+        .map((found) => ({ from: join(ROOT, file), to: join(ROOT, found.file!) })),
+    );
 }
 
 /**
@@ -137,22 +119,23 @@ function folderLoops(edges: Edge[], partOf: (file: string) => string, base: stri
 
 describe('no import loop between folders', () => {
   it('checks every app and lib', () => {
-    expect(PROJECTS).toEqual(expect.arrayContaining(['apps/gateway', 'apps/billing', 'apps/dashboard', 'libs/contracts', 'libs/persistence']));
+    expect(PROJECTS.map((p) => p.root)).toEqual(expect.arrayContaining(['apps/gateway', 'apps/billing', 'apps/dashboard', 'libs/contracts', 'libs/persistence']));
     expect(PROJECTS.length).toBe(readdirSync(join(ROOT, 'apps')).length + readdirSync(join(ROOT, 'libs')).length);
   });
 
-  it.each(PROJECTS)('%s', (project) => {
-    const src = join(ROOT, project, 'src');
-    const edges = imports(src);
+  it.each(PROJECTS.map((p) => [p.root, p] as const))('%s', (root, project) => {
+    const src = join(ROOT, root, 'src');
+    const edges = imports(project);
     expect(edges.length).toBeGreaterThan(0);
-    expect(folderLoops(edges, partIn(src, OWN_PARTS[project]), src)).toEqual([]);
+    expect(folderLoops(edges, partIn(src, OWN_PARTS[root]), src)).toEqual([]);
   });
 
   it('sees imports of every kind it follows', () => {
-    const src = join(ROOT, 'apps', 'dashboard', 'src');
-    expect(imports(src).some((e) => e.to.endsWith('.tsx'))).toBe(true);
-    const gateway = join(ROOT, 'apps', 'gateway', 'src');
-    expect(imports(gateway).some((e) => partIn(gateway)(e.from) === '(root)' && partIn(gateway)(e.to) !== '(root)')).toBe(true);
+    const dashboard = PROJECTS.find((p) => p.root === 'apps/dashboard')!;
+    expect(imports(dashboard).some((e) => e.to.endsWith('.tsx'))).toBe(true);
+    const gateway = PROJECTS.find((p) => p.root === 'apps/gateway')!;
+    const part = partIn(join(ROOT, 'apps', 'gateway', 'src'));
+    expect(imports(gateway).some((e) => part(e.from) === '(root)' && part(e.to) !== '(root)')).toBe(true);
   });
 
   it('names the files of a loop it is given, through the top of src/ too', () => {

@@ -1,4 +1,5 @@
 export * from './shared/generation';
+export * from './generation-record.fields';
 export * from './messages';
 export * from './model-rules';
 export * from './shared/health';
