@@ -15,7 +15,7 @@ import { readStandaloneConfig } from '@gen/standalone';
 import { readWebhooksSettings } from '@gen/webhooks';
 import { readGatewayConfig } from '../../apps/gateway/src/gateway.settings';
 import { readGenerationServiceSettings } from '../../apps/generation/src/config/generation.settings';
-import { readCliDatabaseSettings, readCliKeyWebhookSettings, readCliNatsSettings, readCliOutputBaseUrl } from '../../apps/cli/src/cli.settings';
+import { readCliDatabaseSettings, readCliKeyWebhookSettings, readCliNatsSettings, readCliOutputBaseUrl } from '../../apps/cli/src/context/cli.settings';
 
 const README = join(__dirname, '..', '..', 'README.md');
 

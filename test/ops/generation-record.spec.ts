@@ -134,9 +134,9 @@ const PYTHON_TYPES = 'sdk/python/generation_service/_types.py';
 const WEBHOOK_FIELDS = FIELDS.filter(([, field]) => field.webhook).map(([name]) => name);
 
 describe('the generation record, declared once (GENERATION_RECORD_FIELDS)', () => {
-  it('GenerationRecord (libs/contracts/src/generation.ts) has its fields, in order, with their types', () => {
+  it('GenerationRecord (libs/contracts/src/shared/generation.ts) has its fields, in order, with their types', () => {
     const expected: Copy = FIELDS.map(([name, field]) => [name, { type: tsType(field), optional: false }]);
-    expect(differences('GenerationRecord', interfaceMembers('libs/contracts/src/generation.ts', 'GenerationRecord'), expected)).toEqual([]);
+    expect(differences('GenerationRecord', interfaceMembers('libs/contracts/src/shared/generation.ts', 'GenerationRecord'), expected)).toEqual([]);
   });
 
   it('GenerationRecordPayload checks each field by its type, optional where null is allowed or older producers omit it', () => {
@@ -170,7 +170,7 @@ describe('the generation record, declared once (GENERATION_RECORD_FIELDS)', () =
 
   it('an output (GenerationOutput, GenerationOutputDto, the Python GenerationOutput) has the declared fields, types and optionality', () => {
     const declared: Copy = OUTPUT_FIELDS.map(([name, field]) => [name, { type: tsType(field), optional: field.optional }]);
-    expect(differences('GenerationOutput', interfaceMembers('libs/contracts/src/generation.ts', 'GenerationOutput'), declared, { ordered: true, of: 'an output' })).toEqual([]);
+    expect(differences('GenerationOutput', interfaceMembers('libs/contracts/src/shared/generation.ts', 'GenerationOutput'), declared, { ordered: true, of: 'an output' })).toEqual([]);
     const openApi: Copy = OUTPUT_FIELDS.map(([name, field]) => [name, openApiExpected(field)]);
     expect(differences('GenerationOutputDto', openApiFacts(GenerationOutputDto), openApi, { ordered: true, of: 'an output' })).toEqual([]);
     // A TypedDict with total=False: every key may be absent, so only the names and annotations count.
@@ -189,7 +189,7 @@ describe('the generation record, declared once (GENERATION_RECORD_FIELDS)', () =
     expect(differences('GenerationDto', dto, FIELDS.map(([name, field]) => [name, openApiExpected(field)]))).toEqual([
       'GenerationDto.queue_position: nullable is false, the record says true',
     ]);
-    const swapped = interfaceMembers('libs/contracts/src/generation.ts', 'GenerationRecord');
+    const swapped = interfaceMembers('libs/contracts/src/shared/generation.ts', 'GenerationRecord');
     [swapped[1], swapped[2]] = [swapped[2], swapped[1]];
     expect(differences('GenerationRecord', swapped, FIELDS.map(([name, field]) => [name, { type: tsType(field), optional: false }]))).toEqual([
       'GenerationRecord.type: out of order (the record has status there: id, status, type, model, prompt, output_url, credits_charged, error, created_at, started_at, completed_at, canceled_at, queue_position, progress, output_expires_at, input, metadata, outputs)',

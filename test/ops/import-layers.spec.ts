@@ -20,10 +20,7 @@ interface Loop {
   nodes: string[];
 }
 
-const KNOWN_LOOPS: Loop[] = [
-  { project: 'billing', nodes: ['accounts/', 'holds/'] },
-  { project: 'webhooks', nodes: ['deliveries/', 'dispatch/'] },
-];
+const KNOWN_LOOPS: Loop[] = [];
 
 interface Edge {
   from: string;

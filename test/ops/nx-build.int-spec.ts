@@ -60,7 +60,7 @@ describe('Nx builds each project on its own', () => {
 
   it('a change to one service builds that service and what composes it (standalone, cli, bench/ and test/), not its neighbours', () => {
     expect(affectedBuilds('apps/webhooks/src/main.ts')).toEqual(['cli', 'standalone', 'webhooks', 'workspace']);
-    expect(affectedBuilds('apps/dashboard/src/api.ts')).toEqual(['dashboard']);
+    expect(affectedBuilds('apps/dashboard/src/api/api.ts')).toEqual(['dashboard']);
   });
 
   it("one project's build writes the layout npm run build writes, with the path aliases made relative", () => {

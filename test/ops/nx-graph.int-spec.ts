@@ -80,7 +80,7 @@ describe('module boundaries (@nx/enforce-module-boundaries over the tags of each
     { file: 'apps/gateway/src/index.ts', text: importing('@gen/billing', 'BillingModule'), expect: 'Imports of apps are forbidden' },
     // The dashboard runs in a browser: only libs tagged platform:any.
     {
-      file: 'apps/dashboard/src/api.ts',
+      file: 'apps/dashboard/src/api/api.ts',
       text: importing('@gen/errors', 'DomainError'),
       expect: 'A project tagged with "platform:browser" can only depend on libs tagged with "platform:any"',
     },
@@ -94,7 +94,7 @@ describe('module boundaries (@nx/enforce-module-boundaries over the tags of each
     { file: 'apps/standalone/src/standalone.ts', text: importing('@gen/billing', 'BillingModule'), expect: null },
     { file: 'apps/billing/src/holds/holds.repository.int-spec.ts', text: importing('@gen/testing', 'createTestDatabase'), expect: null },
     { file: 'libs/observability/src/index.ts', text: importing('@gen/contracts', 'Subjects'), expect: null },
-    { file: 'apps/dashboard/src/api.ts', text: importing('@gen/contracts', 'GENERATION_TYPES'), expect: null },
+    { file: 'apps/dashboard/src/api/api.ts', text: importing('@gen/contracts', 'GENERATION_TYPES'), expect: null },
   ];
 
   beforeAll(() => {

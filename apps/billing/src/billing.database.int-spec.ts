@@ -1,6 +1,6 @@
 import { Client, Notification } from 'pg';
 import { createTestDatabase, functionDrift, schemaDrift } from '@gen/testing';
-import { BILLING_FUNCTIONS } from './billing.functions';
+import { BILLING_FUNCTIONS } from './config/billing.functions';
 import { openBillingDatabase } from './billing.database';
 
 /** Integration (real PostgreSQL): entities and migrations agree; generating a migration from the entities would produce nothing. */

@@ -2,7 +2,7 @@ import { MigrationsMode, openServiceDataSource, OutboxEventEntity, ServiceDataba
 import type { DataSource } from 'typeorm';
 import { BillingAccountEntity } from './accounts/billing-account.entity';
 import { HoldEntity } from './holds/hold.entity';
-import { LedgerEntryEntity } from './holds/ledger-entry.entity';
+import { LedgerEntryEntity } from './accounts/ledger-entry.entity';
 import { BillingInit1763700000000 } from './migrations/1763700000000-billing-init';
 import { BillingLedgerModels1764500000000 } from './migrations/1764500000000-billing-ledger-models';
 import { BillingBatchFunctions1764720000000 } from './migrations/1764720000000-billing-batch-functions';

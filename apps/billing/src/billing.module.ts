@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MetricsRegistry } from '@gen/observability';
 import type { DataSource } from 'typeorm';
-import { BILLING_BATCH_SETTINGS, BILLING_DB, BILLING_OUTBOX_SETTINGS } from './billing.tokens';
+import { BILLING_BATCH_SETTINGS, BILLING_DB, BILLING_OUTBOX_SETTINGS } from './config/billing.tokens';
 import { LowBalanceController } from './low-balance/low-balance.controller';
 import { BillingOutboxRepository } from './low-balance/billing-outbox.repository';
 import { LowBalanceRepository } from './low-balance/low-balance.repository';

@@ -8,7 +8,7 @@ import { KEYS } from './commands/keys.commands';
 import { MIGRATE } from './commands/migrate.commands';
 import { MODELS } from './commands/models.commands';
 import { PLANS_COMMANDS } from './commands/plans.commands';
-import { EXIT } from './command-spec';
+import { EXIT } from './context/command-spec';
 import { parseAndRun } from './program';
 import { runCommand } from './run-command';
 

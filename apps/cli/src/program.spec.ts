@@ -1,4 +1,4 @@
-import { CommandGroup, CommandSpec, Options } from './command-spec';
+import { CommandGroup, CommandSpec, Options } from './context/command-spec';
 import { parseAndRun, usage } from './program';
 
 const noop: CommandSpec['run'] = async () => undefined;

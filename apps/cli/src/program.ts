@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CommandGroup, CommandSpec, EXIT, Options } from './command-spec';
+import { CommandGroup, CommandSpec, EXIT, Options } from './context/command-spec';
 
 const NAME = 'npm run cli --';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
-import type { CliDatabase } from './cli-database';
+import type { CliDatabase } from './context/cli-database';
 import { MODELS } from './commands/models.commands';
 import { runCommand } from './run-command';
 

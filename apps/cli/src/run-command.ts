@@ -1,11 +1,11 @@
 import { ConfigError } from '@gen/config';
 import { DomainError } from '@gen/errors';
 import { pgErrorCode } from '@gen/persistence';
-import { resolveCliDatabase } from './cli-database';
-import { readCliDatabaseSettings, readSettings } from './cli.settings';
-import { CommandSpec, EXIT, Options, Out } from './command-spec';
+import { resolveCliDatabase } from './context/cli-database';
+import { readCliDatabaseSettings, readSettings } from './context/cli.settings';
+import { CommandSpec, EXIT, Options, Out } from './context/command-spec';
 import { migrateEverySchema } from './commands/migrate.commands';
-import { checkIds } from './option-parsers';
+import { checkIds } from './context/option-parsers';
 
 async function migrateStandalone(url: string): Promise<void> {
   const applied = Object.values(await migrateEverySchema(url)).flat();

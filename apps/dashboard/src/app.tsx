@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
-import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfToken } from './api';
+import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfToken } from './api/api';
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
@@ -16,8 +16,8 @@ import { UsagePage } from './pages/usage-page';
 import { VerifyEmailPage } from './pages/verify-email-page';
 import { TwoFactorSettings } from './components/two-factor-settings';
 import { VerifyEmailNotice } from './components/verify-email-notice';
-import { RoleContext, useCan } from './role';
-import { Link, navigate, useLocation } from './router';
+import { RoleContext, useCan } from './lib/role';
+import { Link, navigate, useLocation } from './lib/router';
 
 const NAV = [
   { to: '/', label: 'Overview', match: (path: string) => path === '/' },

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { runNatsService } from '@gen/observability';
 import { openWebhooksDatabase } from './webhooks.database';
 import { WebhooksModule } from './webhooks.module';
-import { readWebhooksSettings } from './webhooks.settings';
+import { readWebhooksSettings } from './config/webhooks.settings';
 import { webhooksRelease } from './webhooks.release';
 
 /** Distributed mode: the webhooks service (deliveries and their attempts); health and metrics on HTTP_PORT. */

@@ -5,22 +5,22 @@ import type { DataSource } from 'typeorm';
 import { AccountEventsController } from './account-events/account-events.controller';
 import { AccountEventsRepository } from './account-events/account-events.repository';
 import { AccountEventsService } from './account-events/account-events.service';
-import { DeliveriesController } from './deliveries/deliveries.controller';
+import { DeliveriesController } from './deliveries-api/deliveries.controller';
 import { DeliveryAttemptsRepository } from './deliveries/delivery-attempts.repository';
 import { DeliveryReadsRepository } from './deliveries/delivery-reads.repository';
-import { DeliveriesService } from './deliveries/deliveries.service';
+import { DeliveriesService } from './deliveries-api/deliveries.service';
 import { DeliveryDispatcher } from './dispatch/delivery-dispatcher.service';
 import { WebhookSender } from './dispatch/webhook-sender';
 import { WebhookSecretsService } from './keys/webhook-secrets.service';
 import { parseAllowList } from '@gen/webhook-policy';
-import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './webhooks.settings';
-import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './webhooks.tokens';
+import { destinationPolicy, ResolvedWebhooksSettings, resolveWebhooksSettings, WebhooksSettings } from './config/webhooks.settings';
+import { WEBHOOKS_DB, WEBHOOKS_SETTINGS } from './config/webhooks.tokens';
 import { DeliveryMetrics, PrometheusDeliveryMetrics } from './metrics/delivery-metrics';
 import { DeliveryStatsRepository } from './metrics/delivery-stats.repository';
 import { TestEventsController } from './test-events/test-events.controller';
 import { TestEventsService } from './test-events/test-events.service';
 
-export type { WebhooksSettings } from './webhooks.settings';
+export type { WebhooksSettings } from './config/webhooks.settings';
 
 @Module({})
 export class WebhooksModule {

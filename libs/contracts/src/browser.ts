@@ -4,9 +4,9 @@
  * classes, the validation helpers). Those need the server's compiler settings (legacy decorators)
  * and would add the validator library to the dashboard's bundle.
  */
-export * from './generation';
+export * from './shared/generation';
 export * from './model-rules';
-export * from './member-roles';
+export * from './shared/member-roles';
 export * from './messages/subjects';
 export * from './messages/billing.replies';
 export * from './messages/generation.replies';

@@ -1,4 +1,4 @@
-import type { GenerationOutput, GenerationRecord } from './generation';
+import type { GenerationOutput, GenerationRecord } from './shared/generation';
 
 /**
  * One field of the generation record as every copy of it must say: its JSON type, whether it may be

@@ -1,4 +1,4 @@
-import type { GenerationType, ModelInfo, PlanName } from './generation';
+import type { GenerationType, ModelInfo, PlanName } from './shared/generation';
 
 /**
  * The rules about using a model, decided here and only here: the gateway applies them before it

@@ -1,7 +1,7 @@
 import { Client, ClientConfig } from 'pg';
 import { DataSource, MixedList, EntitySchema } from 'typeorm';
 import { ConfigError } from '@gen/config';
-import { pgErrorCode } from './pg-errors';
+import { pgErrorCode } from './statements/pg-errors';
 
 /** PostgreSQL's "invalid_catalog_name": the database named in the URL does not exist. */
 const PG_DATABASE_MISSING = '3D000';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { retryTransient } from './pg-retry';
+import { retryTransient } from './statements/pg-retry';
 
 /** Anything with TypeORM's `query` (DataSource, EntityManager, QueryRunner). */
 export interface Queryable {

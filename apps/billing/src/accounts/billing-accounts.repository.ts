@@ -3,8 +3,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PreparedStatement, readSqlFile, sqlRows } from '@gen/persistence';
 import type { PlanName } from '@gen/contracts';
 import { DataSource, EntityManager } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
-import { LedgerEntryEntity, LedgerKind } from '../holds/ledger-entry.entity';
+import { BILLING_DB } from '../config/billing.tokens';
+import { LedgerEntryEntity, LedgerKind } from './ledger-entry.entity';
 import { BillingAccountEntity } from './billing-account.entity';
 
 /** An account's plan, limits and balance. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
+import { BILLING_DB } from '../config/billing.tokens';
 
 /** A key's caps (null: none) and what it has spent in the current UTC day and month. */
 export interface KeyCapRow {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { PreparedStatement, readSqlFile, retryTransient } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { BILLING_BATCH_SETTINGS, BILLING_DB } from '../billing.tokens';
+import { BILLING_BATCH_SETTINGS, BILLING_DB } from '../config/billing.tokens';
 import { BillingBatchSettings, DEFAULT_BILLING_BATCH_SETTINGS } from './billing-batch.settings';
 import { HoldEntity } from './hold.entity';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { BatchQueue, isRefusedValue } from '@gen/persistence';
-import { BILLING_BATCH_SETTINGS } from '../billing.tokens';
+import { BILLING_BATCH_SETTINGS } from '../config/billing.tokens';
 import { BillingBatchSettings, DEFAULT_BILLING_BATCH_SETTINGS } from './billing-batch.settings';
 import { HoldsRepository, ReserveItem, ReserveOutcome, SettleItem, SettleOutcome } from './holds.repository';
 

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, readSqlFile } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
-import type { LedgerKind } from '../holds/ledger-entry.entity';
+import { BILLING_DB } from '../config/billing.tokens';
+import type { LedgerKind } from '../accounts/ledger-entry.entity';
 
 /** A ledger row with the available balance right after it. */
 export interface LedgerRow {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxStore } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
+import { BILLING_DB } from '../config/billing.tokens';
 
 /**
  * Billing's outbox (the shared `OutboxStore`): the `account.low_balance` events that the trigger of

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { randomUUID } from 'node:crypto';
 import { OutboxRelay } from '@gen/persistence';
 import { EventPublisher } from '@gen/transport';
-import { BILLING_OUTBOX_SETTINGS } from '../billing.tokens';
+import { BILLING_OUTBOX_SETTINGS } from '../config/billing.tokens';
 import { BillingOutboxRepository } from './billing-outbox.repository';
 
 export interface BillingOutboxSettings {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
+import { BILLING_DB } from '../config/billing.tokens';
 
 /** An account's threshold (null: off), its available credits, and whether this crossing was alerted. */
 export interface LowBalanceRow {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { BILLING_DB } from '../billing.tokens';
+import { BILLING_DB } from '../config/billing.tokens';
 
 export interface HoldStats {
   openHolds: number;

@@ -1,13 +1,13 @@
 import { installSqlFunctions, restoreFunctionsOf } from '@gen/persistence';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { BILLING_FUNCTIONS as F } from '../billing.functions';
+import { BILLING_FUNCTIONS as F } from '../config/billing.functions';
 import { BillingKeyCaps1764870000000 } from './1764870000000-billing-key-caps';
 import { BillingAccountChangeNotify1764930000000 } from './1764930000000-billing-account-change-notify';
 import { BillingLowBalance1764980000000 } from './1764980000000-billing-low-balance';
 
 /**
  * The PL/pgSQL functions move into `.sql` files beside the code that calls them (see
- * billing.functions.ts): each is installed from its file, the same function as before (the text
+ * config/billing.functions.ts): each is installed from its file, the same function as before (the text
  * re-indented). The hashes pin the text this migration installs; a later change to a file comes
  * with its own migration.
  */

@@ -1,9 +1,9 @@
 import { PLANS } from '@gen/contracts';
 import { ConflictError, ValidationError } from '@gen/errors';
 import { operatorActor } from '@gen/gateway';
-import { CommandGroup, req, str } from '../command-spec';
-import { withGatewayServices } from '../gateway-context';
-import { parseInteger, parsePlan } from '../option-parsers';
+import { CommandGroup, req, str } from '../context/command-spec';
+import { withGatewayServices } from '../context/gateway-context';
+import { parseInteger, parsePlan } from '../context/option-parsers';
 
 /** Billing's balance as the CLI shows it: the account is already named by `id` (or `account_id`). */
 export function withoutAccountId<T extends { accountId: string }>(balance: T): Omit<T, 'accountId'> {

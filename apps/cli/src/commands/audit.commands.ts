@@ -1,7 +1,7 @@
 import { ValidationError } from '@gen/errors';
-import { CommandGroup, req, str } from '../command-spec';
-import { withGatewayServices } from '../gateway-context';
-import { parseInteger } from '../option-parsers';
+import { CommandGroup, req, str } from '../context/command-spec';
+import { withGatewayServices } from '../context/gateway-context';
+import { parseInteger } from '../context/option-parsers';
 
 /** The audit log of an account, as the dashboard shows it. */
 export const AUDIT: CommandGroup = {

@@ -1,7 +1,7 @@
 import { operatorActor } from '@gen/gateway';
-import { CommandGroup, req, str } from '../command-spec';
-import { withGatewayServices } from '../gateway-context';
-import { parseInteger } from '../option-parsers';
+import { CommandGroup, req, str } from '../context/command-spec';
+import { withGatewayServices } from '../context/gateway-context';
+import { parseInteger } from '../context/option-parsers';
 
 /** Credits: grants and removals, kept in the ledger and the audit log. */
 export const CREDITS: CommandGroup = {

@@ -1,8 +1,8 @@
 import { ValidationError } from '@gen/errors';
 import { DeliveriesAdminModule, DeliveriesAdminService, openWebhooksDatabase } from '@gen/webhooks';
-import { withNestContext } from '../cli-context';
-import { CommandGroup, str } from '../command-spec';
-import { parseInteger, parseSince } from '../option-parsers';
+import { withNestContext } from '../context/cli-context';
+import { CommandGroup, str } from '../context/command-spec';
+import { parseInteger, parseSince } from '../context/option-parsers';
 
 /** Webhook deliveries: queue redeliveries of failed ones; the running webhooks service sends them. */
 export const DELIVERIES: CommandGroup = {

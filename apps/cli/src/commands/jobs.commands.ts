@@ -3,11 +3,11 @@ import { BillingModule, BillingService, openBillingDatabase } from '@gen/billing
 import { JOB_STATUSES, JobStatus } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { JobAdminModule, JobAdminService, JobInspection, openGenerationDatabase } from '@gen/generation';
-import { withNestContext } from '../cli-context';
-import { CliDatabase } from '../cli-database';
-import { readCliOutputBaseUrl, readSettings } from '../cli.settings';
-import { CommandGroup, req, str } from '../command-spec';
-import { parseDuration, parseInteger } from '../option-parsers';
+import { withNestContext } from '../context/cli-context';
+import { CliDatabase } from '../context/cli-database';
+import { readCliOutputBaseUrl, readSettings } from '../context/cli.settings';
+import { CommandGroup, req, str } from '../context/command-spec';
+import { parseDuration, parseInteger } from '../context/option-parsers';
 
 function jobLine(job: JobInspection['job']): string {
   const age = job.started_at ?? job.created_at;

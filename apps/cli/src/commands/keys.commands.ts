@@ -1,8 +1,8 @@
 import { ValidationError } from '@gen/errors';
 import { operatorActor, toKeyView } from '@gen/gateway';
-import { CommandGroup, OptionSpec, req, str } from '../command-spec';
-import { withGatewayServices } from '../gateway-context';
-import { parseCap, parseDuration } from '../option-parsers';
+import { CommandGroup, OptionSpec, req, str } from '../context/command-spec';
+import { withGatewayServices } from '../context/gateway-context';
+import { parseCap, parseDuration } from '../context/option-parsers';
 
 const ACCOUNT: OptionSpec = { description: 'account id', required: true };
 const KEY: OptionSpec = { description: 'key id', required: true };

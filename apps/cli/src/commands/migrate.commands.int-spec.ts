@@ -2,8 +2,8 @@ import { Client } from 'pg';
 import { webhooksDatabaseOptions } from '@gen/webhooks';
 import { runMigrationEntry } from '@gen/persistence';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
-import type { CliDatabase } from '../cli-database';
-import { EXIT } from '../command-spec';
+import type { CliDatabase } from '../context/cli-database';
+import { EXIT } from '../context/command-spec';
 import { runCommand } from '../run-command';
 import { MIGRATE } from './migrate.commands';
 

@@ -4,8 +4,8 @@ import { authDatabaseOptions } from '@gen/gateway';
 import { generationDatabaseOptions } from '@gen/generation';
 import { createDatabaseIfMissing, runPendingMigrations, ServiceDatabaseOptions } from '@gen/persistence';
 import { webhooksDatabaseOptions } from '@gen/webhooks';
-import { redactedUrl } from '../cli-database';
-import { CommandGroup, str } from '../command-spec';
+import { redactedUrl } from '../context/cli-database';
+import { CommandGroup, str } from '../context/command-spec';
 
 /** Each service's schema and its migrations, in the order plain `migrate` applies them. */
 const SERVICE_DATABASES: Record<string, (url: string) => ServiceDatabaseOptions> = {

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Broadcasts, GENERATION_TYPES, PLANS } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { CatalogueAdminModule, CatalogueAdminService, ListedModel, ModelEntry, openGenerationDatabase } from '@gen/generation';
-import { broadcastOverNats } from '../cli-broadcast';
-import { withNestContext } from '../cli-context';
-import { CliDatabase } from '../cli-database';
-import { CommandGroup, CommandSpec, Options, req, str } from '../command-spec';
-import { parseBoolean, parseInteger, parseJsonObject } from '../option-parsers';
+import { broadcastOverNats } from '../context/cli-broadcast';
+import { withNestContext } from '../context/cli-context';
+import { CliDatabase } from '../context/cli-database';
+import { CommandGroup, CommandSpec, Options, req, str } from '../context/command-spec';
+import { parseBoolean, parseInteger, parseJsonObject } from '../context/option-parsers';
 
 function modelLine(m: ListedModel): string {
   const sync = m.synchronous ? 'sync ' : 'async';

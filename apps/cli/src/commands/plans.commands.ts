@@ -1,8 +1,8 @@
 import { AccountChangedBroadcast, Broadcasts, PLANS } from '@gen/contracts';
 import { operatorActor } from '@gen/gateway';
-import { CommandGroup, req, str } from '../command-spec';
-import { withGatewayServices } from '../gateway-context';
-import { parseInteger, parsePlan } from '../option-parsers';
+import { CommandGroup, req, str } from '../context/command-spec';
+import { withGatewayServices } from '../context/gateway-context';
+import { parseInteger, parsePlan } from '../context/option-parsers';
 
 /** Plans: an account's plan and, for pro and enterprise, its limits; the gateways hear of it at once. */
 export const PLANS_COMMANDS: CommandGroup = {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiError, dashboardApi } from '../api';
+import { ApiError, dashboardApi } from '../api/api';
 import { ConfirmDialog } from './ui';
 
 /** Cancel for a queued or running generation: asks first, then shows the refunded record. */

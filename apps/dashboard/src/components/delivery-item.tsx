@@ -1,5 +1,5 @@
-import type { Delivery, DeliveryAttempt } from '../api';
-import { between, formatDate, formatDuration, formatTime } from '../format';
+import type { Delivery, DeliveryAttempt } from '../api/api';
+import { between, formatDate, formatDuration, formatTime } from '../lib/format';
 
 const DELIVERY_STATUS: Record<Delivery['status'], string> = { pending: 'In progress', succeeded: 'Delivered', failed: 'Failed' };
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { ApiError, GenerationDetail } from '../api';
-import { useCan } from '../role';
-import { Link } from '../router';
+import { ApiError, GenerationDetail } from '../api/api';
+import { useCan } from '../lib/role';
+import { Link } from '../lib/router';
 import { DeliveryItem } from './delivery-item';
 import { EmptyState, Notice } from './ui';
 

@@ -1,5 +1,5 @@
-import { Generation } from '../api';
-import { between, formatDate, formatDuration } from '../format';
+import { Generation } from '../api/api';
+import { between, formatDate, formatDuration } from '../lib/format';
 import { CopyButton, StatusBadge } from './ui';
 
 /** An input value as typed JSON would show it (strings as they are). */

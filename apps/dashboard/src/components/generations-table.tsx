@@ -1,6 +1,6 @@
-import type { Generation } from '../api';
-import { formatDate, shortId, TYPE_LABELS } from '../format';
-import { Link } from '../router';
+import type { Generation } from '../api/api';
+import { formatDate, shortId, TYPE_LABELS } from '../lib/format';
+import { Link } from '../lib/router';
 import { StatusBadge } from './ui';
 
 /** Generations as a table on wide screens and as stacked cards on narrow ones (same markup). */

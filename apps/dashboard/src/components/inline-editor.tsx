@@ -1,5 +1,5 @@
 import { FormEvent, ReactNode, useState } from 'react';
-import { ApiError } from '../api';
+import { ApiError } from '../api/api';
 import { FormError } from './ui';
 
 /** The message of each field that was refused, and `form` for the rest. */

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import type { InputProperty, InputSchema } from '../api';
+import type { InputProperty, InputSchema } from '../api/api';
 
 /** What the customer set, by field; a field left alone is absent (the service fills its default in). */
 export type InputValues = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, canManageRole, dashboardApi, MEMBER_ROLES, MemberRole } from '../api';
-import { useRole } from '../role';
+import { ApiError, canManageRole, dashboardApi, MEMBER_ROLES, MemberRole } from '../api/api';
+import { useRole } from '../lib/role';
 import { Field, FormError, Notice } from './ui';
 
 export const ROLE_HINTS: Record<MemberRole, string> = {

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiKey, dashboardApi, KeyCaps } from '../api';
+import { ApiKey, dashboardApi, KeyCaps } from '../api/api';
 import { InlineEditor, InlineValue } from './inline-editor';
 import { Field } from './ui';
 

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { ApiError, ApiKey, dashboardApi } from '../api';
+import { ApiError, ApiKey, dashboardApi } from '../api/api';
 import { ConfirmDialog, Notice, SecretReveal } from './ui';
-import { formatDate } from '../format';
-import { useCan } from '../role';
+import { formatDate } from '../lib/format';
+import { useCan } from '../lib/role';
 import { KeyLabelEditor } from './key-label';
 import { KeySettingsSummary } from './key-settings-summary';
 import { SpendingCaps } from './key-caps';

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiKey, dashboardApi, Scope } from '../api';
+import { ApiKey, dashboardApi, Scope } from '../api/api';
 import { InlineEditor } from './inline-editor';
 import { Field } from './ui';
 

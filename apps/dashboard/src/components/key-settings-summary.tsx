@@ -1,4 +1,4 @@
-import type { ApiKey } from '../api';
+import type { ApiKey } from '../api/api';
 
 /** A key's webhook URL, signature scheme and caps as text, for members who may not change them (below admin). */
 export function KeySettingsSummary({ apiKey }: { apiKey: ApiKey }) {

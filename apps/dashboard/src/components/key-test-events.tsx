@@ -1,8 +1,8 @@
 import { FormEvent, useEffect, useState } from 'react';
-import { ApiError, ApiKey, dashboardApi } from '../api';
+import { ApiError, ApiKey, dashboardApi } from '../api/api';
 import { DeliveryItem } from './delivery-item';
 import { Field, LoadError } from './ui';
-import { useAsync } from '../use-async';
+import { useAsync } from '../lib/use-async';
 
 const TEST_POLL_MS = 1500;
 

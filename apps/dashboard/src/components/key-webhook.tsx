@@ -1,8 +1,8 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, ApiKey, dashboardApi, WebhookScheme } from '../api';
+import { ApiError, ApiKey, dashboardApi, WebhookScheme } from '../api/api';
 import { InlineEditor, InlineValue } from './inline-editor';
 import { Field } from './ui';
-import { formatDate } from '../format';
+import { formatDate } from '../lib/format';
 
 /** A key's webhook settings: its default URL, and how its deliveries are signed. */
 export const WEBHOOK_HINT = 'Where we POST a signed event when a generation finishes. Optional; a request can name another URL.';

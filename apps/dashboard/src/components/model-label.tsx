@@ -1,4 +1,4 @@
-import type { ModelInfo } from '../api';
+import type { ModelInfo } from '../api/api';
 
 /** How a provider is named in the dashboard; another label is shown as the operator wrote it. */
 const PROVIDER_NAMES: Record<string, string> = {

@@ -1,5 +1,5 @@
 import { ReactNode, useState } from 'react';
-import { AsyncState } from '../use-async';
+import { AsyncState } from '../lib/use-async';
 import { HeadRow, Pager } from './list-parts';
 import { EmptyState, Loading, LoadError } from './ui';
 

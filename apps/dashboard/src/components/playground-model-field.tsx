@@ -1,5 +1,5 @@
-import { GENERATION_TYPES, Model, ModelsPage } from '../api';
-import { credits, planLabel, TYPE_LABELS } from '../format';
+import { GENERATION_TYPES, Model, ModelsPage } from '../api/api';
+import { credits, planLabel, TYPE_LABELS } from '../lib/format';
 import { DEMO_HINT, isDemo, ProviderBadge } from './model-label';
 import { modelSummary } from './playground-request';
 

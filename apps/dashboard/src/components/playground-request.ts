@@ -1,5 +1,5 @@
-import { ApiKey, GenerateBody, Model, ModelInfo } from '../api';
-import { credits } from '../format';
+import { ApiKey, GenerateBody, Model, ModelInfo } from '../api/api';
+import { credits } from '../lib/format';
 import { InputValues } from './input-form';
 import { isDemo } from './model-label';
 

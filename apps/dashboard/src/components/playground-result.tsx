@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
-import { dashboardApi, Generation } from '../api';
-import { between, credits, formatDuration } from '../format';
-import { Link } from '../router';
+import { dashboardApi, Generation } from '../api/api';
+import { between, credits, formatDuration } from '../lib/format';
+import { Link } from '../lib/router';
 import { Preview } from './preview';
 import { StatusBadge } from './ui';
 

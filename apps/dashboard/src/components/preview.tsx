@@ -1,5 +1,5 @@
 import { lazy, Suspense } from 'react';
-import type { Generation, GenerationType } from '../api';
+import type { Generation, GenerationType } from '../api/api';
 import { Loading, Notice } from './ui';
 
 const ModelPreview = lazy(() => import('./model-preview'));

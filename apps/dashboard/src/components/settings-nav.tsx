@@ -1,6 +1,6 @@
-import type { MemberRole } from '../api';
-import { useCan } from '../role';
-import { Link, useLocation } from '../router';
+import type { MemberRole } from '../api/api';
+import { useCan } from '../lib/role';
+import { Link, useLocation } from '../lib/router';
 
 const TABS: Array<{ to: string; label: string; needs: MemberRole }> = [
   { to: '/settings/keys', label: 'API keys', needs: 'viewer' },

@@ -1,6 +1,6 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, Session } from '../api';
-import { securityApi } from '../security-api';
+import { ApiError, Session } from '../api/api';
+import { securityApi } from '../api/security-api';
 import { Field, FormError } from './ui';
 
 /** Sign-in's second step: the code from the authenticator app, or one of the recovery codes. */

@@ -1,8 +1,8 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, Session } from '../api';
-import { useCan } from '../role';
-import { securityApi, TwoFactorStatus } from '../security-api';
-import { useAsync } from '../use-async';
+import { ApiError, Session } from '../api/api';
+import { useCan } from '../lib/role';
+import { securityApi, TwoFactorStatus } from '../api/security-api';
+import { useAsync } from '../lib/use-async';
 import { Field, FormError, Loading, LoadError, Notice, SecretReveal } from './ui';
 
 const detail = (e: unknown) => (e instanceof ApiError ? e.detail.replace(/^(code|password): /, '') : 'Something went wrong. Please try again.');

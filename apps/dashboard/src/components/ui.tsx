@@ -1,6 +1,6 @@
 import { InputHTMLAttributes, ReactNode, useEffect, useId, useRef, useState } from 'react';
-import type { JobStatus } from '../api';
-import { STATUS_LABELS } from '../format';
+import type { JobStatus } from '../api/api';
+import { STATUS_LABELS } from '../lib/format';
 
 /** The page's title: sets document.title, and takes focus after navigation so screen readers announce it. */
 export function PageHeading({ children, title }: { children: ReactNode; title: string }) {

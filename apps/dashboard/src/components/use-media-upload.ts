@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { ApiError, dashboardApi } from '../api';
+import { ApiError, dashboardApi } from '../api/api';
 
 /**
  * The playground's uploads for media inputs: the file goes to the account's uploads as the chosen

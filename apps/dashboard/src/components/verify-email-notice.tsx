@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { ApiError } from '../api';
-import { securityApi } from '../security-api';
+import { ApiError } from '../api/api';
+import { securityApi } from '../api/security-api';
 import { Notice } from './ui';
 
 /** Shown while the user's email is unverified: why it matters, and "send the mail again". */

@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { ApiError, dashboardApi, Session, SessionView } from '../api';
+import { ApiError, dashboardApi, Session, SessionView } from '../api/api';
 import { SettingsNav } from '../components/settings-nav';
 import { TwoFactorSettings } from '../components/two-factor-settings';
 import { InlineEditor } from '../components/inline-editor';
 import { ConfirmDialog, Field, Loading, LoadError, Notice, PageHeading } from '../components/ui';
-import { formatDate } from '../format';
-import { useAsync } from '../use-async';
-import { useCan } from '../role';
+import { formatDate } from '../lib/format';
+import { useAsync } from '../lib/use-async';
+import { useCan } from '../lib/role';
 import { LowBalanceSection } from './low-balance-section';
 
 const MIN_PASSWORD = 10;

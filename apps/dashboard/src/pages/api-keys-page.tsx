@@ -1,13 +1,13 @@
 import { FormEvent, useEffect, useRef, useState } from 'react';
 import { SCOPES } from '../components/key-label';
-import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api';
+import { ApiError, ApiKey, CreatedKey, dashboardApi, Scope } from '../api/api';
 import { KeyCard } from '../components/key-card';
 import { WEBHOOK_HINT } from '../components/key-webhook';
 import { SettingsNav } from '../components/settings-nav';
 import { EmptyState, Field, FormError, Loading, LoadError, Notice, PageHeading, SecretReveal } from '../components/ui';
-import { formatDate } from '../format';
-import { useCan } from '../role';
-import { useAsync } from '../use-async';
+import { formatDate } from '../lib/format';
+import { useCan } from '../lib/role';
+import { useAsync } from '../lib/use-async';
 
 
 function CreateKeyForm({ onCreated }: { onCreated: (created: CreatedKey) => void }) {

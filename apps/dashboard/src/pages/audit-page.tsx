@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { AUDIT_CSV_URL, AuditEntry, dashboardApi } from '../api';
+import { AUDIT_CSV_URL, AuditEntry, dashboardApi } from '../api/api';
 import { PagedTable, useCursorPages } from '../components/paged-table';
 import { SettingsNav } from '../components/settings-nav';
 import { PageHeading } from '../components/ui';
-import { formatDate } from '../format';
-import { useAsync } from '../use-async';
+import { formatDate } from '../lib/format';
+import { useAsync } from '../lib/use-async';
 
 const PAGE_SIZE = 50;
 

@@ -1,10 +1,10 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, dashboardApi, Session } from '../api';
+import { ApiError, dashboardApi, Session } from '../api/api';
 import { TwoFactorCodeForm } from '../components/two-factor-code-form';
 import { Field, FormError, PageHeading } from '../components/ui';
-import { isChallenge, securityApi } from '../security-api';
-import { formatNumber } from '../format';
-import { Link } from '../router';
+import { isChallenge, securityApi } from '../api/security-api';
+import { formatNumber } from '../lib/format';
+import { Link } from '../lib/router';
 
 const MIN_PASSWORD = 10;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -1,14 +1,14 @@
 import { useEffect } from 'react';
-import { dashboardApi } from '../api';
+import { dashboardApi } from '../api/api';
 import { CancelGeneration } from '../components/cancel-generation';
 import { GenerationDeliveries } from '../components/generation-deliveries';
 import { GenerationFields } from '../components/generation-fields';
 import { Preview } from '../components/preview';
 import { EmptyState, Loading, LoadError, PageHeading, StatusBadge } from '../components/ui';
-import { shortId, TYPE_LABELS } from '../format';
-import { useCan } from '../role';
-import { Link } from '../router';
-import { useAsync } from '../use-async';
+import { shortId, TYPE_LABELS } from '../lib/format';
+import { useCan } from '../lib/role';
+import { Link } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 const POLL_MS = 2000;
 

@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { dashboardApi, GENERATION_TYPES, JOB_STATUSES } from '../api';
+import { dashboardApi, GENERATION_TYPES, JOB_STATUSES } from '../api/api';
 import { GenerationsTable } from '../components/generations-table';
 import { FilterSelect, Pager } from '../components/list-parts';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
-import { STATUS_LABELS, TYPE_LABELS } from '../format';
-import { Link, navigate, useLocation } from '../router';
-import { useAsync } from '../use-async';
+import { STATUS_LABELS, TYPE_LABELS } from '../lib/format';
+import { Link, navigate, useLocation } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 const PAGE_SIZE = 20;
 

@@ -1,8 +1,8 @@
 import { FormEvent, useState } from 'react';
-import { ApiError, dashboardApi, InvitationPreview, Session } from '../api';
+import { ApiError, dashboardApi, InvitationPreview, Session } from '../api/api';
 import { Field, FormError, LoadError, Loading, PageHeading } from '../components/ui';
-import { formatDate } from '../format';
-import { useAsync } from '../use-async';
+import { formatDate } from '../lib/format';
+import { useAsync } from '../lib/use-async';
 
 const MIN_PASSWORD = 10;
 const article = (role: string) => (role === 'owner' || role === 'admin' ? `an ${role}` : `a ${role}`);

@@ -1,9 +1,9 @@
 import { useState } from 'react';
-import { dashboardApi, LowBalance } from '../api';
+import { dashboardApi, LowBalance } from '../api/api';
 import { DeliveryItem } from '../components/delivery-item';
 import { InlineEditor } from '../components/inline-editor';
 import { Field, Loading, LoadError } from '../components/ui';
-import { useAsync } from '../use-async';
+import { useAsync } from '../lib/use-async';
 
 const MAX = 2_147_483_647;
 

@@ -1,12 +1,12 @@
 import { useState } from 'react';
-import { ApiError, canManageRole, dashboardApi, Invitation, Member, MEMBER_ROLES, MemberRole } from '../api';
+import { ApiError, canManageRole, dashboardApi, Invitation, Member, MEMBER_ROLES, MemberRole } from '../api/api';
 import { InviteForm, ROLE_HINTS } from '../components/invite-form';
 import { HeadRow } from '../components/list-parts';
 import { SettingsNav } from '../components/settings-nav';
 import { ConfirmDialog, FormError, Loading, LoadError, PageHeading } from '../components/ui';
-import { formatDate } from '../format';
-import { useCan, useRole } from '../role';
-import { useAsync } from '../use-async';
+import { formatDate } from '../lib/format';
+import { useCan, useRole } from '../lib/role';
+import { useAsync } from '../lib/use-async';
 
 type Pending = { kind: 'remove' | 'transfer'; member: Member } | null;
 

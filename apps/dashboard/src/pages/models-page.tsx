@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { dashboardApi, GENERATION_TYPES, Model, ModelInfo } from '../api';
+import { dashboardApi, GENERATION_TYPES, Model, ModelInfo } from '../api/api';
 import { FilterSelect, HeadRow, NumCell } from '../components/list-parts';
 import { isDemo, ProviderBadge } from '../components/model-label';
 import { EmptyState, Loading, LoadError, Notice, PageHeading } from '../components/ui';
-import { credits, formatNumber, planLabel, TYPE_LABELS } from '../format';
-import { Link } from '../router';
-import { useAsync } from '../use-async';
+import { credits, formatNumber, planLabel, TYPE_LABELS } from '../lib/format';
+import { Link } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 function Availability({ model, available }: { model: ModelInfo; available: number }) {
   if (!model.available) {

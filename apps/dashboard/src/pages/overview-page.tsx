@@ -1,9 +1,9 @@
-import { dashboardApi } from '../api';
+import { dashboardApi } from '../api/api';
 import { GenerationsTable } from '../components/generations-table';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
-import { credits, formatNumber, planLabel } from '../format';
-import { Link } from '../router';
-import { useAsync } from '../use-async';
+import { credits, formatNumber, planLabel } from '../lib/format';
+import { Link } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 export function OverviewPage() {
   const [state, reload] = useAsync(() => dashboardApi.overview(), []);

@@ -1,5 +1,5 @@
 import { FormEvent, useCallback, useId, useMemo, useState } from 'react';
-import { ApiError, dashboardApi, Generation, ModelsPage } from '../api';
+import { ApiError, dashboardApi, Generation, ModelsPage } from '../api/api';
 import { CurlCard } from '../components/curl-card';
 import { InputForm, InputValues } from '../components/input-form';
 import { ModelField } from '../components/playground-model-field';
@@ -7,9 +7,9 @@ import { curlFor, inputErrors, newAttemptId, priceWith, requestBody } from '../c
 import { PlaygroundResult, Run } from '../components/playground-result';
 import { useMediaUpload } from '../components/use-media-upload';
 import { EmptyState, FormError, Loading, LoadError, Notice, PageHeading } from '../components/ui';
-import { credits, planLabel } from '../format';
-import { Link, useLocation } from '../router';
-import { useAsync } from '../use-async';
+import { credits, planLabel } from '../lib/format';
+import { Link, useLocation } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 const MAX_PROMPT = 4000;
 

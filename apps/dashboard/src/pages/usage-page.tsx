@@ -1,10 +1,10 @@
-import { dashboardApi, LEDGER_CSV_URL, LedgerEntry, LedgerKind, UsageReply } from '../api';
+import { dashboardApi, LEDGER_CSV_URL, LedgerEntry, LedgerKind, UsageReply } from '../api/api';
 import { HeadRow, NumCell } from '../components/list-parts';
 import { PagedTable, useCursorPages } from '../components/paged-table';
 import { EmptyState, Loading, LoadError, PageHeading } from '../components/ui';
-import { credits, formatDate, formatDay, formatNumber, shortId, signed } from '../format';
-import { Link } from '../router';
-import { useAsync } from '../use-async';
+import { credits, formatDate, formatDay, formatNumber, shortId, signed } from '../lib/format';
+import { Link } from '../lib/router';
+import { useAsync } from '../lib/use-async';
 
 const KIND_LABELS: Record<LedgerKind, string> = {
   grant: 'Grant',

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
-import { ApiError } from '../api';
+import { ApiError } from '../api/api';
 import { Loading, Notice, PageHeading } from '../components/ui';
-import { Link } from '../router';
-import { securityApi } from '../security-api';
+import { Link } from '../lib/router';
+import { securityApi } from '../api/security-api';
 
 /** One request per token, even when an effect runs twice (React's strict mode): a second would find the link used. */
 const attempts = new Map<string, Promise<{ email: string }>>();

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, IsNull } from 'typeorm';
 import { DeliveryEntity } from '../deliveries/delivery.entity';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 
 /** Reads of account-event deliveries (no generation, not a test; index `deliveries_account_events`). */
 @Injectable()

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repository';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 import { DeliveriesAdminRepository } from './deliveries-admin.repository';
 import { DeliveriesAdminService } from './deliveries-admin.service';
 

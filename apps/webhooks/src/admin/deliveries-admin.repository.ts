@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import type { DestinationSource } from '../deliveries/delivery.entity';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 
 /** A generation whose latest delivery failed (all attempts used), as the operator retries it. */
 export interface FailedDelivery {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { readSqlFile, sqlRows } from '@gen/persistence';
 import type { EventName } from '@gen/contracts';
 import { DataSource } from 'typeorm';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 import { AttemptResult, ClaimedAttempt, ExhaustedDelivery, INTERRUPTED_MESSAGE, NewDelivery } from './delivery-attempt';
 
 export type { AttemptResult, ClaimedAttempt, ExhaustedDelivery, NewDelivery } from './delivery-attempt';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { retryTransient } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 import { AttemptEntity } from './attempt.entity';
 import { DeliveryEntity } from './delivery.entity';
 

@@ -1,5 +1,5 @@
 import type { WebhookAttemptView, WebhookDeliveryView } from '@gen/contracts';
-import { MAX_ATTEMPTS } from '../dispatch/retry-schedule';
+import { MAX_ATTEMPTS } from './retry-schedule';
 import type { AttemptEntity } from './attempt.entity';
 import type { DeliveryEntity } from './delivery.entity';
 

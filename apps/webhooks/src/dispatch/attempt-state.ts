@@ -1,5 +1,5 @@
 import type { AttemptResult } from '../deliveries/delivery-attempt';
-import { nextAttemptAt } from './retry-schedule';
+import { nextAttemptAt } from '../deliveries/retry-schedule';
 import type { AttemptOutcome } from './webhook-sender';
 
 /**

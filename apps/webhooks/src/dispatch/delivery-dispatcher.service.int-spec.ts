@@ -10,7 +10,7 @@ import { NewDelivery } from '../deliveries/delivery-attempt';
 import type { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { newDelivery } from '../test/deliveries';
 import { openWebhooksDatabase } from '../webhooks.database';
-import { resolveWebhooksSettings } from '../webhooks.settings';
+import { resolveWebhooksSettings } from '../config/webhooks.settings';
 import { DeliveryDispatcher } from './delivery-dispatcher.service';
 import { WebhookSender } from './webhook-sender';
 import type { DeliveryMetrics } from '../metrics/delivery-metrics';

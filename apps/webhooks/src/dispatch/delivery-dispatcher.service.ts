@@ -3,8 +3,8 @@ import { DeliveryAttemptsRepository } from '../deliveries/delivery-attempts.repo
 import { ClaimedAttempt, NewDelivery } from '../deliveries/delivery-attempt';
 import { WebhookSecretsService } from '../keys/webhook-secrets.service';
 import { DeliveryMetrics, DispatcherStats } from '../metrics/delivery-metrics';
-import type { ResolvedWebhooksSettings } from '../webhooks.settings';
-import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
+import type { ResolvedWebhooksSettings } from '../config/webhooks.settings';
+import { WEBHOOKS_SETTINGS } from '../config/webhooks.tokens';
 import { AttemptRunner } from './attempt-runner';
 import { AttemptSlots } from './attempt-slots';
 import { DueScheduler } from './due-scheduler';

@@ -1,7 +1,7 @@
 import type { Logger } from '@nestjs/common';
 import type { ExhaustedDelivery } from '../deliveries/delivery-attempt';
 import type { DeliveryMetrics } from '../metrics/delivery-metrics';
-import { MAX_ATTEMPTS } from './retry-schedule';
+import { MAX_ATTEMPTS } from '../deliveries/retry-schedule';
 import type { AttemptOutcome } from './webhook-sender';
 
 /**

@@ -4,7 +4,7 @@ import { request } from 'undici';
 import type { EventName, WebhookAttemptErrorClass, WebhookSignatureScheme } from '@gen/contracts';
 import { DELIVERY_ID_HEADER, EVENT_HEADER, signatureHeaders, standardSignatureHeaders, TEST_HEADER, WEBHOOK_USER_AGENT } from '@gen/webhook-signature';
 import { createSafeDispatcher, ForbiddenDestinationError, validateWebhookUrl, WebhookDestinationPolicy } from '@gen/webhook-policy';
-import { ATTEMPT_TIMEOUT_MS } from './retry-schedule';
+import { ATTEMPT_TIMEOUT_MS } from '../deliveries/retry-schedule';
 
 export interface WebhookRequest {
   url: string;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Subjects, WebhookSecretReply, WebhookSecretRequest } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
-import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
-import type { ResolvedWebhooksSettings } from '../webhooks.settings';
+import { WEBHOOKS_SETTINGS } from '../config/webhooks.tokens';
+import type { ResolvedWebhooksSettings } from '../config/webhooks.settings';
 
 /**
  * A key's current signing secret, from the gateway (which owns keys): the webhooks service's one

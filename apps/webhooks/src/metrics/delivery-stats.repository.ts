@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { WEBHOOKS_DB } from '../webhooks.tokens';
+import { WEBHOOKS_DB } from '../config/webhooks.tokens';
 
 export interface DeliveryStats {
   /** Deliveries by status (pending, succeeded, failed), all time. */

@@ -7,8 +7,8 @@ import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository
 import { toDeliveryView } from '../deliveries/delivery-view';
 import { serialiseWebhookBody } from '../deliveries/webhook-body';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
-import { destinationPolicy, ResolvedWebhooksSettings } from '../webhooks.settings';
-import { WEBHOOKS_SETTINGS } from '../webhooks.tokens';
+import { destinationPolicy, ResolvedWebhooksSettings } from '../config/webhooks.settings';
+import { WEBHOOKS_SETTINGS } from '../config/webhooks.tokens';
 import { newTestEventId, testEventBody } from './test-event-body';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,4 +1,4 @@
-import { HealthSubjects, SERVICE_NAMES } from '../health';
+import { HealthSubjects, SERVICE_NAMES } from '../shared/health';
 import { MESSAGE_CONTRACT_VERSION } from '../messages/contract-version';
 import { HealthPingReplyPayload, HealthPingRequest } from '../messages/health.payloads';
 import { Broadcast, BROADCAST_PAYLOADS, PAYLOAD_CLASSES, PayloadClass, Subject } from '../messages/payload-classes';

@@ -17,7 +17,7 @@ import {
   MIN_LENGTH,
   ValidationTypes,
 } from 'class-validator';
-import { CALLBACK_HEADERS, MAX_CALLBACK_HEADER_LENGTH } from '../provider-callbacks';
+import { CALLBACK_HEADERS, MAX_CALLBACK_HEADER_LENGTH } from '../shared/provider-callbacks';
 import { knownProperties, nestedShape } from '../validation';
 
 /** A JSON Schema (draft 7, the dialect of AsyncAPI 3.0's default schema format) as a plain object. */

@@ -1,4 +1,4 @@
-import type { ServiceName } from '../health';
+import type { ServiceName } from '../shared/health';
 import type { Broadcast, Subject } from '../messages/payload-classes';
 import type { EventName } from '../messages/subjects';
 

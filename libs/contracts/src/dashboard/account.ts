@@ -1,4 +1,4 @@
-import type { MemberRole } from '../member-roles';
+import type { MemberRole } from '../shared/member-roles';
 import type { LowBalanceView } from '../messages/billing.replies';
 import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 

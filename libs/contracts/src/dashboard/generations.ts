@@ -1,4 +1,4 @@
-import type { GenerationRecord, GenerationType, ModelInfo, PlanName } from '../generation';
+import type { GenerationRecord, GenerationType, ModelInfo, PlanName } from '../shared/generation';
 import type { WebhookDeliveryView } from '../messages/webhooks.replies';
 
 /** GET /dashboard/api/overview: the account, its plan, limits and credits, active keys and latest generations. */

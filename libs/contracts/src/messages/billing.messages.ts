@@ -1,5 +1,5 @@
 import { IsArray, IsIn, IsNumber, IsOptional, IsString } from 'class-validator';
-import { PLANS, PlanName } from '../generation';
+import { PLANS, PlanName } from '../shared/generation';
 
 /**
  * The requests billing answers. Each is checked on receipt by the transport against these

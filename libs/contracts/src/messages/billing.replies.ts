@@ -1,4 +1,4 @@
-import type { PlanName } from '../generation';
+import type { PlanName } from '../shared/generation';
 
 /**
  * What billing answers (replies are read by the service that asked, which built the request; they

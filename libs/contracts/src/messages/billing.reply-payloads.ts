@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsNumber, IsObject, IsString } from 'class-validator';
-import { PLANS, PlanName } from '../generation';
+import { PLANS, PlanName } from '../shared/generation';
 import { Nested, Nullable } from '../validation';
 import type {
   BalanceReply,

@@ -1,5 +1,5 @@
 import { IsString } from 'class-validator';
-import type { GenerationRecord } from '../generation';
+import type { GenerationRecord } from '../shared/generation';
 import { Nested } from '../validation';
 import { GenerationRecordPayload } from './generation-record.payload';
 

@@ -1,5 +1,5 @@
 import { IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString } from 'class-validator';
-import type { GenerationRecord } from '../generation';
+import type { GenerationRecord } from '../shared/generation';
 import { Nested } from '../validation';
 import { GenerationRecordPayload } from './generation-record.payload';
 import { EventName, Events } from './subjects';

@@ -1,5 +1,5 @@
 import { IsArray, IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { GENERATION_TYPES, GenerationOutput, GenerationRecord, GenerationType, JOB_STATUSES, JobStatus } from '../generation';
+import { GENERATION_TYPES, GenerationOutput, GenerationRecord, GenerationType, JOB_STATUSES, JobStatus } from '../shared/generation';
 
 /**
  * The generation record as events and broadcasts carry it, checked where they are received (the

@@ -1,5 +1,5 @@
 import { IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus, PLANS, PlanName } from '../generation';
+import { GENERATION_TYPES, GenerationType, JOB_STATUSES, JobStatus, PLANS, PlanName } from '../shared/generation';
 
 /** The requests the generation service answers, checked on receipt by the transport (PAYLOAD_CLASSES). */
 export class SubmitGenerationRequest {

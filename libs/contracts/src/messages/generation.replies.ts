@@ -1,4 +1,4 @@
-import type { GenerationRecord, ModelInfo } from '../generation';
+import type { GenerationRecord, ModelInfo } from '../shared/generation';
 
 /** What the generation service answers (read by the gateway, which asked; not checked on receipt). */
 export interface SubmitGenerationReply {

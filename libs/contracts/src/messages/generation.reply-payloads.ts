@@ -1,6 +1,6 @@
 import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { GENERATION_TYPES, GenerationType, InputsSchema, ModelInfo, PLANS, PlanName } from '../generation';
-import { CALLBACK_REFUSALS, CallbackRefusal } from '../provider-callbacks';
+import { GENERATION_TYPES, GenerationType, InputsSchema, ModelInfo, PLANS, PlanName } from '../shared/generation';
+import { CALLBACK_REFUSALS, CallbackRefusal } from '../shared/provider-callbacks';
 import { Nested, Nullable } from '../validation';
 import { GenerationRecordPayload } from './generation-record.payload';
 import type { CancelGenerationReply, ListGenerationsReply, ListModelsReply, OutputStatusReply, SubmitGenerationReply } from './generation.replies';

@@ -1,5 +1,5 @@
 import { IsIn } from 'class-validator';
-import { HealthPingReply, SERVICE_NAMES, ServiceName } from '../health';
+import { HealthPingReply, SERVICE_NAMES, ServiceName } from '../shared/health';
 
 /** A health ping (HealthSubjects) carries nothing; the transport does not check it. */
 export class HealthPingRequest {}

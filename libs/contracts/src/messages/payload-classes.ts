@@ -1,4 +1,4 @@
-import { ProviderCallbackRequest } from '../provider-callbacks';
+import { ProviderCallbackRequest } from '../shared/provider-callbacks';
 import { AccountWebhooksRequest, WebhookSecretRequest } from './auth.messages';
 import {
   BalanceRequest,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
-import { BatchQueue } from '../batch-queue';
+import { BatchQueue } from '../statements/batch-queue';
 import type { OutboxMessage, OutboxStore } from './outbox-store.repository';
 
 export interface OutboxRelayOptions {

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { PreparedStatement } from '../prepared';
+import { PreparedStatement } from '../statements/prepared';
 
 /** An event as the outbox stores it: the relay publishes `payload` on `pattern` with `id` as the message id. */
 export interface OutboxMessage {

@@ -3,10 +3,10 @@ import type { GenerationFinishedEvent, ListWebhookDeliveriesReply, WebhookDelive
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
 import { newDeliveryId } from '@gen/webhook-signature';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
-import { DeliveryReadsRepository } from './delivery-reads.repository';
-import { toDeliveryView } from './delivery-view';
-import { redeliveryOf } from './redelivery';
-import { serialiseWebhookBody, webhookBody } from './webhook-body';
+import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository';
+import { toDeliveryView } from '../deliveries/delivery-view';
+import { redeliveryOf } from '../deliveries/redelivery';
+import { serialiseWebhookBody, webhookBody } from '../deliveries/webhook-body';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

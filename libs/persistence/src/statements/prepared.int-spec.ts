@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createDatabaseIfMissing, dropDatabase } from './embedded-postgres';
+import { createDatabaseIfMissing, dropDatabase } from '../embedded-postgres';
 import { PreparedStatement } from './prepared';
-import { createServiceDataSource } from './service-data-source';
+import { createServiceDataSource } from '../service-data-source';
 
 const COUNTER = new PreparedStatement<{ n: string }>('persistence-spec.bump', `UPDATE counters SET n = n + $2 WHERE id = $1 RETURNING n`);
 const PREPARED = new PreparedStatement<{ name: string }>(

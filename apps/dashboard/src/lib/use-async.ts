@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError } from './api';
+import { ApiError } from '../api/api';
 
 export type AsyncState<T> = { status: 'loading' } | { status: 'error'; error: ApiError } | { status: 'ready'; data: T };
 

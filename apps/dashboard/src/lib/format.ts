@@ -1,4 +1,4 @@
-import type { GenerationType, JobStatus } from './api';
+import type { GenerationType, JobStatus } from '../api/api';
 
 // Seconds matter here: a job's stages and a delivery's attempts are seconds apart.
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });

@@ -1,6 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import type { LedgerKind } from '@gen/contracts';
-import { BillingAccountEntity } from '../accounts/billing-account.entity';
+import { BillingAccountEntity } from './billing-account.entity';
 
 export type { LedgerKind } from '@gen/contracts';
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
  * schema spec fails when the database and a file disagree (CONTRIBUTING.md, "Data").
  */
 export const BILLING_FUNCTIONS = {
-  reserveBatch: join(__dirname, 'holds', 'reserve-batch.function.sql'),
-  settleBatch: join(__dirname, 'holds', 'settle-batch.function.sql'),
-  lowBalanceCrossing: join(__dirname, 'low-balance', 'low-balance-crossing.function.sql'),
-  announceAccountChange: join(__dirname, 'accounts', 'announce-account-change.function.sql'),
+  reserveBatch: join(__dirname, '..', 'holds', 'reserve-batch.function.sql'),
+  settleBatch: join(__dirname, '..', 'holds', 'settle-batch.function.sql'),
+  lowBalanceCrossing: join(__dirname, '..', 'low-balance', 'low-balance-crossing.function.sql'),
+  announceAccountChange: join(__dirname, '..', 'accounts', 'announce-account-change.function.sql'),
 } as const;

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import { type MemberRole, roleAtLeast } from './api';
+import { type MemberRole, roleAtLeast } from '../api/api';
 
 /** The signed-in user's role on the current account; pages hide what it cannot do (the server refuses it anyway). */
 export const RoleContext = createContext<MemberRole>('viewer');
