@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { CATALOGUE, Engine, EngineError, EngineRequest, InstantEngine, ModelDefinitionInput } from '@gen/generation';
-import { http } from '@gen/testing';
+import { eventually, http } from '@gen/testing';
 import { testModel } from '../support/factories';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
@@ -29,6 +31,23 @@ class RefusingEngine implements Engine {
   }
 }
 
+/** Finishes no job until the test opens it. */
+class GatedEngine implements Engine {
+  readonly name = 'gated';
+  private release!: () => void;
+  private readonly opened = new Promise<void>((resolve) => (this.release = resolve));
+  private readonly instant = new InstantEngine();
+
+  async generate(request: EngineRequest) {
+    await this.opened;
+    return this.instant.generate(request);
+  }
+
+  open(): void {
+    this.release();
+  }
+}
+
 const SIZED: ModelDefinitionInput = testModel({
   id: 'sized-1',
   engine: 'recording',
@@ -48,16 +67,39 @@ const SIZED: ModelDefinitionInput = testModel({
 });
 const UNMAPPED: ModelDefinitionInput = testModel({ id: 'plain-1', engine: 'recording' });
 const REFUSING: ModelDefinitionInput = testModel({ id: 'refusing-1', engine: 'refusing', openai: {} });
+const GATED: ModelDefinitionInput = testModel({ id: 'gated-1', engine: 'gated', openai: {} });
 
 describe('OpenAI-compatible images API (standalone, the official openai client)', () => {
   let h: StandaloneHarness;
   const recording = new RecordingEngine();
+  const gated = new GatedEngine();
+  /** Webhook requests received, by path. */
+  const hooks: Array<{ path: string; body: Record<string, unknown> }> = [];
+  let receiver: Server;
+  let receiverUrl = '';
 
   beforeAll(async () => {
-    h = await startStandaloneHarness({}, { models: [...CATALOGUE, SIZED, UNMAPPED, REFUSING], engines: { recording, refusing: new RefusingEngine() } });
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hooks.push({ path: req.url ?? '', body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+        res.writeHead(200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    // A short submit wait, so that a job still running after both waits is seen in seconds.
+    h = await startStandaloneHarness(
+      { SYNC_WAIT_MS: '1500' },
+      { models: [...CATALOGUE, SIZED, UNMAPPED, REFUSING, GATED], engines: { recording, refusing: new RefusingEngine(), gated } },
+    );
   });
   afterAll(async () => {
+    gated.open();
     await h?.close();
+    receiver.closeAllConnections();
+    await new Promise((resolve) => receiver.close(resolve));
   });
 
   /** OpenAI's own client, pointed at this service; no retries, so each call is one request. */
@@ -120,7 +162,7 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       const page = await client(key).models.list();
       const ids = page.data.map((m) => m.id).sort();
       // pixel-flux-1-hd is mapped but needs the pro plan; plain-1 has no mapping.
-      expect(ids).toEqual(['pixel-flux-1', 'refusing-1', 'sized-1']);
+      expect(ids).toEqual(['gated-1', 'pixel-flux-1', 'refusing-1', 'sized-1']);
       const raw = await http(h.url, 'GET', '/openai/v1/models', { key });
       expect(raw.body.object).toBe('list');
       expect(raw.body.data).toContainEqual({ id: 'pixel-flux-1', object: 'model', created: 0, owned_by: 'demo' });
@@ -128,6 +170,16 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       const pro = await h.account('pro', 100);
       expect((await client(pro.key).models.list()).data.map((m) => m.id)).toContain('pixel-flux-1-hd');
     });
+  });
+
+  it("sends the key's webhook for the generation, as POST /api/v1/generate does", async () => {
+    const { key, keyId } = await h.account('free', 100);
+    await h.running.databases.auth.query(`UPDATE api_keys SET webhook_url = $2, webhook_secret = $3 WHERE id = $1`, [keyId, `${receiverUrl}/hook`, 'whsec_openaie2e1x' + Math.random().toString(36).slice(2)]);
+    await client(key).images.generate({ model: 'pixel-flux-1', prompt: 'a hooked fox' });
+    const [record] = (await http(h.url, 'GET', '/api/v1/generations', { key })).body.data;
+    const delivered = await eventually(async () => hooks.filter((hook) => hook.path === '/hook' && JSON.stringify(hook.body).includes(record.id)), (found) => found.length > 0);
+    expect(delivered).toHaveLength(1);
+    expect(JSON.stringify(delivered[0].body)).toContain('generation.completed');
   });
 
   describe('errors, in OpenAI\'s shape and statuses', () => {
@@ -213,6 +265,19 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       const [record] = (await http(h.url, 'GET', '/api/v1/generations', { key })).body.data;
       expect(record).toMatchObject({ model: 'refusing-1', status: 'failed', credits_charged: 0 });
       expect((await http(h.url, 'GET', '/api/v1/credits', { key })).body.available).toBe(100);
+    });
+
+    it('a generation still running after the waits is 504 generation_pending naming it, not retried; it goes on', async () => {
+      const { key } = await h.account('free', 100);
+      const pending = await http(h.url, 'POST', '/openai/v1/images/generations', { key, body: { model: 'gated-1', prompt: 'slow' } });
+      expect(pending.status).toBe(504);
+      shape(pending.body, { type: 'server_error', code: 'generation_pending' });
+      expect(pending.headers.get('x-should-retry')).toBe('false');
+      const [record] = (await http(h.url, 'GET', '/api/v1/generations', { key })).body.data;
+      expect(pending.body.error.message).toContain(record.id);
+      gated.open();
+      const done = await eventually(async () => (await http(h.url, 'GET', `/api/v1/generations/${record.id}`, { key })).body, (r) => r.status === 'completed');
+      expect(done.credits_charged).toBe(1);
     });
 
     it('the rate limit is 429 rate_limit_exceeded with retry-after', async () => {
