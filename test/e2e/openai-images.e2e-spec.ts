@@ -7,6 +7,7 @@ import OpenAI from 'openai';
 import { CATALOGUE, Engine, EngineError, EngineRequest, InstantEngine, ModelDefinitionInput } from '@gen/generation';
 import { eventually, http } from '@gen/testing';
 import { testModel } from '../support/factories';
+import { lintOpenApiDocument, OpenApiDocument, ResponseValidator, validateOpenApiDocument } from '../support/openapi';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 /** An engine that records the input it is given and answers one tiny image per `num_outputs`. */
@@ -293,6 +294,26 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       const viaClient = await failure(client(key).models.list());
       expect(viaClient).toBeInstanceOf(OpenAI.RateLimitError);
     });
+  });
+
+  it('publishes its own OpenAPI 3.1 document (no key), valid, lint-clean, and matching live answers', async () => {
+    const res = await http(h.url, 'GET', '/openai/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = res.body as OpenApiDocument;
+    expect(validateOpenApiDocument(doc)).toMatchObject({ ok: true, openapi: '3.1.0' });
+    const lint = lintOpenApiDocument(doc);
+    expect(lint.problems.map((p) => `${p.severity} ${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`)).toEqual([]);
+    const validator = new ResponseValidator(doc);
+    const { key } = await h.account('free', 4);
+    const made = await http(h.url, 'POST', '/openai/v1/images/generations', { key, body: { model: 'pixel-flux-1', prompt: 'x', response_format: 'b64_json' } });
+    expect(validator.check('/images/generations', 'post', 200, made.body)).toEqual([]);
+    for (const body of [{ model: 'pixel-flux-1', prompt: 'x', size: '9x9' }, { model: 'no-such-model', prompt: 'x' }, { model: 'pixel-flux-1', prompt: 'x' }]) {
+      const refused = await http(h.url, 'POST', '/openai/v1/images/generations', { key, body });
+      expect(validator.check('/images/generations', 'post', refused.status, refused.body)).toEqual([]);
+    }
+    expect(validator.check('/models', 'get', 200, (await http(h.url, 'GET', '/openai/v1/models', { key })).body)).toEqual([]);
+    expect(validator.check('/models/{model}', 'get', 200, (await http(h.url, 'GET', '/openai/v1/models/pixel-flux-1', { key })).body)).toEqual([]);
+    expect(validator.check('/models', 'get', 401, (await http(h.url, 'GET', '/openai/v1/models')).body)).toEqual([]);
   });
 
   it('answers Python: the openai package where installed, else raw HTTP (tools/ci/openai-python.py)', async () => {

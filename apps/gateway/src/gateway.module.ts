@@ -14,7 +14,7 @@ import { GetModel } from './models/get-model.service';
 import { ListModels } from './models/list-models.service';
 import { ModelCatalogue } from './models/model-catalogue';
 import { ModelsController } from './models/models.controller';
-import { OpenAiController } from './openai/openai.controller';
+import { OpenAiController, OpenAiDocumentController } from './openai/openai.controller';
 import { GenerateOpenAiImages } from './openai/generate-openai-images.service';
 import { ListOpenAiModels } from './openai/list-openai-models.service';
 import { FinishedRecords } from './generations/records/finished-records';
@@ -81,6 +81,7 @@ export class GatewayModule {
         UploadsController,
         AuthRpcController,
         ProviderCallbacksController,
+        OpenAiDocumentController,
         OpenAiController,
         ...dashboard.controllers,
       ],
