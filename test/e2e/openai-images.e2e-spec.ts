@@ -168,6 +168,9 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       expect(raw.body.object).toBe('list');
       expect(raw.body.data).toContainEqual({ id: 'pixel-flux-1', object: 'model', created: 0, owned_by: 'demo' });
       expect(await client(key).models.retrieve('sized-1')).toMatchObject({ id: 'sized-1', object: 'model' });
+      // /api/v1 keeps its documented model fields: the mapping is not among them.
+      expect((await http(h.url, 'GET', '/api/v1/models/pixel-flux-1', { key })).body).not.toHaveProperty('openai');
+      expect(((await http(h.url, 'GET', '/api/v1/models', { key })).body.data as Array<Record<string, unknown>>).some((m) => 'openai' in m)).toBe(false);
       const pro = await h.account('pro', 100);
       expect((await client(pro.key).models.list()).data.map((m) => m.id)).toContain('pixel-flux-1-hd');
     });
@@ -232,6 +235,12 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       const route = await http(h.url, 'POST', '/openai/v1/images/edits', { key, body: {} });
       expect(route.status).toBe(404);
       shape(route.body, { type: 'invalid_request_error', code: 'unknown_url' });
+      const method = await http(h.url, 'GET', '/openai/v1/images/generations', { key });
+      expect(method.status).toBe(405);
+      shape(method.body, { type: 'invalid_request_error', code: 'method_not_allowed' });
+      const encoding = await http(h.url, 'GET', '/openai/v1/models/%E0%A4%A', { key });
+      expect(encoding.status).toBe(400);
+      shape(encoding.body, { type: 'invalid_request_error', code: 'invalid_request' });
       // The service's own API keeps its envelope.
       const own = await http(h.url, 'POST', '/api/v1/generate', { key, rawBody: '{', headers: { 'content-type': 'application/json' } });
       expect(own.body.error).toMatchObject({ code: 'bad_request', status: 400 });

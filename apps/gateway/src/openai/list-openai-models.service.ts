@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { ModelInfo } from '@gen/contracts';
-import { ListModels } from '../models/list-models.service';
+import { ModelInfo, modelForPlan } from '@gen/contracts';
+import { ModelCatalogue } from '../models/model-catalogue';
+import { AccountPlanService } from '../plans/account-plan.service';
 import { OpenAiRefusal } from './openai-refusal.error';
 
 /** OpenAI's model object. */
@@ -22,7 +23,10 @@ const toOpenAi = (model: ModelInfo): OpenAiModel => ({ id: model.id, object: 'mo
 /** GET /openai/v1/models: the models served there (with an `openai` mapping) that this account may use now. */
 @Injectable()
 export class ListOpenAiModels {
-  constructor(private readonly models: ListModels) {}
+  constructor(
+    private readonly catalogue: ModelCatalogue,
+    private readonly plans: AccountPlanService,
+  ) {}
 
   async execute({ accountId }: { accountId: string }): Promise<OpenAiModelList> {
     return { object: 'list', data: (await this.served(accountId)).map(toOpenAi) };
@@ -35,6 +39,7 @@ export class ListOpenAiModels {
   }
 
   private async served(accountId: string): Promise<ModelInfo[]> {
-    return (await this.models.execute({ accountId })).filter((m) => m.openai !== undefined && m.available);
+    const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(accountId)]);
+    return [...copy.models.values()].map((m) => modelForPlan(m, plan.plan)).filter((m) => m.openai !== undefined && m.available);
   }
 }

@@ -89,12 +89,16 @@ export class ErrorShapeFilter implements ExceptionFilter {
       this.envelope.catch(exception, host);
       return;
     }
-    const reply = http.getResponse<FastifyReply>();
-    const answer = toOpenAiError(exception, request);
-    if (answer.status >= 500 && !(exception instanceof OpenAiRefusal)) {
-      this.logger.error({ err: exception, requestId: request.id, route: request.routeOptions?.url }, 'Unexpected error on the OpenAI-compatible API');
-    }
-    for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
-    void reply.status(answer.status).header('Content-Type', 'application/json; charset=utf-8').send(answer.body);
+    sendOpenAiError(request, http.getResponse<FastifyReply>(), exception, this.logger);
   }
+}
+
+/** Writes an error in OpenAI's shape on a Fastify reply: the filter's, and Fastify's own refusals before a route (http/request-limits.ts). */
+export function sendOpenAiError(request: FastifyRequest, reply: FastifyReply, exception: unknown, logger: Logger): void {
+  const answer = toOpenAiError(exception, request);
+  if (answer.status >= 500 && !(exception instanceof OpenAiRefusal)) {
+    logger.error({ err: exception, requestId: request.id, route: request.routeOptions?.url }, 'Unexpected error on the OpenAI-compatible API');
+  }
+  for (const [name, value] of Object.entries(answer.headers)) void reply.header(name, value);
+  void reply.status(answer.status).header('Content-Type', 'application/json; charset=utf-8').send(answer.body);
 }
