@@ -158,6 +158,15 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       expect(record).toMatchObject({ model: 'sized-1', input: applied, credits_charged: 4 });
     });
 
+    it("with an Idempotency-Key header (the client's headers option), a repeat answers the same generation, charged once", async () => {
+      const { key } = await h.account('free', 100);
+      const first = await client(key).images.generate({ model: 'pixel-flux-1', prompt: 'once' }, { headers: { 'Idempotency-Key': 'openai-once-1' } });
+      const again = await client(key).images.generate({ model: 'pixel-flux-1', prompt: 'once' }, { headers: { 'Idempotency-Key': 'openai-once-1' } });
+      expect(again.data![0].url).toBe(first.data![0].url);
+      expect((await http(h.url, 'GET', '/api/v1/generations', { key })).body.data).toHaveLength(1);
+      expect((await http(h.url, 'GET', '/api/v1/credits', { key })).body.available).toBe(96);
+    });
+
     it('lists the models served (those with a mapping, usable on the plan) in OpenAI\'s shape, and retrieves one', async () => {
       const { key } = await h.account('free', 100);
       const page = await client(key).models.list();

@@ -35,7 +35,8 @@ export class GenerateOpenAiImages {
     @Optional() @Inject(OutputStorage) private readonly storage: OutputStorage | null,
   ) {}
 
-  async execute(command: { accountId: string; apiKeyId: string; body: OpenAiImageRequestDto }): Promise<OpenAiImagesResponse> {
+  /** With `idempotencyKey` (the `Idempotency-Key` header), a repeat within 24 h answers the same generation, as on /api/v1. */
+  async execute(command: { accountId: string; apiKeyId: string; body: OpenAiImageRequestDto; idempotencyKey?: string }): Promise<OpenAiImagesResponse> {
     const { body } = command;
     const model = (await this.catalogue.current()).models.get(body.model);
     if (!model) throw new OpenAiRefusal('model_not_found', `The model "${body.model}" does not exist. See GET /openai/v1/models.`, 'model');
@@ -58,6 +59,7 @@ export class GenerateOpenAiImages {
         input,
         ...(body.user !== undefined && { metadata: { openai_user: body.user } }),
       },
+      idempotencyKey: command.idempotencyKey,
     });
     const record = isFinalRecord(result.record) ? result.record : await this.waitFor(command.accountId, result.record.id);
     if (record.status === 'failed') {

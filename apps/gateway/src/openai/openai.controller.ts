@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
@@ -42,8 +42,12 @@ export class OpenAiController {
   @Post('images/generations')
   @HttpCode(200)
   @RequireScope('generate')
-  generate(@CurrentPrincipal() principal: Principal, @Body() body: OpenAiImageRequestDto): Promise<OpenAiImagesResponse> {
-    return this.images.execute({ accountId: principal.accountId, apiKeyId: principal.apiKeyId, body });
+  generate(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: OpenAiImageRequestDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+  ): Promise<OpenAiImagesResponse> {
+    return this.images.execute({ accountId: principal.accountId, apiKeyId: principal.apiKeyId, body, idempotencyKey });
   }
 
   @Get('models')
