@@ -255,6 +255,33 @@ describe('OpenAI-compatible images API (standalone, the official openai client)'
       expect(own.body.error).toMatchObject({ code: 'bad_request', status: 400 });
     });
 
+    it('bad values of every field are 400 in OpenAI\'s shape, never 500, and create nothing', async () => {
+      const { key } = await h.account('pro', 100); // pro: 60 requests a minute
+      const bodies: unknown[] = [
+        { model: 7, prompt: 'x' },
+        { model: 'pixel-flux-1', prompt: null },
+        { model: 'pixel-flux-1', prompt: 'x'.repeat(4001) },
+        { model: 'pixel-flux-1', prompt: 'x', n: '2' },
+        { model: 'pixel-flux-1', prompt: 'x', n: 1.5 },
+        { model: 'pixel-flux-1', prompt: 'x', n: 0 },
+        { model: 'pixel-flux-1', prompt: 'x', n: 1e9 },
+        { model: 'pixel-flux-1', prompt: 'x', size: { w: 1 } },
+        { model: 'pixel-flux-1', prompt: 'x', size: '0x0' },
+        { model: 'sized-1', prompt: 'x', size: '99999x99999' },
+        { model: 'pixel-flux-1', prompt: 'x', quality: ['hd'] },
+        { model: 'pixel-flux-1', prompt: 'x', user: 'u'.repeat(501) },
+        { model: 'pixel-flux-1', prompt: 'x\u0000y' },
+        { model: 'pixel-flux-1', prompt: 'x', style: 'vivid' },
+        { model: 'x'.repeat(101), prompt: 'x' },
+      ];
+      for (const body of bodies) {
+        const res = await http(h.url, 'POST', '/openai/v1/images/generations', { key, body });
+        expect({ body, status: res.status }).toEqual({ body, status: 400 });
+        expect(res.body.error).toMatchObject({ type: 'invalid_request_error', message: expect.any(String) });
+      }
+      expect((await http(h.url, 'GET', '/api/v1/generations', { key })).body.data).toEqual([]);
+    });
+
     it('no key or a wrong key is 401 invalid_api_key', async () => {
       const none = await http(h.url, 'GET', '/openai/v1/models');
       expect(none.status).toBe(401);
