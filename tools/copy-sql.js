@@ -30,9 +30,13 @@ function appPackageFiles(root) {
     .filter((file) => existsSync(file));
 }
 
-/** Copies every SQL file and app package.json of the tree at `root` into `root/dist`; returns how many. */
-function copySql(root) {
-  const files = [...SOURCE_FOLDERS.flatMap((folder) => sqlFiles(join(root, folder))), ...appPackageFiles(root)];
+/**
+ * Copies every SQL file and app package.json of the tree at `root` into `root/dist`; returns how many.
+ * With `projects` (folders relative to `root`, `apps/gateway`), only theirs: one project's build.
+ */
+function copySql(root, projects) {
+  const inProjects = (file) => !projects || projects.some((project) => !relative(join(root, project), file).startsWith('..'));
+  const files = [...SOURCE_FOLDERS.flatMap((folder) => sqlFiles(join(root, folder))), ...appPackageFiles(root)].filter(inProjects);
   for (const file of files) {
     const target = join(root, 'dist', relative(root, file));
     mkdirSync(dirname(target), { recursive: true });

@@ -14,7 +14,7 @@ import { readBillingSettings } from '@gen/billing';
 import { readStandaloneConfig } from '@gen/standalone';
 import { readWebhooksSettings } from '@gen/webhooks';
 import { readGatewayConfig } from '../../apps/gateway/src/gateway.settings';
-import { readGenerationServiceSettings } from '../../apps/generation/src/generation.settings';
+import { readGenerationServiceSettings } from '../../apps/generation/src/config/generation.settings';
 import { readCliDatabaseSettings, readCliKeyWebhookSettings, readCliNatsSettings, readCliOutputBaseUrl } from '../../apps/cli/src/cli.settings';
 
 const README = join(__dirname, '..', '..', 'README.md');

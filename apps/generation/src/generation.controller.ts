@@ -18,7 +18,7 @@ import {
   Subjects,
 } from '@gen/contracts';
 import { CatalogueService } from './catalogue/catalogue.service';
-import { JobsService } from './jobs/jobs.service';
+import { JobsService } from './jobs/runtime/jobs.service';
 
 /** The generation service's message handlers: one line each. */
 // Every handler's failure crosses the transport as the envelope (in-process and NATS alike).

@@ -1,5 +1,5 @@
 import { createTestDatabase, functionDrift, schemaDrift } from '@gen/testing';
-import { GENERATION_FUNCTIONS } from './generation.functions';
+import { GENERATION_FUNCTIONS } from './config/generation.functions';
 import type { DataSource } from 'typeorm';
 import { openGenerationDatabase } from './generation.database';
 

@@ -8,31 +8,31 @@ import { CATALOGUE_SEED, CatalogueService } from './catalogue/catalogue.service'
 import { ENGINE_KINDS, ModelEngines, PROVIDER_CONTEXT } from './catalogue/model-engines';
 import { ModelsRepository } from './catalogue/models.repository';
 import { engineKinds } from './engine-kinds';
-import type { Engine } from './engines/engine';
+import type { Engine } from './ports/engine';
 import { CallbackJobsRepository } from './callbacks/callback-jobs.repository';
 import { ProviderCallbacksController } from './callbacks/provider-callbacks.controller';
 import { CallbackReceiver } from './callbacks/callback-receiver.service';
 import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provider-callbacks.service';
 import { GenerationController } from './generation.controller';
-import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './generation.tokens';
+import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './config/generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
-import { JobFinishWriter } from './jobs/job-finish-writer.service';
-import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './jobs/job-finisher.settings';
-import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './jobs/job-admission.settings';
-import { JobJanitorService } from './jobs/job-janitor.service';
+import { JobFinishWriter } from './jobs/job-finish.writer';
+import { DEFAULT_JOB_FINISHER_SETTINGS, JOB_FINISHER_SETTINGS } from './config/job-finisher.settings';
+import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS } from './config/job-admission.settings';
+import { JobJanitorService } from './jobs/runtime/job-janitor.service';
 import { JobAdmissionRepository } from './jobs/job-admission.repository';
 import { JobAdmissionWriter } from './jobs/job-admission.writer';
 import { JobClaimsRepository } from './jobs/job-claims.repository';
 import { JobFinishRepository } from './jobs/job-finish.repository';
 import { JobJanitorRepository } from './jobs/job-janitor.repository';
 import { JobReadsRepository } from './jobs/job-reads.repository';
-import { JobsService } from './jobs/jobs.service';
+import { JobsService } from './jobs/runtime/jobs.service';
 import { BindingLimits } from './jobs/binding-limits.service';
 import { bindingCaps } from './jobs/binding-models';
-import { ParkedJobs } from './jobs/parked-jobs.service';
+import { ParkedJobs } from './jobs/runtime/parked-jobs.service';
 import { ParkedJobsRepository } from './jobs/parked-jobs.repository';
 import { ParkedJobsWriter } from './jobs/parked-jobs.writer';
-import { LeaseReclaimer } from './jobs/lease-reclaimer.service';
+import { LeaseReclaimer } from './jobs/runtime/lease-reclaimer.service';
 import { EngineCalls } from './jobs/runtime/engine-calls.service';
 import { JobClaimer } from './jobs/runtime/job-claimer.service';
 import { JobOutputs } from './jobs/runtime/job-outputs.service';
@@ -42,7 +42,7 @@ import { JobRuntime } from './jobs/runtime/job-runtime.service';
 import { LeaseKeeper } from './jobs/runtime/lease-keeper.service';
 import { ProviderPhases } from './jobs/runtime/provider-phases.service';
 import { RunningJobs } from './jobs/runtime/running-jobs';
-import { SyncWaits } from './jobs/runtime/sync-waits';
+import { SyncWaits } from './jobs/sync-waits';
 import { UpstreamRefsRepository } from './jobs/upstream-refs.repository';
 import { UpstreamRefsWriter } from './jobs/upstream-refs.writer';
 import { SubmittedJobsReader } from './jobs/submitted-jobs.reader';
@@ -51,8 +51,9 @@ import { JobMetrics } from './metrics/job-metrics';
 import { QueueStatsRepository } from './metrics/queue-stats.repository';
 import { OutboxRelayService } from './outbox/outbox-relay.service';
 import { OutboxRepository } from './outbox/outbox.repository';
-import { DEFAULT_OUTBOX_SETTINGS, OUTBOX_SETTINGS } from './outbox/outbox.settings';
-import type { ProviderContext } from './providers';
+import { DEFAULT_OUTBOX_SETTINGS, OUTBOX_SETTINGS } from './config/outbox.settings';
+import { CallbackUrls } from './ports/callback-urls';
+import type { ProviderContext } from './ports/engine-kind';
 import { createOutputStorage, OutputStorage, StorageSettings } from '@gen/storage';
 
 export interface GenerationModuleOptions {
@@ -113,6 +114,8 @@ export class GenerationModule {
         { provide: PROVIDER_CALLBACK_SETTINGS, useValue: options.settings.providerCallbacks ?? { baseUrl: '', key: null, keyFile: null } },
         CallbackJobsRepository,
         ProviderCallbacks,
+        // The job runtime's port, served by the callbacks folder (CONTRIBUTING.md, "Layers inside generation").
+        { provide: CallbackUrls, useExisting: ProviderCallbacks },
         CallbackReceiver,
         // The job runtime (docs/design/architecture.md): claimer -> runner, with its leases, progress and finisher.
         RunningJobs,

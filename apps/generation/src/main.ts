@@ -3,7 +3,7 @@ import { processIdentity } from '@gen/config';
 import { runNatsService } from '@gen/observability';
 import { openGenerationDatabase } from './generation.database';
 import { GenerationModule } from './generation.module';
-import { readGenerationServiceSettings } from './generation.settings';
+import { readGenerationServiceSettings } from './config/generation.settings';
 import { generationRelease } from './generation.release';
 
 /** Distributed mode: the generation service (catalogue, queue, engines, outbox relay); health and metrics on HTTP_PORT. */

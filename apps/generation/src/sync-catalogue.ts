@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { runCatalogueSync } from './catalogue/catalogue-sync.entry';
+import { runCatalogueSync } from './catalogue-sync.entry';
 
 /** The catalogue sync of the generation image (its second Kubernetes init container): catalogue-sync.entry.ts. */
 runCatalogueSync(process.argv.slice(2), process.env, (line) => process.stdout.write(line + '\n')).then(

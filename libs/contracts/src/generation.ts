@@ -103,7 +103,10 @@ export interface ModelInfo {
   openai?: OpenAiImagesMapping;
 }
 
-/** The generation record on the wire (API responses and events share these fields). */
+/**
+ * The generation record on the wire (API responses and events share these fields). Its fields are
+ * declared in GENERATION_RECORD_FIELDS (./generation-record.fields.ts); this interface is held to it.
+ */
 export interface GenerationRecord {
   id: string;
   status: JobStatus;

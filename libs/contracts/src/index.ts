@@ -1,4 +1,5 @@
 export * from './generation';
+export * from './generation-record.fields';
 export * from './messages';
 export * from './model-rules';
 export * from './health';

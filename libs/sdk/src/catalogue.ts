@@ -1,10 +1,10 @@
-import type { GenerationClient } from './client.js';
+import type { ApiCalls } from './api-calls.js';
 import type { RequestOptions } from './options.js';
 import type { Credits, LedgerEntry, LedgerPage, Model, ModelList } from './types.js';
 
 /** The model catalogue. */
 export class Models {
-  constructor(private readonly client: GenerationClient) {}
+  constructor(private readonly client: ApiCalls) {}
 
   /** Every model, each `available` for this key's account or with its `unavailable_reason`. */
   async list(options: RequestOptions = {}): Promise<Model[]> {
@@ -19,7 +19,7 @@ export class Models {
 
 /** The account's credits and their ledger. */
 export class CreditsApi {
-  constructor(private readonly client: GenerationClient) {}
+  constructor(private readonly client: ApiCalls) {}
 
   /** Plan, limits, available and held credits. */
   get(options: RequestOptions = {}): Promise<Credits> {

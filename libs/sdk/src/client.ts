@@ -1,3 +1,4 @@
+import type { ApiCalls } from './api-calls.js';
 import { CreditsApi, Models } from './catalogue.js';
 import { GenerationApiError } from './errors.js';
 import { Generations } from './generations.js';
@@ -13,7 +14,7 @@ const DEFAULT_MAX_RETRIES = 2;
  * `GenerationApiError`. Needs only `fetch` and Web Crypto (Node 20+, Deno, Bun, browsers), though an
  * API key belongs on a server.
  */
-export class GenerationClient {
+export class GenerationClient implements ApiCalls {
   readonly generations: Generations;
   readonly models: Models;
   readonly credits: CreditsApi;

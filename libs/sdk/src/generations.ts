@@ -1,4 +1,4 @@
-import type { GenerationClient } from './client.js';
+import type { ApiCalls } from './api-calls.js';
 import { GenerationApiError } from './errors.js';
 import type { CreateGenerationBody, CreateGenerationOptions, ListGenerationsOptions, RequestOptions, WaitOptions } from './options.js';
 import { sleep } from './retry.js';
@@ -15,7 +15,7 @@ const generationPath = (id: string) => `/api/v1/generations/${encodeURIComponent
 
 /** Generations: submit, read, list, cancel, follow live, wait. */
 export class Generations {
-  constructor(private readonly client: GenerationClient) {}
+  constructor(private readonly client: ApiCalls) {}
 
   /**
    * Submits a generation. Synchronous (image) models usually answer with the finished record;

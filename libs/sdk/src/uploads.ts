@@ -1,4 +1,4 @@
-import type { GenerationClient } from './client.js';
+import type { ApiCalls } from './api-calls.js';
 import type { RequestOptions } from './options.js';
 import type { Upload } from './types.js';
 
@@ -9,7 +9,7 @@ export interface CreateUploadOptions extends RequestOptions {
 
 /** Input media: a file to give a model's media input (`format: "uri"`) by its `id` or `url`. */
 export class Uploads {
-  constructor(private readonly client: GenerationClient) {}
+  constructor(private readonly client: ApiCalls) {}
 
   /**
    * Stores a file for the account (`POST /api/v1/uploads`): usable by its `id` or `url` in a

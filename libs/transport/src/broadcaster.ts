@@ -1,8 +1,7 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
-import type { Subscription } from 'nats';
+import type { NatsConnection, Subscription } from 'nats';
 import type { NatsTransportConfig } from './nats.config';
-import type { NatsRpcClient } from './rpc-client';
 import { broadcastProblems, MessageRefusals } from './payload-check';
 import { wireCopy } from './wire-copy';
 
@@ -84,13 +83,22 @@ export function broadcastSubject(config: Pick<NatsTransportConfig, 'subjectPrefi
   return `${config.subjectPrefix}broadcast.${topic}`;
 }
 
+/**
+ * Where NatsBroadcaster gets its connection: NatsRpcClient, whose connection it shares. Declared here
+ * so the broadcaster does not import the RPC client (which imports the in-process bus, which builds
+ * an InProcessBroadcaster).
+ */
+export interface NatsConnectionSource {
+  connection(): Promise<NatsConnection>;
+}
+
 export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdown {
   private readonly logger = new Logger(NatsBroadcaster.name);
   private readonly subscriptions = new Set<Subscription>();
 
   constructor(
     private readonly config: NatsTransportConfig,
-    private readonly rpc: NatsRpcClient,
+    private readonly rpc: NatsConnectionSource,
     private readonly refusals = new MessageRefusals(),
   ) {
     super();

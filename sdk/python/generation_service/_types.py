@@ -1,6 +1,8 @@
 """The shapes the API answers (plain dicts, typed for editors and type checkers).
 
 tests/test_against_standalone.py checks these field lists against the OpenAPI document the service serves.
+The repository's test/ops/generation-record.spec.ts holds ``Generation`` and ``WebhookEvent`` to the record's
+one declaration (GENERATION_RECORD_FIELDS in libs/contracts): names, order and annotations.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Counter, Gauge } from 'prom-client';
-import { MetricsRegistry } from '@gen/observability';
+import { Counter } from 'prom-client';
+import { MetricsRegistry, scrapeGauges } from '@gen/observability';
 import { HoldStatsRepository } from './hold-stats.repository';
 
 export type HoldOutcome = 'reserved' | 'insufficient' | 'capped' | 'captured' | 'released';
@@ -28,23 +28,20 @@ export class CreditMetrics {
       labelNames: ['outcome'],
       registers,
     });
-    let pending: Promise<void> | undefined;
-    const gauges: Record<string, Gauge> = {};
-    const collect = async () => {
-      pending ??= stats
-        .read()
-        .then((s) => {
-          gauges.open.set(s.openHolds);
-          gauges.held.set(s.heldCredits);
-          gauges.oldest.set(s.oldestOpenHoldSeconds);
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Hold statistics unavailable for this scrape'))
-        .finally(() => setImmediate(() => (pending = undefined)));
-      await pending;
-    };
-    gauges.open = new Gauge({ name: 'gen_billing_open_holds', help: 'Holds neither captured nor released', registers, collect });
-    gauges.held = new Gauge({ name: 'gen_billing_held_credits', help: 'Credits held by open holds', registers, collect });
-    gauges.oldest = new Gauge({ name: 'gen_billing_oldest_open_hold_age_seconds', help: 'Age of the oldest open hold', registers, collect });
+    scrapeGauges(metrics, {
+      read: () => stats.read(),
+      gauges: {
+        open: { name: 'gen_billing_open_holds', help: 'Holds neither captured nor released' },
+        held: { name: 'gen_billing_held_credits', help: 'Credits held by open holds' },
+        oldest: { name: 'gen_billing_oldest_open_hold_age_seconds', help: 'Age of the oldest open hold' },
+      },
+      update: (s, gauges) => {
+        gauges.open.set(s.openHolds);
+        gauges.held.set(s.heldCredits);
+        gauges.oldest.set(s.oldestOpenHoldSeconds);
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'Hold statistics unavailable for this scrape'),
+    });
   }
 
   hold(outcome: HoldOutcome, amount = 0): void {

@@ -26,6 +26,7 @@ export class GenerationOutputDto {
   duration_s?: number;
 }
 
+/** The generation record (GENERATION_RECORD_FIELDS in @gen/contracts): each field, in its order, with its type, nullability and format. */
 export class GenerationDto {
   @ApiProperty({ format: 'uuid', example: '3f8e2a1c-7b4d-4e9a-9c61-0d5b2f7a8e13' })
   id!: string;

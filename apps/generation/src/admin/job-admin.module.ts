@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
-import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { JobFinishRepository } from '../jobs/job-finish.repository';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { JobAdminRepository } from './job-admin.repository';

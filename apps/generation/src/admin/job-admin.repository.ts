@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { JobStatus } from '@gen/contracts';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 
 export interface OperatorJobRow {
   id: string;

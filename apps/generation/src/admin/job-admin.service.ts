@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JobStatus } from '@gen/contracts';
 import { ConflictError, NotFoundError } from '@gen/errors';
 import { finishedEvent } from '../jobs/job-events';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { JobFinishRepository } from '../jobs/job-finish.repository';
 import { OutboxRepository, OutboxRow } from '../outbox/outbox.repository';
 import { JobAdminRepository, OperatorJobRow } from './job-admin.repository';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { JobStatus } from '@gen/contracts';
 import { sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 
 /** What a callback needs to know of the job its token names. */
 export interface CallbackTarget {

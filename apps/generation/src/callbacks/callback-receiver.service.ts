@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { CallbackProvider, CallbackRefusal, ProviderCallbackReply, ProviderCallbackRequest } from '@gen/contracts';
 import { CatalogueService } from '../catalogue/catalogue.service';
-import { ParkedJobs } from '../jobs/parked-jobs.service';
+import { ParkedJobs } from '../jobs/runtime/parked-jobs.service';
 import { CallbackJobsRepository } from './callback-jobs.repository';
-import { CALLBACK_TOLERANCE_SECONDS } from './callback-verifier';
+import { CALLBACK_TOLERANCE_SECONDS } from '../ports/callback-verifier';
 import { ProviderCallbacks } from './provider-callbacks.service';
 
 /** Deliveries remembered per replica for the replay check (each for the signature tolerance). */

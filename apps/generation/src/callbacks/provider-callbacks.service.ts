@@ -3,8 +3,9 @@ import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { CallbackProvider, isCallbackProvider } from '@gen/contracts';
+import { CallbackUrls } from '../ports/callback-urls';
 import { callbackToken, readCallbackToken } from './callback-token';
-import { CALLBACK_KEY_BYTES, parseCallbackKey, ProviderCallbackSettings } from './provider-callbacks.settings';
+import { CALLBACK_KEY_BYTES, parseCallbackKey, ProviderCallbackSettings } from '../config/provider-callbacks.settings';
 
 /** DI token of ProviderCallbackSettings. */
 export const PROVIDER_CALLBACK_SETTINGS = Symbol('PROVIDER_CALLBACK_SETTINGS');
@@ -29,7 +30,7 @@ export function callbackKey(settings: ProviderCallbackSettings): Buffer | null {
  * (`urlFor`, which the job runner puts on the engine request) and read back when a callback arrives.
  */
 @Injectable()
-export class ProviderCallbacks {
+export class ProviderCallbacks implements CallbackUrls {
   private readonly key: Buffer | null;
 
   constructor(@Inject(PROVIDER_CALLBACK_SETTINGS) private readonly settings: ProviderCallbackSettings) {

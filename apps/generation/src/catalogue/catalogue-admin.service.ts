@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
-import type { EngineKind } from '../providers/provider-kind';
+import type { EngineKind } from '../ports/engine-kind';
 import type { ModelStatus } from './catalogue';
 import { ENGINE_KINDS } from './model-engines';
 import { ModelEntry, parseCatalogueFile, parseModelEntry, toModelEntry } from './model-entry';

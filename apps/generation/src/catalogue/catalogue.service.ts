@@ -5,7 +5,7 @@ import { NotFoundError } from '@gen/errors';
 import { PeriodicTask } from '@gen/observability';
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster } from '@gen/transport';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { pricingText } from '@gen/model-inputs';
 import { inputsOf, ModelDefinition, ModelDefinitionInput } from './catalogue';
 import { ModelEngines, ResolvedEngine } from './model-engines';

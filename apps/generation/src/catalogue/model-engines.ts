@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import type { Engine } from '../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
-import type { EngineKind, ProviderContext } from '../providers/provider-kind';
+import type { Engine } from '../ports/engine';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
+import type { EngineKind, ProviderContext } from '../ports/engine-kind';
 import type { ModelDefinition } from './catalogue';
 import { stableJson } from './stable-json';
 

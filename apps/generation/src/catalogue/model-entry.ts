@@ -1,5 +1,5 @@
 import { GenerationType, OpenAiImagesMapping, PlanName, validateShape } from '@gen/contracts';
-import { DEMO_PROVIDER, EngineKind, isRecord } from '../providers/provider-kind';
+import { DEMO_PROVIDER, EngineKind, isRecord } from '../ports/engine-kind';
 import { checkInputsSchema, checkPriceMultipliers, InputsSchema, NO_INPUTS } from '@gen/model-inputs';
 import { ModelDefinition, ModelStatus } from './catalogue';
 import { ModelEntryDto, PROVIDER_LABEL } from './model-entry.dto';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import type { InputsSchema } from '@gen/model-inputs';
 import type { OpenAiImagesMapping } from '@gen/contracts';
 import type { ModelDefinition, ModelStatus } from './catalogue';

@@ -1,6 +1,6 @@
 import type { GenerationType, OpenAiImagesMapping } from '@gen/contracts';
 import type { InputsSchema } from '@gen/model-inputs';
-import { isRecord } from '../providers/provider-kind';
+import { isRecord } from '../ports/engine-kind';
 
 const FIELDS = ['n', 'size', 'width', 'height', 'sizes', 'quality'] as const;
 const SIZE = /^[1-9][0-9]{0,4}x[1-9][0-9]{0,4}$/;

@@ -1,6 +1,6 @@
 import { WaveFile } from 'wavefile';
 import { AudioEngine } from './audio.engine';
-import type { EngineRequest } from './engine';
+import type { EngineRequest } from '../ports/engine';
 
 function request(overrides: Partial<EngineRequest> = {}): EngineRequest {
   return {

@@ -1,4 +1,4 @@
-import type { Engine, BufferedOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from '../ports/engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 import { createPromptRng, encodeWavPcm16, synthesizeMelody } from '@gen/media-synth';

@@ -1,7 +1,7 @@
 import { IfGiven, Rule, validateShape } from '@gen/contracts';
-import { DEMO_PROVIDER, EngineKind } from '../providers/provider-kind';
+import { DEMO_PROVIDER, EngineKind } from '../ports/engine-kind';
 import { AudioEngine } from './audio.engine';
-import type { Engine } from './engine';
+import type { Engine } from '../ports/engine';
 import { ImageEngine } from './image.engine';
 import { InstantEngine } from './instant.engine';
 import { MeshEngine } from './mesh.engine';

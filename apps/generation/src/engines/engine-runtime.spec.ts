@@ -1,5 +1,5 @@
 import { beginGeneration, checkpoint, delay } from './engine-runtime';
-import type { EngineRequest } from './engine';
+import type { EngineRequest } from '../ports/engine';
 
 describe('engine runtime', () => {
   afterEach(() => jest.useRealTimers());

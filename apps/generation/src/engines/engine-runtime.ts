@@ -1,5 +1,5 @@
 import { readLatencyMs } from './engine-params';
-import type { EngineRequest } from './engine';
+import type { EngineRequest } from '../ports/engine';
 
 /**
  * Cancellation and simulated latency for the built-in engines. Aborts surface as the signal's own

@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import type { EngineRequest } from './engine';
+import type { EngineRequest } from '../ports/engine';
 import { ImageEngine } from './image.engine';
 
 function request(overrides: Partial<EngineRequest> = {}): EngineRequest {

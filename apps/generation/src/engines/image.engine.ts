@@ -1,5 +1,5 @@
 import { PNG } from 'pngjs';
-import type { Engine, BufferedOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from '../ports/engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 import { createPromptRng, createScene, renderScene } from '@gen/media-synth';

@@ -1,11 +1,10 @@
 import { AudioEngine } from './audio.engine';
-import type { Engine } from './engine';
+import type { Engine } from '../ports/engine';
 import { ImageEngine } from './image.engine';
 import { InstantEngine } from './instant.engine';
 import { MeshEngine } from './mesh.engine';
 import { VideoEngine } from './video.engine';
 
-export * from './engine';
 export { ImageEngine } from './image.engine';
 export { VideoEngine } from './video.engine';
 export { AudioEngine } from './audio.engine';

@@ -1,6 +1,6 @@
 import type { GenerationType } from '@gen/contracts';
 import { AudioEngine } from './audio.engine';
-import type { Engine, BufferedOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from '../ports/engine';
 import { ImageEngine } from './image.engine';
 import { MeshEngine } from './mesh.engine';
 import { VideoEngine } from './video.engine';

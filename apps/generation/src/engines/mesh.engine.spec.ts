@@ -1,4 +1,4 @@
-import type { EngineRequest } from './engine';
+import type { EngineRequest } from '../ports/engine';
 import { MeshEngine } from './mesh.engine';
 import { buildStarPrism } from '@gen/media-synth';
 

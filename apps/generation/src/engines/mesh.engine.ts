@@ -1,4 +1,4 @@
-import type { Engine, BufferedOutput, EngineRequest } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from '../ports/engine';
 import { beginGeneration } from './engine-runtime';
 import { buildStarPrism, createPromptRng, encodeMeshGlb } from '@gen/media-synth';
 

@@ -3,8 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { EngineRequest } from './engine';
-import { EngineError } from './engine';
+import type { EngineRequest } from '../ports/engine';
+import { EngineError } from '../ports/engine';
 import { VideoEngine } from './video.engine';
 
 const run = promisify(execFile);

@@ -1,5 +1,5 @@
 import { AvcMp4Writer, createPromptRng, createScene, H264PcmEncoder, renderScene, rgbToYuv420 } from '@gen/media-synth';
-import { EngineError, type Engine, type BufferedOutput, type EngineRequest } from './engine';
+import { EngineError, type Engine, type BufferedOutput, type EngineRequest } from '../ports/engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration, checkpoint } from './engine-runtime';
 

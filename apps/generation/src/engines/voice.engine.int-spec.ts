@@ -1,6 +1,6 @@
 import { WaveFile } from 'wavefile';
-import type { EngineRequest } from './engine';
-import { EngineError } from './engine';
+import type { EngineRequest } from '../ports/engine';
+import { EngineError } from '../ports/engine';
 import { VoiceEngine } from './voice.engine';
 
 function request(prompt: string, overrides: Partial<EngineRequest> = {}): EngineRequest {

@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import type { Engine, BufferedOutput, EngineRequest } from './engine';
-import { EngineError } from './engine';
+import type { Engine, BufferedOutput, EngineRequest } from '../ports/engine';
+import { EngineError } from '../ports/engine';
 import { readNumberParam } from './engine-params';
 import { beginGeneration } from './engine-runtime';
 

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { createTestDatabase, FakeReplicate, startFakeReplicate, TestDatabase } from '@gen/testing';
 import { MetricsRegistry } from '@gen/observability';
 import { openGenerationDatabase } from '../generation.database';
-import type { GenerationSettings } from '../generation.tokens';
+import type { GenerationSettings } from '../config/generation.tokens';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { BindingLimits } from './binding-limits.service';
 import { ParkedJobsRepository } from './parked-jobs.repository';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { UpstreamPhases } from '../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import type { UpstreamPhases } from '../ports/engine';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { UpstreamMetrics } from '../metrics/upstream-metrics';
 import { ParkedJobsRepository } from './parked-jobs.repository';
 

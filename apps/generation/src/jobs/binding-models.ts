@@ -1,5 +1,5 @@
 import type { CatalogueService } from '../catalogue/catalogue.service';
-import type { UpstreamPhases } from '../engines/engine';
+import type { UpstreamPhases } from '../ports/engine';
 
 /** The catalogue's models whose engine is parked, with their phases (their binding, its limits). */
 function parkedModels(catalogue: CatalogueService): Array<{ modelId: string; phases: UpstreamPhases }> {

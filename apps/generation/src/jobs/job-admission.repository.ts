@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PreparedStatement, readRows, readSqlFile, readSqlStatement, retryTransient } from '@gen/persistence';
 import type { GenerationType } from '@gen/contracts';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import type { JobEntity } from './job.entity';
 import { bySeq, JOB_COLUMN_NAMES, jobFromRow, JobRow } from './job-row';
 

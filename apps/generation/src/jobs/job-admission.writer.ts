@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { BatchQueue, isRefusedValue } from '@gen/persistence';
-import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS, JobAdmissionSettings } from './job-admission.settings';
+import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS, JobAdmissionSettings } from '../config/job-admission.settings';
 import { Admission, Admitted, AdmitOutcome, ClaimOffer, JobAdmissionRepository, NewJob } from './job-admission.repository';
 
 /**

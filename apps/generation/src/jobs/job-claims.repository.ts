@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { PreparedStatement, readSqlFile, readSqlStatement, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import type { JobEntity } from './job.entity';
 import { bySeq, JOB_COLUMN_NAMES, jobFromRow, JobRow } from './job-row';
 

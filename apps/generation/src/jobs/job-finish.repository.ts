@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { PreparedStatement, readSqlStatement, sqlRows } from '@gen/persistence';
 import { DataSource, QueryRunner } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import { OutboxLease, OutboxMessage, OutboxRepository } from '../outbox/outbox.repository';
 import type { JobEntity, JobOutput } from './job.entity';
 import { JOB_COLUMN_NAMES, jobFromRow, JobRow } from './job-row';

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { JobMetrics } from '../metrics/job-metrics';
 import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { finishedEvent } from './job-events';
-import { JobFinishWriter } from './job-finish-writer.service';
+import { JobFinishWriter } from './job-finish.writer';
 import type { FinishedJob, JobOutcome } from './job-finish.repository';
-import { SyncWaits } from './runtime/sync-waits';
+import { SyncWaits } from './sync-waits';
 
 /**
  * The one way a finished job is made known: its final state and event are written (group-committed,

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import type { JobOutput } from './job.entity';
 
 /**

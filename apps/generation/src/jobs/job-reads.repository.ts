@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PreparedStatement, readRows, readSqlFile, readSqlStatement, retryTransient, sqlRows } from '@gen/persistence';
 import type { GenerationType, JobStatus } from '@gen/contracts';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 import { JobEntity } from './job.entity';
 import { JOB_COLUMN_NAMES, jobFromRow, JobRow } from './job-row';
 

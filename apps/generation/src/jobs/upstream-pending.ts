@@ -1,4 +1,4 @@
-import type { UpstreamCheck, UpstreamPending } from '../engines/engine';
+import type { UpstreamCheck, UpstreamPending } from '../ports/engine';
 
 /** What a check of a pending upstream job read (progress, queue position), as a park stores it; nothing for an ended one. */
 export function pending(check: UpstreamCheck): UpstreamPending {

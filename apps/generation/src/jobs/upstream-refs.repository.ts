@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import { readSqlFile, retryOnConflict, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 
 /** The upstream job a worker submitted one of its jobs as (`<kind>:<id>`, see `Engine.saveUpstreamRef`). */
 export interface UpstreamRef {

@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { Counter, Gauge, Histogram } from 'prom-client';
-import { MetricsRegistry, QUEUE_BUCKETS, secondsBetween } from '@gen/observability';
-import type { JobEntity } from '../jobs/job.entity';
+import { Counter, Histogram } from 'prom-client';
+import { MetricsRegistry, QUEUE_BUCKETS, scrapeGauges, secondsBetween } from '@gen/observability';
 import { QueueStatsRepository } from './queue-stats.repository';
+
+/** What the metrics read of a job (a JobEntity): metrics sit below the job runtime and do not import it. */
+export type MeasuredJob = { type: string; status: string; attempts: number; createdAt: Date; startedAt: Date | null; completedAt: Date | null };
 
 /**
  * The generation service's metrics. Counters and histograms count what this process did; the
@@ -52,38 +54,35 @@ export class JobMetrics {
       registers,
     });
 
-    // One query per scrape feeds every gauge below (prom-client awaits each gauge's collect()).
-    let pending: Promise<void> | undefined;
-    const gauges: Record<string, Gauge<string>> = {};
-    const collect = async () => {
-      pending ??= stats
-        .read()
-        .then((s) => {
-          gauges.jobs.set({ state: 'queued' }, s.queued);
-          gauges.jobs.set({ state: 'processing' }, s.processing);
-          gauges.oldest.set(s.oldestQueuedSeconds);
-          gauges.expired.set(s.expiredLeases);
-          gauges.outbox.set(s.outboxPending);
-          gauges.outboxAge.set(s.oldestOutboxSeconds);
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Queue statistics unavailable for this scrape'))
-        .finally(() => setImmediate(() => (pending = undefined)));
-      await pending;
-    };
-    gauges.jobs = new Gauge({ name: 'gen_jobs', help: 'Jobs not yet final, by state (queued, processing)', labelNames: ['state'], registers, collect });
-    gauges.oldest = new Gauge({ name: 'gen_job_queue_oldest_age_seconds', help: 'Age of the oldest queued job', registers, collect });
-    gauges.expired = new Gauge({ name: 'gen_jobs_expired_leases', help: 'Processing jobs whose lease has expired', registers, collect });
-    gauges.outbox = new Gauge({ name: 'gen_outbox_pending', help: 'Events written but not yet published', registers, collect });
-    gauges.outboxAge = new Gauge({ name: 'gen_outbox_oldest_age_seconds', help: 'Age of the oldest unpublished event', registers, collect });
+    // One query per scrape feeds every gauge below.
+    scrapeGauges(metrics, {
+      read: () => stats.read(),
+      gauges: {
+        jobs: { name: 'gen_jobs', help: 'Jobs not yet final, by state (queued, processing)', labelNames: ['state'] },
+        oldest: { name: 'gen_job_queue_oldest_age_seconds', help: 'Age of the oldest queued job' },
+        expired: { name: 'gen_jobs_expired_leases', help: 'Processing jobs whose lease has expired' },
+        outbox: { name: 'gen_outbox_pending', help: 'Events written but not yet published' },
+        outboxAge: { name: 'gen_outbox_oldest_age_seconds', help: 'Age of the oldest unpublished event' },
+      },
+      update: (s, gauges) => {
+        gauges.jobs.set({ state: 'queued' }, s.queued);
+        gauges.jobs.set({ state: 'processing' }, s.processing);
+        gauges.oldest.set(s.oldestQueuedSeconds);
+        gauges.expired.set(s.expiredLeases);
+        gauges.outbox.set(s.outboxPending);
+        gauges.outboxAge.set(s.oldestOutboxSeconds);
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'Queue statistics unavailable for this scrape'),
+    });
   }
 
-  claimed(job: JobEntity): void {
+  claimed(job: MeasuredJob): void {
     this.claimedTotal.inc({ type: job.type });
     // The first claim measures the queue wait; a retry after a lost worker would count it twice.
     if (job.attempts <= 1) this.queueWait.observe({ type: job.type }, secondsBetween(job.createdAt));
   }
 
-  finished(job: JobEntity): void {
+  finished(job: MeasuredJob): void {
     this.finishedTotal.inc({ status: job.status, type: job.type });
     if (job.startedAt && job.completedAt) {
       this.runDuration.observe({ status: job.status, type: job.type }, secondsBetween(job.startedAt, new Date(job.completedAt)));
@@ -94,7 +93,7 @@ export class JobMetrics {
     this.requeuedTotal.inc();
   }
 
-  handedBack(_job: JobEntity): void {
+  handedBack(_job: MeasuredJob): void {
     this.handedBackTotal.inc();
   }
 }

@@ -1,7 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { MetricsRegistry, QUEUE_BUCKETS } from '@gen/observability';
-import type { ParkedJobsRepository } from '../jobs/parked-jobs.repository';
+
+/** Where the scrape-time gauges read from (ParkedJobsRepository): metrics sit below the job runtime and do not import it. */
+export interface UpstreamCounts {
+  parkedByModel(): Promise<ReadonlyMap<string, number>>;
+  slotsInUse(): Promise<ReadonlyMap<string, number>>;
+}
 
 /** The limits a binding sets, by binding (model id), for the in-flight gauge's `limit` series. */
 export type BindingCaps = () => ReadonlyMap<string, number>;
@@ -17,7 +22,7 @@ export class UpstreamMetrics {
   private readonly slotWaitTime: Histogram<'binding'>;
   private readonly checksTotal: Counter<'model' | 'result'>;
   private readonly throttledTotal: Counter<'binding'>;
-  private repository?: ParkedJobsRepository;
+  private repository?: UpstreamCounts;
   private caps: BindingCaps = () => new Map();
 
   constructor(metrics: MetricsRegistry) {
@@ -86,7 +91,7 @@ export class UpstreamMetrics {
   }
 
   /** Where the scrape-time gauges read from (set once the repository and the catalogue exist). */
-  readFrom(repository: ParkedJobsRepository, caps: BindingCaps): void {
+  readFrom(repository: UpstreamCounts, caps: BindingCaps): void {
     this.repository = repository;
     this.caps = caps;
   }

@@ -1,6 +1,6 @@
 import { installSqlFunctions, restoreFunctionsOf } from '@gen/persistence';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { GENERATION_FUNCTIONS as F } from '../generation.functions';
+import { GENERATION_FUNCTIONS as F } from '../config/generation.functions';
 import { GenerationAdmissionClaim1764730000000 } from './1764730000000-generation-admission-claim';
 import { GenerationAdmissionBatch1764740000000 } from './1764740000000-generation-admission-batch';
 import { GenerationParkedJobs1764810000000 } from './1764810000000-generation-parked-jobs';

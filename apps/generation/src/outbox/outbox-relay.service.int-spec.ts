@@ -4,13 +4,13 @@ import type { DataSource } from 'typeorm';
 import { EventPublisher, InProcessBroadcaster } from '@gen/transport';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
-import type { GenerationSettings } from '../generation.tokens';
+import type { GenerationSettings } from '../config/generation.tokens';
 import { finishedEvent } from '../jobs/job-events';
 import { jobStore, JobStore } from '../jobs/test/job-store';
 import { JobOutcome } from '../jobs/job-finish.repository';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxRepository } from './outbox.repository';
-import { DEFAULT_OUTBOX_SETTINGS } from './outbox.settings';
+import { DEFAULT_OUTBOX_SETTINGS } from '../config/outbox.settings';
 
 /** A broker that can be "down": publishes fail until it comes back. Records what it accepted. */
 class FlakyBroker extends EventPublisher {

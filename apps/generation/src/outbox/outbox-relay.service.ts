@@ -2,9 +2,9 @@ import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } fro
 import { Broadcasts, GenerationChangedBroadcast, GenerationFinishedEvent } from '@gen/contracts';
 import { OutboxRelay } from '@gen/persistence';
 import { Broadcaster, EventPublisher } from '@gen/transport';
-import { GENERATION_SETTINGS, GenerationSettings } from '../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { OutboxMessage, OutboxRepository } from './outbox.repository';
-import { OUTBOX_SETTINGS, OutboxSettings } from './outbox.settings';
+import { OUTBOX_SETTINGS, OutboxSettings } from '../config/outbox.settings';
 
 /**
  * The generation service's outbox relay (the shared `OutboxRelay`): a finished job's event leaves at

@@ -6,10 +6,10 @@ import { Events } from '@gen/contracts';
 import { EventPublisher, InProcessBroadcaster, JetStreamEventPublisher, NatsRpcClient, NatsTransportConfig } from '@gen/transport';
 import { createTestDatabase, TestDatabase } from '@gen/testing';
 import { openGenerationDatabase } from '../generation.database';
-import type { GenerationSettings } from '../generation.tokens';
+import type { GenerationSettings } from '../config/generation.tokens';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxLease, OutboxMessage, OutboxRepository } from './outbox.repository';
-import { DEFAULT_OUTBOX_SETTINGS, OutboxSettings } from './outbox.settings';
+import { DEFAULT_OUTBOX_SETTINGS, OutboxSettings } from '../config/outbox.settings';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OutboxStore, sqlRows } from '@gen/persistence';
 import type { DataSource } from 'typeorm';
-import { GENERATION_DB } from '../generation.tokens';
+import { GENERATION_DB } from '../config/generation.tokens';
 
 export type { OutboxLease, OutboxMessage } from '@gen/persistence';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseCatalogueFile, parseEngineBinding, parseModelEntry } from '../catalogue/model-entry';
 import { engineKinds } from '../engine-kinds';
-import { isRecord } from './provider-kind';
+import { isRecord } from '../ports/engine-kind';
 
 /** Every JSON example of docs/operations/providers.md ("Models and providers") is a binding or entry the service accepts. */
 describe('docs/operations/providers.md examples', () => {

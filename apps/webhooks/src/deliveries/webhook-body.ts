@@ -5,7 +5,8 @@ import { Events, EventName, GenerationFinishedEvent, GenerationOutput, Generatio
  * the fields added since (never renamed or removed within v1, docs/guide/compatibility.md): `outputs` (every
  * output; `output_url` is the first), `input` as applied and the customer's `metadata`.
  * Not the generation record as the API shows it: no `prompt` (customer content that a receiver
- * logging webhooks should not get unasked), no `started_at`.
+ * logging webhooks should not get unasked), no `started_at`. Which record fields it carries is
+ * declared with the record (`webhook` in GENERATION_RECORD_FIELDS, @gen/contracts).
  */
 export interface WebhookBody {
   event: EventName;

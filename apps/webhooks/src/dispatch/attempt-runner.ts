@@ -7,7 +7,7 @@ import type { DeliveryMetrics } from '../metrics/delivery-metrics';
 import type { AttemptSlots } from './attempt-slots';
 import { attemptResult, notSent, verdictOf } from './attempt-state';
 import { reportFailedForGood } from './failed-delivery-log';
-import type { OutcomeWriter } from './outcome-writer';
+import type { OutcomeWriter } from './outcome.writer';
 import type { AttemptOutcome, WebhookSender } from './webhook-sender';
 
 /** An attempt started later than this after its due time counts as late (the spec allows 100 ms). */

@@ -9,8 +9,8 @@ import { AttemptRunner } from './attempt-runner';
 import { AttemptSlots } from './attempt-slots';
 import { DueScheduler } from './due-scheduler';
 import { reportFailedForGood } from './failed-delivery-log';
-import { NewDeliveryWriter } from './new-delivery-writer';
-import { OutcomeWriter } from './outcome-writer';
+import { NewDeliveryWriter } from './new-delivery.writer';
+import { OutcomeWriter } from './outcome.writer';
 import { WebhookSender } from './webhook-sender';
 
 /**

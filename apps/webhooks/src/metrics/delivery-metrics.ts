@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { WebhookAttemptErrorClass } from '@gen/contracts';
-import { LATENCY_BUCKETS, MetricsRegistry } from '@gen/observability';
+import { LATENCY_BUCKETS, MetricsRegistry, scrapeGauges } from '@gen/observability';
 import { DeliveryStatsRepository } from './delivery-stats.repository';
 
 /** How one attempt ended: `succeeded` (a 2xx), or the dispatcher's error class. */
@@ -65,38 +65,23 @@ export class PrometheusDeliveryMetrics extends DeliveryMetrics {
       registers,
     });
 
-    let pending: Promise<void> | undefined;
-    const gauges: Record<string, Gauge<string>> = {};
-    const collect = async () => {
-      pending ??= stats
-        .read()
-        .then((s) => {
-          for (const [status, n] of Object.entries(s.byStatus)) gauges.deliveries.set({ status }, n);
-          gauges.overdue.set(s.overdue);
-          gauges.oldest.set(s.oldestOverdueSeconds);
-        })
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'Delivery statistics unavailable for this scrape'))
-        .finally(() => setImmediate(() => (pending = undefined)));
-      await pending;
-    };
-    gauges.deliveries = new Gauge({
-      name: 'gen_webhook_deliveries',
-      help: 'Webhook deliveries by status (pending, succeeded, failed), from the database',
-      labelNames: ['status'],
-      registers,
-      collect,
-    });
-    gauges.overdue = new Gauge({
-      name: 'gen_webhook_deliveries_overdue',
-      help: 'Pending deliveries whose next attempt is more than 5 s overdue',
-      registers,
-      collect,
-    });
-    gauges.oldest = new Gauge({
-      name: 'gen_webhook_oldest_overdue_seconds',
-      help: 'How late the most overdue pending delivery is',
-      registers,
-      collect,
+    scrapeGauges(metrics, {
+      read: () => stats.read(),
+      gauges: {
+        deliveries: {
+          name: 'gen_webhook_deliveries',
+          help: 'Webhook deliveries by status (pending, succeeded, failed), from the database',
+          labelNames: ['status'],
+        },
+        overdue: { name: 'gen_webhook_deliveries_overdue', help: 'Pending deliveries whose next attempt is more than 5 s overdue' },
+        oldest: { name: 'gen_webhook_oldest_overdue_seconds', help: 'How late the most overdue pending delivery is' },
+      },
+      update: (s, gauges) => {
+        for (const [status, n] of Object.entries(s.byStatus)) gauges.deliveries.set({ status }, n);
+        gauges.overdue.set(s.overdue);
+        gauges.oldest.set(s.oldestOverdueSeconds);
+      },
+      onError: (error) => this.logger.warn({ err: error }, 'Delivery statistics unavailable for this scrape'),
     });
     const fromDispatcher = (name: string, help: string, read: (s: DispatcherStats) => number) =>
       new Gauge({

@@ -5,6 +5,7 @@ import { GENERATION_TYPES, GenerationOutput, GenerationRecord, GenerationType, J
  * The generation record as events and broadcasts carry it, checked where they are received (the
  * record itself stays an interface in generation.ts: the dashboard reads it, and needs no decorators).
  * Fields added to the record after v1 are optional here, so a message from an older replica passes.
+ * Held to the record's one declaration, GENERATION_RECORD_FIELDS (`addedAfterV1`, `nullable`).
  */
 export class GenerationRecordPayload implements GenerationRecord {
   @IsString() id!: string;

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ProviderCallbacks } from '../../callbacks/provider-callbacks.service';
 import { CatalogueService } from '../../catalogue/catalogue.service';
-import { EngineError, EngineOutput, EngineRequest } from '../../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { CallbackUrls } from '../../ports/callback-urls';
+import { EngineError, EngineOutput, EngineRequest } from '../../ports/engine';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { BindingLimits } from '../binding-limits.service';
 import type { JobEntity } from '../job.entity';
 import { UpstreamRefsWriter } from '../upstream-refs.writer';
@@ -23,7 +23,7 @@ export class EngineCalls {
     private readonly upstreamRefs: UpstreamRefsWriter,
     private readonly phases: ProviderPhases,
     private readonly limits: BindingLimits,
-    private readonly callbacks: ProviderCallbacks,
+    private readonly callbacks: CallbackUrls,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 

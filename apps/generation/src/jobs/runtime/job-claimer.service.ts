@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
 import { CatalogueService } from '../../catalogue/catalogue.service';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { BindingLimits } from '../binding-limits.service';
 import { modelsOnBindings } from '../binding-models';
 import type { JobEntity } from '../job.entity';

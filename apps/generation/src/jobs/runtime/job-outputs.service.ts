@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { OutputStorage } from '@gen/storage';
-import type { EngineOutput } from '../../engines/engine';
+import type { EngineOutput } from '../../ports/engine';
 import type { JobOutput } from '../job.entity';
 import { JobReadsRepository } from '../job-reads.repository';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
 import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { toGenerationRecord } from '../job-record';
 import type { JobEntity } from '../job.entity';
 import { JobClaimsRepository } from '../job-claims.repository';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EngineError } from '../../engines/engine';
-import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { EngineError } from '../../ports/engine';
+import { DEFAULT_RETENTION_SECONDS, GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { JobMetrics } from '../../metrics/job-metrics';
 import { JobFinisher } from '../job-finisher.service';
 import type { JobEntity } from '../job.entity';
@@ -11,7 +11,7 @@ import { JobProgress } from './job-progress.service';
 import { LeaseKeeper } from './lease-keeper.service';
 import { PARKED } from './provider-phases.service';
 import { CANCELED, LEASE_LOST, Run, RunningJobs } from './running-jobs';
-import { SyncWaits } from './sync-waits';
+import { SyncWaits } from '../sync-waits';
 
 const GENERIC_FAILURE = 'The generation failed. Your credits were refunded; please try again.';
 

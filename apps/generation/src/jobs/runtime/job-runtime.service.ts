@@ -5,7 +5,7 @@ import { JobClaimer } from './job-claimer.service';
 import { JobProgress } from './job-progress.service';
 import { JobRunner } from './job-runner.service';
 import { LeaseKeeper } from './lease-keeper.service';
-import { SyncWaits } from './sync-waits';
+import { SyncWaits } from '../sync-waits';
 
 /**
  * Starts and stops the job runtime's pieces in their order (docs/design/architecture.md): the claimer

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
 import { Broadcasts, GenerationChangedBroadcast } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { JobMetrics } from '../../metrics/job-metrics';
 import { JobClaimsRepository } from '../job-claims.repository';
 import { ParkedJobsWriter } from '../parked-jobs.writer';

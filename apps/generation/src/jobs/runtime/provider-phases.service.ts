@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ModelDefinition } from '../../catalogue/catalogue';
-import { EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPending, UpstreamPhases } from '../../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import { EngineOutput, EngineRequest, UpstreamCheck, UpstreamNotNow, UpstreamPending, UpstreamPhases } from '../../ports/engine';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import { UpstreamMetrics } from '../../metrics/upstream-metrics';
 import { BindingLimits } from '../binding-limits.service';
 import { JobClaimsRepository } from '../job-claims.repository';

@@ -1,5 +1,5 @@
 import type { CatalogueService } from '../../catalogue/catalogue.service';
-import type { GenerationSettings } from '../../generation.tokens';
+import type { GenerationSettings } from '../../config/generation.tokens';
 import type { JobEntity } from '../job.entity';
 import { LEASE_LOST, Pool, Run, RunningJobs } from './running-jobs';
 

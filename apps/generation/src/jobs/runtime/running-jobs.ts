@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventEmitter } from 'node:events';
 import type { ModelDefinition } from '../../catalogue/catalogue';
 import { CatalogueService } from '../../catalogue/catalogue.service';
-import type { Engine } from '../../engines/engine';
-import { GENERATION_SETTINGS, GenerationSettings } from '../../generation.tokens';
+import type { Engine } from '../../ports/engine';
+import { GENERATION_SETTINGS, GenerationSettings } from '../../config/generation.tokens';
 import type { JobEntity } from '../job.entity';
 
 /** Abort reason of a job whose lease this worker no longer holds. */

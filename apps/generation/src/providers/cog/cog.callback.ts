@@ -1,4 +1,4 @@
-import { CallbackDelivery, CallbackVerdict, CallbackVerifier, jsonBody, refuse } from '../../callbacks/callback-verifier';
+import { CallbackDelivery, CallbackVerdict, CallbackVerifier, jsonBody, refuse } from '../../ports/callback-verifier';
 
 /**
  * Cog's webhooks (https://github.com/replicate/cog/blob/main/docs/http.md, "Webhooks"): a POST of the

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ASSETS, CogScenario, FakeCog, startFakeCog } from '@gen/testing';
 import { engineFailure, engineRequest, itReturnsEveryOutputShape } from '../test/engine-requests';
-import type { Engine } from '../../engines/engine';
+import type { Engine } from '../../ports/engine';
 import { USER_MESSAGES } from '../common/upstream-failure';
 import { predictionId } from './cog.engine';
 import { cogEngineKind } from './cog.kind';

@@ -1,7 +1,6 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { EngineKind } from '../../ports/engine-kind';
+import { bindingEngineKind } from '../common/binding-engine-kind';
 import { BINDING_DEFAULTS, BindingSettings, BindingSpec, readBinding } from '../common/binding-settings';
-import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { CogEngine } from './cog.engine';
 
 const SPEC: BindingSpec = {
@@ -24,18 +23,11 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
  * `{"engine": "cog", "baseUrl": "http://flux.gpu.svc:5000", "input": {...}}`; `tokenEnv` only when a
  * proxy in front of it wants a Bearer token.
  */
-export const cogEngineKind: EngineKind = {
+export const cogEngineKind: EngineKind = bindingEngineKind({
   kind: 'cog',
   provider: 'cog',
-  validate(settings, where, problems) {
-    parse(settings, where, problems);
-  },
-  create(modelId, settings, context): Engine {
-    const name = `cog:${modelId}`;
-    const parsed = parse(settings, `models["${modelId}"].engine`, []);
-    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
-    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
-    if (credential === 'missing') return unavailableEngine(name);
-    return new CogEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
-  },
-};
+  parse,
+  credential: (settings) => ({ env: settings.tokenEnv, header: 'Authorization', prefix: 'Bearer ' }),
+  credentialRequired: false,
+  engine: CogEngine,
+});

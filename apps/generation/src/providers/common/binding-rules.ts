@@ -1,6 +1,6 @@
 import { Rule } from '@gen/contracts';
 import { ValidateBy } from 'class-validator';
-import { isRecord } from '../provider-kind';
+import { isRecord } from '../../ports/engine-kind';
 
 /**
  * The rules of binding settings as class-validator decorators (validated by `validateShape`) beside

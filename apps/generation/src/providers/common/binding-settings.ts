@@ -1,6 +1,6 @@
 import { Shape, validateShape } from '@gen/contracts';
-import type { EngineRequest } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
+import type { EngineRequest } from '../../ports/engine';
+import { isRecord } from '../../ports/engine-kind';
 import { normalOrigin, normalUrl } from './binding-rules';
 import { BINDING_DEFAULTS, BindingDto, TimeoutsDto, UpstreamCallsDto } from './binding.dto';
 

@@ -1,6 +1,6 @@
 import type { GenerationType } from '@gen/contracts';
 import { ObjectTooLargeError, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
-import type { EngineOutput } from '../../engines/engine';
+import type { EngineOutput } from '../../ports/engine';
 import { FORMATS_BY_TYPE, outputFormatFor } from './output-format';
 import { UpstreamFailure } from './upstream-failure';
 import { readLimited, UpstreamHttp } from './upstream-http';

@@ -1,5 +1,5 @@
-import type { EngineOutput, UpstreamPending } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
+import type { EngineOutput, UpstreamPending } from '../../ports/engine';
+import { isRecord } from '../../ports/engine-kind';
 import type { BindingSettings } from './binding-settings';
 import { stringsAt, valueAt } from './result-path';
 import type { UpstreamJob } from './upstream-client';

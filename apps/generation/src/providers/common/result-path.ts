@@ -1,4 +1,4 @@
-import { isRecord } from '../provider-kind';
+import { isRecord } from '../../ports/engine-kind';
 
 /**
  * The strings at a dotted path (`images.*.url`: `*` takes every item of a list), in order; a list

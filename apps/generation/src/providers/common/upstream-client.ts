@@ -1,8 +1,8 @@
 import type { OutputStorage } from '@gen/storage';
 import { Logger } from '@nestjs/common';
-import { type Engine, type EngineOutput, type EngineRequest, UpstreamNotNow } from '../../engines/engine';
+import { type Engine, type EngineOutput, type EngineRequest, UpstreamNotNow } from '../../ports/engine';
 import { delay } from '../../engines/engine-runtime';
-import type { ProviderContext } from '../provider-kind';
+import type { ProviderContext } from '../../ports/engine-kind';
 import type { BindingSettings } from './binding-settings';
 import { OutputFetcher, USER_AGENT } from './output-fetch';
 import { toEngineError, UpstreamFailure } from './upstream-failure';

@@ -1,5 +1,5 @@
 import type { OutputStorage } from '@gen/storage';
-import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPending, UpstreamPhases } from '../../engines/engine';
+import type { Engine, EngineOutput, EngineRequest, UpstreamCheck, UpstreamPending, UpstreamPhases } from '../../ports/engine';
 import type { BindingSettings } from './binding-settings';
 import { ClientSettings, Credential, inlineJsonLimit, UpstreamClient, UpstreamJob } from './upstream-client';
 import { UpstreamCall } from './upstream-http';

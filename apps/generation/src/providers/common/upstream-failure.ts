@@ -1,4 +1,4 @@
-import { EngineError } from '../../engines/engine';
+import { EngineError } from '../../ports/engine';
 
 /** Why an upstream call failed, in the terms the user message and the retry policy need. */
 export type UpstreamFailureKind =

@@ -1,6 +1,6 @@
 import { createHash, generateKeyPairSync, KeyObject, sign } from 'node:crypto';
 import { FakeFal, startFakeFal } from '@gen/testing';
-import type { Engine } from '../../engines/engine';
+import type { Engine } from '../../ports/engine';
 import { UpstreamHttp } from '../common/upstream-http';
 import { FalCallbackVerifier, FalKeySets, FAL_JWKS_URL } from './fal.callback';
 import { falEngineKind } from './fal.kind';

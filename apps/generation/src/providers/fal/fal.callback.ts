@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, KeyObject, verify } from 'node:crypto';
-import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, refuse } from '../../callbacks/callback-verifier';
-import { isRecord } from '../provider-kind';
+import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, refuse } from '../../ports/callback-verifier';
+import { isRecord } from '../../ports/engine-kind';
 import type { UpstreamHttp } from '../common/upstream-http';
 import { statusFailure, parseJsonObject } from '../common/upstream-http';
 import { UpstreamFailure } from '../common/upstream-failure';

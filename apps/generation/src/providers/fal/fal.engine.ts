@@ -1,6 +1,6 @@
 import type { GenerationType } from '@gen/contracts';
-import type { EngineOutput, UpstreamPending } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
+import type { EngineOutput, UpstreamPending } from '../../ports/engine';
+import { isRecord } from '../../ports/engine-kind';
 import { BindingSettings, generationInput } from '../common/binding-settings';
 import { stringsAt } from '../common/result-path';
 import { MAX_JSON_BYTES, UpstreamJob } from '../common/upstream-client';

@@ -1,10 +1,9 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { EngineKind } from '../../ports/engine-kind';
+import { bindingEngineKind } from '../common/binding-engine-kind';
 import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../common/binding-settings';
 import { IfGiven } from '@gen/contracts';
 import { HttpUrl, normalUrl } from '../common/binding-rules';
 import { FAL_JWKS_URL } from './fal.callback';
-import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { FalEngine, FalSettings } from './fal.engine';
 
 const SPEC: BindingSpec = {
@@ -37,18 +36,11 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 }
 
 /** fal's queue API (https://docs.fal.ai/model-endpoints/queue): `{"engine": "fal", "upstreamModel": "fal-ai/...", "tokenEnv": ...}`. */
-export const falEngineKind: EngineKind = {
+export const falEngineKind: EngineKind = bindingEngineKind({
   kind: 'fal',
   provider: 'fal',
-  validate(settings, where, problems) {
-    parse(settings, where, problems);
-  },
-  create(modelId, settings, context): Engine {
-    const name = `fal:${modelId}`;
-    const parsed = parse(settings, `models["${modelId}"].engine`, []);
-    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
-    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Key ');
-    if (credential === 'missing' || credential === null) return unavailableEngine(name);
-    return new FalEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
-  },
-};
+  parse,
+  credential: (settings) => ({ env: settings.tokenEnv, header: 'Authorization', prefix: 'Key ' }),
+  credentialRequired: true,
+  engine: FalEngine,
+});

@@ -1,5 +1,5 @@
-import type { EngineOutput } from '../../engines/engine';
-import { isRecord } from '../provider-kind';
+import type { EngineOutput } from '../../ports/engine';
+import { isRecord } from '../../ports/engine-kind';
 import { BindingSettings, generationInput } from '../common/binding-settings';
 import { MAX_OUTPUTS, UpstreamJob } from '../common/upstream-client';
 import { UpstreamEngine } from '../common/upstream-engine';

@@ -1,7 +1,6 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { EngineKind } from '../../ports/engine-kind';
+import { bindingEngineKind } from '../common/binding-engine-kind';
 import { BINDING_DEFAULTS, BindingSpec, readBinding } from '../common/binding-settings';
-import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { OpenAiImagesEngine, OpenAiImagesSettings } from './openai-images.engine';
 
 const SPEC: BindingSpec = {
@@ -21,18 +20,11 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 }
 
 /** The OpenAI Images API and compatible servers: `{"engine": "openai-images", "upstreamModel": "gpt-image-1", "tokenEnv": ...}`. */
-export const openAiImagesEngineKind: EngineKind = {
+export const openAiImagesEngineKind: EngineKind = bindingEngineKind({
   kind: 'openai-images',
   provider: 'openai',
-  validate(settings, where, problems) {
-    parse(settings, where, problems);
-  },
-  create(modelId, settings, context): Engine {
-    const name = `openai-images:${modelId}`;
-    const parsed = parse(settings, `models["${modelId}"].engine`, []);
-    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
-    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
-    if (credential === 'missing') return unavailableEngine(name);
-    return new OpenAiImagesEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
-  },
-};
+  parse,
+  credential: (settings) => ({ env: settings.tokenEnv, header: 'Authorization', prefix: 'Bearer ' }),
+  credentialRequired: false,
+  engine: OpenAiImagesEngine,
+});

@@ -1,22 +1,15 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
-import { readCredential, unavailableEngine } from '../common/upstream-client';
+import type { EngineKind } from '../../ports/engine-kind';
+import { bindingEngineKind } from '../common/binding-engine-kind';
 import { RemoteEngine } from './remote.engine';
 import { parseRemoteEngineSettings } from './remote-engine.settings';
 
 /** Our own generic protocol (docs/operations/providers.md, "remote"). */
-export const remoteEngineKind: EngineKind = {
+export const remoteEngineKind: EngineKind = bindingEngineKind({
   kind: 'remote',
   provider: 'remote',
-  validate(settings, where, problems) {
-    parseRemoteEngineSettings(settings, where, problems);
-  },
-  create(modelId, settings, context): Engine {
-    const name = `remote:${modelId}`;
-    const parsed = parseRemoteEngineSettings(settings, `models["${modelId}"].engine`, []);
-    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
-    const credential = parsed.auth ? readCredential(parsed.auth.valueEnv, context, parsed.auth.header, parsed.auth.prefix) : null;
-    if (credential === 'missing') return unavailableEngine(name);
-    return new RemoteEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
-  },
-};
+  parse: parseRemoteEngineSettings,
+  // A binding without `auth` sends no credential.
+  credential: (settings) => settings.auth && { env: settings.auth.valueEnv, header: settings.auth.header, prefix: settings.auth.prefix },
+  credentialRequired: false,
+  engine: RemoteEngine,
+});

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { GenerationType } from '@gen/contracts';
 import { FakeUpstream, sanitisationProblems, startFakeUpstream, UpstreamScenario } from '@gen/testing';
-import { EngineError, EngineRequest } from '../../engines/engine';
+import { EngineError, EngineRequest } from '../../ports/engine';
 import { Credential } from '../common/upstream-client';
 import { USER_MESSAGES } from '../common/upstream-failure';
 import { RemoteEngine } from './remote.engine';

@@ -1,4 +1,4 @@
-import type { EngineOutput, UpstreamPending } from '../../engines/engine';
+import type { EngineOutput, UpstreamPending } from '../../ports/engine';
 import { MAX_JSON_BYTES, UpstreamJob } from '../common/upstream-client';
 import { CancelCall, SubmitAndPollEngine } from '../common/upstream-engine';
 import { UpstreamFailure } from '../common/upstream-failure';

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { Webhook } from 'standardwebhooks';
 import { FakeReplicate, startFakeReplicate } from '@gen/testing';
-import type { CallbackVerifier } from '../../callbacks/callback-verifier';
-import type { Engine } from '../../engines/engine';
+import type { CallbackVerifier } from '../../ports/callback-verifier';
+import type { Engine } from '../../ports/engine';
 import { ReplicateSigningSecrets } from './replicate.callback';
 import { ReplicateCallbackVerifier } from './replicate.callback';
 import { replicateEngineKind } from './replicate.kind';

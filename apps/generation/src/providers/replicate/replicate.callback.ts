@@ -1,5 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, jsonBody, refuse } from '../../callbacks/callback-verifier';
+import { CallbackDelivery, CallbackVerdict, CallbackVerifier, checkTimestamp, jsonBody, refuse } from '../../ports/callback-verifier';
 import { MAX_JSON_BYTES } from '../common/upstream-client';
 import type { UpstreamClient } from '../common/upstream-client';
 import { UpstreamFailure } from '../common/upstream-failure';

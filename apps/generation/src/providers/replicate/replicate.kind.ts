@@ -1,8 +1,7 @@
-import type { Engine } from '../../engines/engine';
-import type { EngineKind } from '../provider-kind';
+import type { EngineKind } from '../../ports/engine-kind';
+import { bindingEngineKind } from '../common/binding-engine-kind';
 import { BINDING_DEFAULTS, BindingDto, BindingSpec, readBinding } from '../common/binding-settings';
 import { IfGiven, IntBetween } from '@gen/contracts';
-import { readCredential, unavailableEngine } from '../common/upstream-client';
 import { ReplicateEngine, ReplicateSettings } from './replicate.engine';
 
 const SPEC: BindingSpec = {
@@ -39,18 +38,11 @@ function parse(settings: Record<string, unknown>, where: string, problems: strin
 }
 
 /** Replicate (https://replicate.com/docs/reference/http): `{"engine": "replicate", "upstreamModel": "owner/name", "tokenEnv": ...}`. */
-export const replicateEngineKind: EngineKind = {
+export const replicateEngineKind: EngineKind = bindingEngineKind({
   kind: 'replicate',
   provider: 'replicate',
-  validate(settings, where, problems) {
-    parse(settings, where, problems);
-  },
-  create(modelId, settings, context): Engine {
-    const name = `replicate:${modelId}`;
-    const parsed = parse(settings, `models["${modelId}"].engine`, []);
-    if (!parsed) throw new Error(`the binding of ${modelId} does not validate`); // validated when written: a bug
-    const credential = readCredential(parsed.tokenEnv, context, 'Authorization', 'Bearer ');
-    if (credential === 'missing' || credential === null) return unavailableEngine(name);
-    return new ReplicateEngine(name, parsed, credential, context.allowPrivateNetworks, context.storage);
-  },
-};
+  parse,
+  credential: (settings) => ({ env: settings.tokenEnv, header: 'Authorization', prefix: 'Bearer ' }),
+  credentialRequired: true,
+  engine: ReplicateEngine,
+});

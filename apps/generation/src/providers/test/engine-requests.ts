@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { GenerationType } from '@gen/contracts';
 import { ASSETS, LEAK, sanitisationProblems } from '@gen/testing';
-import type { Engine } from '../../engines/engine';
-import { EngineError, EngineRequest } from '../../engines/engine';
+import type { Engine } from '../../ports/engine';
+import { EngineError, EngineRequest } from '../../ports/engine';
 
 // What the provider adapters' specs share (the fake providers themselves are in @gen/testing). A
 // `test/` folder: left out of the build (tsconfig.build.json) and linted as test code.
