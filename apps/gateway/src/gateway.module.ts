@@ -14,6 +14,9 @@ import { GetModel } from './models/get-model.service';
 import { ListModels } from './models/list-models.service';
 import { ModelCatalogue } from './models/model-catalogue';
 import { ModelsController } from './models/models.controller';
+import { OpenAiController, OpenAiDocumentController } from './openai/openai.controller';
+import { GenerateOpenAiImages } from './openai/generate-openai-images.service';
+import { ListOpenAiModels } from './openai/list-openai-models.service';
 import { FinishedRecords } from './generations/records/finished-records';
 import { JobWaits } from './generations/live/job-waits';
 import { SubmitDelivery } from './generations/submit/submit-delivery';
@@ -78,6 +81,8 @@ export class GatewayModule {
         UploadsController,
         AuthRpcController,
         ProviderCallbacksController,
+        OpenAiDocumentController,
+        OpenAiController,
         ...dashboard.controllers,
       ],
       providers: [
@@ -106,6 +111,8 @@ export class GatewayModule {
         ...GENERATION_USE_CASES,
         ListModels,
         GetModel,
+        GenerateOpenAiImages,
+        ListOpenAiModels,
         GetCredits,
         GenerationStreams,
         GetCreditLedger,

@@ -16,6 +16,7 @@ import { GenerationModelLabels1764880000000 } from './migrations/1764880000000-g
 import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/1764910000000-generation-upstream-queue-position';
 import { GenerationFunctionsFromFiles1765200000000 } from './migrations/1765200000000-generation-functions-from-files';
 import { GenerationClaimSkip1765600000000 } from './migrations/1765600000000-generation-claim-skip';
+import { GenerationModelOpenai1766100000000 } from './migrations/1766100000000-generation-model-openai';
 
 export const GENERATION_SCHEMA = 'generation';
 
@@ -39,6 +40,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationUpstreamQueuePosition1764910000000,
       GenerationFunctionsFromFiles1765200000000,
       GenerationClaimSkip1765600000000,
+      GenerationModelOpenai1766100000000,
     ],
     poolSize,
   };

@@ -1,6 +1,6 @@
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { HttpLimits } from '@gen/config';
-import { DomainError, domainErrorFromFastify, HttpErrorFilter, ValidationError } from '@gen/errors';
+import { DomainError, domainErrorFromFastify, ValidationError } from '@gen/errors';
 import type { FastifyRequest } from 'fastify';
 import { checkJsonBody, refuseNulCharacters } from './json-body';
 import { requestIdFor } from './request-id';
@@ -9,6 +9,7 @@ import { RouteMethods } from './route-methods';
 import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callbacks.controller';
 import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
 import { setupOpenApi } from '../docs/openapi';
+import { ErrorShapeFilter } from '../openai/openai-errors';
 import { createValidationPipe } from './validation';
 import { closeIfBodyUnread, takesRawBody } from '../http-common/raw-body';
 
@@ -162,9 +163,10 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
     }
     done();
   });
-  // Unknown routes: Nest's own not-found handler throws NotFoundException into HttpErrorFilter.
-  // Errors Fastify raises before a route (body parsing, limits) reach Nest's handler and HttpErrorFilter.
-  app.useGlobalFilters(new HttpErrorFilter());
+  // Unknown routes: Nest's own not-found handler throws NotFoundException into the filter.
+  // Errors Fastify raises before a route (body parsing, limits) reach Nest's handler and the filter:
+  // the envelope, or OpenAI's error shape under /openai/ (docs/guide/openai-compatible.md).
+  app.useGlobalFilters(new ErrorShapeFilter());
   app.useGlobalPipes(createValidationPipe());
   // No enableShutdownHooks(): signals are handled by the process's own drain (runMain, standalone
   // main), which turns readiness off and lets requests in flight finish before app.close().

@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, envelope, ErrorCode, ERROR_STATUS, sendHttpError } from '@gen/errors';
+import { OPENAI_PREFIX, sendOpenAiError } from '../openai/openai-errors';
 
 const logger = new Logger('HttpLimits');
 
@@ -150,7 +151,8 @@ export function handleClientError(error: NodeJS.ErrnoException, socket: Socket):
  */
 export function handleFrameworkError(error: Error, request: FastifyRequest, reply: FastifyReply): void {
   void reply.header('X-Request-Id', String(request.id));
-  sendHttpError(request, reply, error, logger);
+  if (request.url.startsWith(OPENAI_PREFIX)) sendOpenAiError(request, reply, error, logger);
+  else sendHttpError(request, reply, error, logger);
   logger.warn(
     { requestId: String(request.id), method: request.method, status: reply.statusCode, code: (error as { code?: string }).code },
     'request refused: unroutable path',

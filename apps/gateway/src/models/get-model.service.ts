@@ -3,6 +3,7 @@ import { ModelInfo, modelForPlan } from '@gen/contracts';
 import { NotFoundError } from '@gen/errors';
 import { AccountPlanService } from '../plans/account-plan.service';
 import { ModelCatalogue } from './model-catalogue';
+import { publicModel } from './public-model';
 
 /** One model as this account sees it (as the list shows it); `404` for an unknown id. */
 @Injectable()
@@ -16,6 +17,6 @@ export class GetModel {
     const [copy, plan] = await Promise.all([this.catalogue.current(), this.plans.get(accountId)]);
     const model = copy.models.get(modelId);
     if (!model) throw new NotFoundError(`Unknown model "${modelId.slice(0, 100)}". See GET /api/v1/models.`);
-    return modelForPlan(model, plan.plan);
+    return publicModel(modelForPlan(model, plan.plan));
   }
 }

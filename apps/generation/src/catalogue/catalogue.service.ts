@@ -165,6 +165,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       inputs: inputsOf(model),
       price_multipliers: model.priceMultipliers ?? [],
       pricing: pricingText(model.credits, model.priceMultipliers ?? []),
+      ...(model.openai && { openai: model.openai }),
     };
   }
 

@@ -1,4 +1,4 @@
-import type { GenerationType, PlanName } from '@gen/contracts';
+import type { GenerationType, OpenAiImagesMapping, PlanName } from '@gen/contracts';
 import { InputsSchema, NO_INPUTS } from '@gen/model-inputs';
 
 export const MODEL_STATUSES = ['active', 'disabled'] as const;
@@ -31,6 +31,8 @@ export interface ModelDefinition {
   inputs?: InputsSchema;
   /** Numeric inputs the price is multiplied by (`credits` × each, rounded up); absent: none. */
   priceMultipliers?: string[];
+  /** How the OpenAI-compatible images route maps its fields to the inputs; absent: not served there. */
+  openai?: OpenAiImagesMapping;
 }
 
 /** The model's inputs schema: its own, or the empty one (no inputs). */
@@ -68,6 +70,8 @@ export const CATALOGUE: readonly ModelDefinition[] = [
       "Built-in demo engine, not an AI model: a PNG of coloured shapes on a gradient, picked from the prompt and seed (the same prompt gives the same picture; it does not show what the prompt says). For trying the API offline.",
     engine: 'image',
     params: { width: 512, height: 512, latencyMs: 150 },
+    // Migration 1766100000000-generation-model-openai gives the seeded row the same mapping.
+    openai: { sizes: ['512x512'] },
   },
   {
     id: 'pixel-flux-1-hd',
@@ -83,6 +87,7 @@ export const CATALOGUE: readonly ModelDefinition[] = [
       "Built-in demo engine, not an AI model: the 512x512 demo drawn at 1024x1024. For trying the API offline.",
     engine: 'image',
     params: { width: 1024, height: 1024, latencyMs: 400 },
+    openai: { sizes: ['1024x1024'] },
   },
   {
     id: 'motion-lite-1',

@@ -66,4 +66,8 @@ export class ModelEntryDto {
   /** Checked against the inputs by `checkPriceMultipliers`. */
   @Allow()
   price_multipliers?: unknown;
+
+  /** How the OpenAI-compatible images route maps its fields to the inputs: checked by `checkOpenAiMapping`. */
+  @Allow()
+  openai?: unknown;
 }

@@ -60,6 +60,37 @@ describe('parseModelEntry', () => {
     expect(refused({ inputs, engine: { ...replicate, inputMap: { seed: 'not a field' } } })).toMatch(/inputMap\.seed must map an input name to a field name/);
   });
 
+  it('reads an openai mapping that names inputs of the right kinds, and refuses one that does not', () => {
+    const inputs = {
+      type: 'object',
+      properties: {
+        num_outputs: { type: 'integer', minimum: 1, maximum: 4 },
+        size: { type: 'string', enum: ['1024x1024', '1536x1024'] },
+        quality: { type: 'string', enum: ['low', 'high'] },
+      },
+      additionalProperties: false,
+    };
+    const openai = { n: 'num_outputs', size: 'size', quality: 'quality' };
+    const problems: string[] = [];
+    expect(parseModelEntry(entry({ inputs, openai }), 'model', kinds, problems)?.openai).toEqual(openai);
+    expect(problems).toEqual([]);
+    const refused: string[] = [];
+    expect(
+      parseModelEntry(entry({ inputs, openai: { n: 'size', size: 'seed', width: 'num_outputs', sizes: ['big'], style: 'vivid' } }), 'model', kinds, refused),
+    ).toBeNull();
+    expect(refused).toEqual([
+      'model.openai.style is not a field of the mapping (fields: n, size, width, height, sizes, quality)',
+      'model.openai.n must name an integer input ("size" is string)',
+      'model.openai.size must name an input of the model (declare it in inputs)',
+      'model.openai.width and model.openai.height go together',
+      'model.openai.size and model.openai.width/height exclude each other',
+      'model.openai.sizes must be a non-empty list of sizes "WIDTHxHEIGHT" ("1024x1024")',
+    ]);
+    const video: string[] = [];
+    parseModelEntry(entry({ type: 'TEXT_TO_VIDEO', engine: { engine: 'video' }, openai: {} }), 'model', kinds, video);
+    expect(video).toEqual(['model.openai is only for TEXT_TO_IMAGE models (the images API makes images)']);
+  });
+
   it("takes the provider from the engine kind unless given, and never lets a built-in engine pass for a provider's model", () => {
     const providerOf = (overrides: Record<string, unknown>) => parseModelEntry(entry(overrides), 'model', kinds, [])?.provider;
     const replicate = { engine: 'replicate', upstreamModel: 'black-forest-labs/flux-schnell', tokenEnv: 'REPLICATE_API_TOKEN' };

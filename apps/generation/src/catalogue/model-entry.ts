@@ -1,8 +1,9 @@
-import { GenerationType, PlanName, validateShape } from '@gen/contracts';
+import { GenerationType, OpenAiImagesMapping, PlanName, validateShape } from '@gen/contracts';
 import { DEMO_PROVIDER, EngineKind, isRecord } from '../ports/engine-kind';
 import { checkInputsSchema, checkPriceMultipliers, InputsSchema, NO_INPUTS } from '@gen/model-inputs';
 import { ModelDefinition, ModelStatus } from './catalogue';
 import { ModelEntryDto, PROVIDER_LABEL } from './model-entry.dto';
+import { checkOpenAiMapping } from './openai-mapping';
 
 
 const NOT_AN_OBJECT = 'must be an object with id, name, type, credits, minimum_credits, synchronous, min_plan, engine';
@@ -31,9 +32,11 @@ export interface ModelEntry {
   inputs?: InputsSchema;
   /** Numeric inputs the price is multiplied by (`["num_outputs"]`); defaults to none. */
   price_multipliers?: string[];
+  /** How the OpenAI-compatible images route maps its fields to the inputs (docs/guide/openai-compatible.md); default: not served there. */
+  openai?: OpenAiImagesMapping;
 }
 
-export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers'> {
+export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers' | 'openai'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers' | 'openai'> {
   return {
     id: model.id,
     name: model.name,
@@ -48,6 +51,7 @@ export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 
     engine: { engine: model.engine, ...model.params },
     ...(model.inputs && { inputs: model.inputs }),
     ...(model.priceMultipliers && model.priceMultipliers.length > 0 && { price_multipliers: model.priceMultipliers }),
+    ...(model.openai && { openai: model.openai }),
   };
 }
 
@@ -70,6 +74,7 @@ export function parseModelEntry(
   const provider = readProvider(raw.provider, binding && kinds.get(binding.engine), `${where}.provider`, problems);
   const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, `${where}.inputs`, problems);
   const priceMultipliers = inputs && entry ? checkPriceMultipliers(raw.price_multipliers, inputs, entry.credits, `${where}.price_multipliers`, problems) : null;
+  const openai = raw.openai === undefined || !inputs ? undefined : checkOpenAiMapping(raw.openai, inputs, entry?.type, `${where}.openai`, problems);
   if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, `${where}.engine.inputMap`, problems);
   // The entry's check and the binding's both see a reserved key inside the binding: named once.
   problems.push(...new Set(problems.splice(start)));
@@ -89,6 +94,7 @@ export function parseModelEntry(
     params: binding.params,
     ...(raw.inputs !== undefined && { inputs }),
     ...(priceMultipliers && priceMultipliers.length > 0 && { priceMultipliers }),
+    ...(openai && { openai }),
   };
 }
 

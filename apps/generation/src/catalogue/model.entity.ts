@@ -1,5 +1,5 @@
 import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
-import type { GenerationType, PlanName } from '@gen/contracts';
+import type { GenerationType, OpenAiImagesMapping, PlanName } from '@gen/contracts';
 import type { InputsSchema } from '@gen/model-inputs';
 import type { ModelStatus } from './catalogue';
 
@@ -61,6 +61,10 @@ export class ModelEntity {
   /** Numeric inputs the price is multiplied by. */
   @Column('text', { name: 'price_multipliers', array: true, default: () => "'{}'" })
   priceMultipliers!: string[];
+
+  /** How the OpenAI-compatible images route maps its fields to the inputs; null: not served there (migration 1766100000000). */
+  @Column('json', { nullable: true })
+  openai!: OpenAiImagesMapping | null;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;

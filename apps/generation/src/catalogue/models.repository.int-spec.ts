@@ -39,6 +39,17 @@ describe('ModelsRepository (PostgreSQL)', () => {
     expect(await models.replace({ ...fox, id: 'missing-1' })).toBeNull();
   });
 
+  it('keeps the openai mapping: written, changed (a change moves updated_at) and removed', async () => {
+    const mapped = await models.insert({ ...fox, id: 'lynx-1', openai: { sizes: ['512x512'] } });
+    expect(mapped?.openai).toEqual({ sizes: ['512x512'] });
+    expect((await models.find('lynx-1'))?.openai).toEqual({ sizes: ['512x512'] });
+    const changed = await models.replace({ ...fox, id: 'lynx-1', openai: { sizes: ['256x256'] } });
+    expect(changed?.openai).toEqual({ sizes: ['256x256'] });
+    expect(changed!.updatedAt.getTime()).toBeGreaterThan(mapped!.updatedAt.getTime());
+    const removed = await models.replace({ ...fox, id: 'lynx-1', openai: undefined });
+    expect(removed).not.toHaveProperty('openai');
+  });
+
   it('sync makes the table equal the file, disables what it does not list, and is idempotent', async () => {
     const file: ModelDefinition[] = [
       { ...CATALOGUE[0], credits: 6 },
@@ -47,7 +58,7 @@ describe('ModelsRepository (PostgreSQL)', () => {
     const first = await models.sync(file);
     expect(first.added).toEqual(['wolf-1']);
     expect(first.updated).toEqual([CATALOGUE[0].id]);
-    expect(first.disabled.sort()).toEqual([...CATALOGUE.slice(1).map((m) => m.id), 'fox-1'].sort());
+    expect(first.disabled.sort()).toEqual([...CATALOGUE.slice(1).map((m) => m.id), 'fox-1', 'lynx-1'].sort());
     const byId = new Map((await models.all()).map((m) => [m.id, m]));
     expect(byId.get('fox-1')?.status).toBe('disabled');
     expect(byId.get(CATALOGUE[0].id)?.credits).toBe(6);

@@ -1,5 +1,5 @@
 import { IsArray, IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
-import { GENERATION_TYPES, GenerationType, InputsSchema, ModelInfo, PLANS, PlanName } from '../shared/generation';
+import { GENERATION_TYPES, GenerationType, InputsSchema, ModelInfo, OpenAiImagesMapping, PLANS, PlanName } from '../shared/generation';
 import { CALLBACK_REFUSALS, CallbackRefusal } from '../shared/provider-callbacks';
 import { Nested, Nullable } from '../validation';
 import { GenerationRecordPayload } from './generation-record.payload';
@@ -29,6 +29,16 @@ export class OutputStatusReplyPayload implements OutputStatusReply {
   @IsIn(['expired', 'unknown']) status!: OutputStatusReply['status'];
 }
 
+/** A model's mapping of OpenAI's image fields to its inputs (OpenAiImagesMapping). */
+export class OpenAiImagesMappingPayload implements OpenAiImagesMapping {
+  @IsOptional() @IsString() n?: string;
+  @IsOptional() @IsString() size?: string;
+  @IsOptional() @IsString() width?: string;
+  @IsOptional() @IsString() height?: string;
+  @IsOptional() @IsArray() @IsString({ each: true }) sizes?: string[];
+  @IsOptional() @IsString() quality?: string;
+}
+
 /** `models.get` answers one; `models.list` a list. */
 export class ModelInfoPayload implements ModelInfo {
   @IsString() id!: string;
@@ -46,6 +56,8 @@ export class ModelInfoPayload implements ModelInfo {
   @IsObject() inputs!: InputsSchema;
   @IsArray() @IsString({ each: true }) price_multipliers!: string[];
   @IsString() pricing!: string;
+  /** OpenAiImagesMapping (generation.ts); absent from older generation services: the model is not served on /openai/v1. */
+  @IsOptional() @Nested(() => OpenAiImagesMappingPayload) openai?: OpenAiImagesMappingPayload;
 }
 
 export class ListModelsReplyPayload implements ListModelsReply {

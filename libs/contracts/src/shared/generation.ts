@@ -49,6 +49,25 @@ export interface GenerationOutput {
   duration_s?: number;
 }
 
+/**
+ * How OpenAI's Images API fields (`POST /openai/v1/images/generations`) become a model's `inputs`
+ * (docs/guide/openai-compatible.md). Each value names one of the model's inputs; a field with no input
+ * named: `n` only 1, `size` only one of `sizes` (the sizes the model makes), `quality` ignored.
+ */
+export interface OpenAiImagesMapping {
+  /** The integer input `n` goes to (`num_outputs`). */
+  n?: string;
+  /** The string input `size` goes to as given (`1024x1024`). */
+  size?: string;
+  /** The integer inputs `size` goes to as width and height (both or neither; not with `size`). */
+  width?: string;
+  height?: string;
+  /** The sizes accepted (`WxH`); absent: the `size` input's enum, or any size for `width`/`height`. */
+  sizes?: string[];
+  /** The input `quality` goes to (`low`, `high`...). */
+  quality?: string;
+}
+
 /** A catalogue entry as the API shows it. */
 export interface ModelInfo {
   id: string;
@@ -80,6 +99,8 @@ export interface ModelInfo {
   price_multipliers: string[];
   /** How the price is computed, in words (`4 credits × num_outputs (...), rounded up to a whole credit`). */
   pricing: string;
+  /** How the OpenAI-compatible images route maps its fields to `inputs`; absent: the model is not served there (or an older generation service sent it). */
+  openai?: OpenAiImagesMapping;
 }
 
 /**
