@@ -27,14 +27,11 @@ function imports(project: SourceProject): Edge[] {
 }
 
 /**
- * Files at the top of a project's `src/` that are parts of their own rather than of `(root)`. The
- * gateway keeps its DI tokens and its list of SQL functions there (`gateway-layers.spec.ts` places
- * `gateway.tokens.ts` at the bottom, CONTRIBUTING.md, "Layers inside a service"); every other app
- * keeps them in a folder (`config/`).
+ * Files at the top of a project's `src/` that are parts of their own rather than of `(root)`: none
+ * today (the gateway's DI tokens and SQL functions' list moved into its `settings/`). An entry here is
+ * an exception to write down in CONTRIBUTING.md, "No loop between folders".
  */
-const OWN_PARTS: Record<string, readonly string[]> = {
-  'apps/gateway': ['gateway.tokens.ts', 'gateway.functions.ts'],
-};
+const OWN_PARTS: Record<string, readonly string[]> = {};
 
 /** The part of `src` a file belongs to: its top folder, or `(root)` for the files at the top. */
 function partIn(src: string, own: readonly string[] = []): (file: string) => string {

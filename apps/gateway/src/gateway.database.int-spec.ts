@@ -1,5 +1,5 @@
 import { createTestDatabase, functionDrift, schemaDrift } from '@gen/testing';
-import { GATEWAY_FUNCTIONS } from './gateway.functions';
+import { GATEWAY_FUNCTIONS } from './settings/gateway.functions';
 import { openAuthDatabase } from './gateway.database';
 
 /** Integration (real PostgreSQL): entities and migrations agree; generating a migration from the entities would produce nothing. */

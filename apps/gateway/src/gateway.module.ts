@@ -41,7 +41,7 @@ import { UsersRepository } from './sessions/users.repository';
 import { UserAccountsRepository } from './memberships/user-accounts.repository';
 import { MembersRepository } from './memberships/members.repository';
 import { MembersService } from './memberships/members.service';
-import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './gateway.tokens';
+import { AUTH_DB, GATEWAY_SETTINGS, GatewaySettings } from './settings/gateway.tokens';
 import { IdempotencyRepository } from './idempotency/idempotency.repository';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { GatewayJanitorService } from './maintenance/gateway-janitor.service';

@@ -23,7 +23,7 @@ import { DEFAULT_API_KEY_CACHE_SETTINGS } from './settings/api-key-cache.setting
 import { parseWebhookSecretKey, WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
 import { DEFAULT_RATE_LIMIT_SETTINGS } from './settings/rate-limit.settings';
 import { DashboardSettings, DEFAULT_THROTTLE, SIGN_UP_MODES, SignUpMode } from './settings/dashboard.settings';
-import type { GatewaySettings } from './gateway.tokens';
+import type { GatewaySettings } from './settings/gateway.tokens';
 import { GATEWAY_VARIABLES } from './settings/gateway-variables.settings';
 import { readMediaFetchPolicy, UPLOAD_VARIABLES } from './settings/uploads.settings';
 

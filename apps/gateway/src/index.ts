@@ -9,7 +9,7 @@ export { GatewayJanitorService } from './maintenance/gateway-janitor.service';
 export { newWebhookSecretKey, type WebhookSecretKeyRing } from './auth/webhook-secret-cipher';
 export { readGatewayParts, readWebhookSecretKeys, type GatewayParts } from './gateway.settings';
 export { GATEWAY_VARIABLES } from './settings/gateway-variables.settings';
-export type { GatewaySettings } from './gateway.tokens';
+export type { GatewaySettings } from './settings/gateway.tokens';
 export { toKeyView } from './keys/key-view';
 export { AuditService, type AuditEntryView, type AuditPage } from './audit-log/audit.service';
 export { AUDIT_ACTIONS, operatorActor, type AuditAction, type AuditActor } from './audit-log/audit-actions';

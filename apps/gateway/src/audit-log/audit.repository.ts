@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import type { AuditAction, AuditRecord } from './audit-actions';
 
 /** An audit entry as stored. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, retryTransient, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import { AccountEntity } from './account.entity';
 import { ApiKeyEntity, ApiKeyScope, WebhookScheme } from './api-key.entity';
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { ValidationError } from '@gen/errors';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { validateWebhookUrl } from '@gen/webhook-policy';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { ApiKeyEntity, WEBHOOK_SCHEMES, WebhookScheme } from './api-key.entity';
 import { ApiKeysService } from './api-keys.service';
 

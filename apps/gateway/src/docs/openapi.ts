@@ -13,7 +13,7 @@ import { WebhookEventDto } from './webhook-event.dto';
 import { fillFormatExamples, reachableSchemas, toJsonSchema2020 } from './schema-rewrites';
 import { lowBalanceWebhookOperation } from './account-webhooks.docs';
 import { SIGNED_REQUEST_RESPONSES, signedRequestParameters } from './signed-request.docs';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 
 export const OPENAPI_JSON_PATH = '/api/v1/openapi.json';
 export const API_DOCS_PATH = '/api/v1/docs';

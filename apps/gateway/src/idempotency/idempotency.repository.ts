@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 
 /** A response kept for replays: what the first request answered. */
 export interface StoredResponse {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 
 /** The caps every new dashboard key of an account gets; null: none. */
 export interface KeyCapDefaults {

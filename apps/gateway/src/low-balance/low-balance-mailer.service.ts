@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AccountLowBalanceEvent } from '@gen/contracts';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { MembersRepository } from '../memberships/members.repository';
 import { Mailer } from '../mail/mailer';
 import { lowBalanceMail } from './low-balance-mail';

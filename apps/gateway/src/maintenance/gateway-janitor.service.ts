@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { PeriodicTask } from '@gen/observability';
 import { AuditService } from '../audit-log/audit.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { IdempotencyService } from '../idempotency/idempotency.service';
 import { LowBalanceRepository } from '../low-balance/low-balance.repository';
 import { RateLimitRepository } from '../rate-limit/rate-limit.repository';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PG_UNIQUE_VIOLATION, pgErrorCode, sqlRows } from '@gen/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import type { MemberRole } from '../memberships/member-role';
 
 /** An invitation not yet accepted, as the members page lists it (never its token). */

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { AccessPolicyError, ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitError, ValidationError } from '@gen/errors';
 import type { AuditActor } from '../audit-log/audit-actions';
 import { AuditService } from '../audit-log/audit.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { Mailer } from '../mail/mailer';
 import { canManageRole, MemberRole, roleWithArticle } from '../memberships/member-role';
 import { AcceptedInvitation, AcceptRefusal, InvitationPreview, InvitationsRepository, PendingInvitation } from './invitations.repository';

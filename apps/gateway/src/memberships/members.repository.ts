@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import type { DataSource, EntityManager } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import type { MemberRole } from './member-role';
 
 /** A member as the members page lists them. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PG_UNIQUE_VIOLATION, pgErrorCode } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { AccountEntity } from '../auth/account.entity';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import { AccountMemberEntity } from './account-member.entity';
 import { UserEntity } from '../users/user.entity';
 

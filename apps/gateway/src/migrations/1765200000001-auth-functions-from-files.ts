@@ -1,6 +1,6 @@
 import { installSqlFunctions, restoreFunctionsOf } from '@gen/persistence';
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { GATEWAY_FUNCTIONS as F } from '../gateway.functions';
+import { GATEWAY_FUNCTIONS as F } from '../settings/gateway.functions';
 import { AuthKeyChangeNotify1764840000000 } from './1764840000000-auth-key-change-notify';
 import { AuthAuditLog1764870000001 } from './1764870000001-auth-audit-log';
 

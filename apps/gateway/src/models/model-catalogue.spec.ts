@@ -1,7 +1,7 @@
 import { Broadcasts, ListModelsReply, ModelInfo } from '@gen/contracts';
 import { ServiceUnavailableError } from '@gen/errors';
 import { InProcessBroadcaster, RpcClient } from '@gen/transport';
-import type { GatewaySettings } from '../gateway.tokens';
+import type { GatewaySettings } from '../settings/gateway.tokens';
 import { ModelCatalogue } from './model-catalogue';
 import { RPC_ATTEMPTS } from '../rpc/rpc-retries';
 

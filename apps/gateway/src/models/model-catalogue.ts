@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit, Optional } f
 import { Broadcasts, DatabaseChannels, ListModelsReply, ModelInfo, Subjects } from '@gen/contracts';
 import { PgNotifications } from '@gen/persistence';
 import { Broadcaster, RpcClient } from '@gen/transport';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { withRpcRetries } from '../rpc/rpc-retries';
 
 /** The catalogue as one read gave it. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { GenerationRecord, ModelInfo, OpenAiImagesMapping } from '@gen/contracts';
 import { isObjectKey, OutputStorage } from '@gen/storage';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { isFinalRecord, JobWaits } from '../generations/live/job-waits';
 import { GetGeneration } from '../generations/records/get-generation.service';
 import { SubmitGeneration } from '../generations/submit/submit-generation.service';

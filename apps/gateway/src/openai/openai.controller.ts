@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { ApiKeyGuard, RequireScope } from '../auth/api-key.guard';
 import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { GenerateOpenAiImages, OpenAiImagesResponse } from './generate-openai-images.service';
 import { OpenAiImageRequestDto } from './image-request.dto';
 import { ListOpenAiModels, OpenAiModel, OpenAiModelList } from './list-openai-models.service';

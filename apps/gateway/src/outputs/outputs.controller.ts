@@ -6,7 +6,7 @@ import { isObjectKey, OUTPUT_CACHE_CONTROL, OUTPUT_EXTENSIONS, OUTPUT_FORMATS, O
 import { RpcClient } from '@gen/transport';
 import type { FastifyReply } from 'fastify';
 import { ApiUnmeteredErrors, COMMON_HEADERS } from '../docs/api-docs.decorators';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { parseByteRange } from './byte-range';
 
 const NO_SUCH_OUTPUT = 'No such output.';

@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { AccountPlanService } from '../plans/account-plan.service';
 import { AccountRateLimitGuard } from './account-rate-limit.guard';
 import { RateLimitRepository } from './rate-limit.repository';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { DEFAULT_RATE_LIMIT_SETTINGS, RATE_LIMIT_SETTINGS } from '../settings/rate-limit.settings';
 import { SlicedThrottlerStorage } from './sliced-throttler.storage';
 

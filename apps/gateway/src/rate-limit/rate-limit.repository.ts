@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 
 /** A slice of a window: hits numbered `first` to `last` (none when `last < first`). */
 export interface WindowSlice {

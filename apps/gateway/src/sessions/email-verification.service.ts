@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AccessPolicyError, ConflictError, RateLimitError, ValidationError } from '@gen/errors';
 import { AuditService } from '../audit-log/audit.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { Mailer } from '../mail/mailer';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../settings/dashboard.settings';
 import type { ClientInfo } from './session-starter';

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import { openMailedLink } from '../users/mailed-links';
 
 /** Sign-up verification links (`auth.email_verifications`, migration 1764970000000). */

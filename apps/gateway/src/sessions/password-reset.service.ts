@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ValidationError } from '@gen/errors';
 import { AuditService } from '../audit-log/audit.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { Mailer } from '../mail/mailer';
 import { MAX_EMAIL_LENGTH } from '../users/email-address';
 import { PasswordHasher } from '../users/password-hasher';

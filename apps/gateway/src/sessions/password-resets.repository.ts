@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import { openMailedLink } from '../users/mailed-links';
 
 /** Password reset links (`auth.password_resets`, migration 1764870000002). */

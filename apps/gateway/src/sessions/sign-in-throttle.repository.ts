@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import { EMPTY_THROTTLE_STATE, ThrottleState } from './sign-in-throttle';
 
 type Row = { key: string; failures: number; last_attempt_at: Date | null; locked_until: Date | null };

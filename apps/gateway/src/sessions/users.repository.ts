@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
-import { AUTH_DB } from '../gateway.tokens';
+import { AUTH_DB } from '../settings/gateway.tokens';
 import type { MemberRole } from '../memberships/member-role';
 import { SessionEntity } from './session.entity';
 import { UserEntity } from '../users/user.entity';

@@ -4,7 +4,7 @@ import type { UploadReply } from '@gen/contracts';
 import { DomainError, RateLimitError, ValidationError } from '@gen/errors';
 import { UPLOAD_ID } from '@gen/model-inputs';
 import { formatOfContentType, isObjectKey, ObjectTooLargeError, OUTPUT_FORMATS, OutputStorage, putSniffed, UnacceptedFormatError } from '@gen/storage';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 import { AccountPlanService } from '../plans/account-plan.service';
 import { ownUploadKey } from './own-upload-url';
 import { UPLOAD_QUOTAS } from './upload-quotas';

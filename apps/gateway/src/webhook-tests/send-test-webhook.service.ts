@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { validateWebhookUrl } from '@gen/webhook-policy';
 import { ApiKeysService } from '../auth/api-keys.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 
 export interface SendTestWebhookCommand {
   accountId: string;

@@ -4,7 +4,7 @@ import { Broadcasts, GenerationChangedBroadcast, GenerationRecord } from '@gen/c
 import { RateLimitError } from '@gen/errors';
 import { PeriodicTask } from '@gen/observability';
 import { Broadcaster } from '@gen/transport';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../../settings/gateway.tokens';
 
 /** Streams one account may hold open at once (beyond: 429). */
 export const DEFAULT_STREAMS_PER_ACCOUNT = 20;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Broadcasts, GenerationChangedBroadcast, GenerationRecord } from '@gen/contracts';
 import { Broadcaster } from '@gen/transport';
-import { GATEWAY_SETTINGS, type GatewaySettings } from '../../gateway.tokens';
+import { GATEWAY_SETTINGS, type GatewaySettings } from '../../settings/gateway.tokens';
 import { isFinalRecord } from '../live/job-waits';
 
 interface Entry {

@@ -2,7 +2,7 @@ import { Broadcasts, GenerationRecord, Subjects, SubmitGenerationRequest } from 
 import { DomainError, NotFoundError, ServiceUnavailableError } from '@gen/errors';
 import { generationRecord } from '@gen/testing';
 import { InProcessBroadcaster, NotDeliveredError, RpcClient } from '@gen/transport';
-import type { GatewaySettings } from '../../gateway.tokens';
+import type { GatewaySettings } from '../../settings/gateway.tokens';
 import { JobWaits } from '../live/job-waits';
 import { SUBMIT_LOST_AFTER_READS, SubmitDelivery, SYNC_DEADLINE_GRACE_MS, SYNC_REREAD_MS } from './submit-delivery';
 

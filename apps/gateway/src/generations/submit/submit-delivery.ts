@@ -3,7 +3,7 @@ import { GenerationRecord, GetGenerationRequest, Subjects, SubmitGenerationReply
 import { DomainError } from '@gen/errors';
 import { PeriodicTask } from '@gen/observability';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../../settings/gateway.tokens';
 import { isUnavailable, RPC_ATTEMPTS, rpcRetryPause, withRpcRetries } from '../../rpc/rpc-retries';
 import { isFinalRecord, JobWaits } from '../live/job-waits';
 

@@ -15,7 +15,7 @@ import { DomainError, ValidationError } from '@gen/errors';
 import { checkMetadata, InputValidator, priceFor } from '@gen/model-inputs';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { ApiKeysService } from '../../auth/api-keys.service';
-import { GATEWAY_SETTINGS, GatewaySettings } from '../../gateway.tokens';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../../settings/gateway.tokens';
 import type { StoredResponse } from '../../idempotency/idempotency.repository';
 import { IdempotencyService, parseIdempotencyKey } from '../../idempotency/idempotency.service';
 import { ModelCatalogue } from '../../models/model-catalogue';

@@ -1,7 +1,7 @@
 import { ModelInfo, ReserveCreditsRequest, Subjects, SubmitGenerationReply, SubmitGenerationRequest } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import type { ApiKeysService } from '../../auth/api-keys.service';
-import type { GatewaySettings } from '../../gateway.tokens';
+import type { GatewaySettings } from '../../settings/gateway.tokens';
 import type { IdempotencyService } from '../../idempotency/idempotency.service';
 import type { AccountPlanService } from '../../plans/account-plan.service';
 import type { GetGeneration } from '../records/get-generation.service';

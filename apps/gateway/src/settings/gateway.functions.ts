@@ -6,7 +6,7 @@ import { join } from 'node:path';
  * fails when the database and a file disagree (CONTRIBUTING.md, "Data").
  */
 export const GATEWAY_FUNCTIONS = {
-  announceApiKeyChange: join(__dirname, 'auth', 'announce-api-key-change.function.sql'),
-  auditLogAppendOnly: join(__dirname, 'audit-log', 'audit-log-append-only.function.sql'),
-  purgeAuditLog: join(__dirname, 'audit-log', 'purge-audit-log.function.sql'),
+  announceApiKeyChange: join(__dirname, '..', 'auth', 'announce-api-key-change.function.sql'),
+  auditLogAppendOnly: join(__dirname, '..', 'audit-log', 'audit-log-append-only.function.sql'),
+  purgeAuditLog: join(__dirname, '..', 'audit-log', 'purge-audit-log.function.sql'),
 } as const;

@@ -1,10 +1,10 @@
 import type { SettingsOf } from '@gen/config';
 import type { OutputUrlSettings, StorageSettings } from '@gen/storage';
 import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
-import type { ApiKeyCacheSettings } from './settings/api-key-cache.settings';
-import type { GATEWAY_VARIABLES } from './settings/gateway-variables.settings';
-import type { RateLimitSettings } from './settings/rate-limit.settings';
-import type { UploadSettings } from './settings/uploads.settings';
+import type { ApiKeyCacheSettings } from './api-key-cache.settings';
+import type { GATEWAY_VARIABLES } from './gateway-variables.settings';
+import type { RateLimitSettings } from './rate-limit.settings';
+import type { UploadSettings } from './uploads.settings';
 
 /** DI token of the gateway's DataSource (schema `auth`). */
 export const AUTH_DB = Symbol('AUTH_DB');
