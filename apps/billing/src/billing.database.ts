@@ -11,6 +11,8 @@ import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000
 import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billing-low-balance';
 import { BillingFunctionsFromFiles1765200000000 } from './migrations/1765200000000-billing-functions-from-files';
 import { KeyCapEntity } from './caps/key-cap.entity';
+import { BillingPayments1766000000000 } from './migrations/1766000000000-billing-payments';
+import { AccountRestrictionEntity, CreditPackEntity, PurchaseEntity, StripeCustomerEntity, StripeEventEntity } from './payments/payment-tables.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
 export const BILLING_SCHEMA = 'billing';
@@ -19,7 +21,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity, CreditPackEntity, StripeCustomerEntity, PurchaseEntity, StripeEventEntity, AccountRestrictionEntity],
     migrations: [
       BillingInit1763700000000,
       BillingLedgerModels1764500000000,
@@ -28,6 +30,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingAccountChangeNotify1764930000000,
       BillingLowBalance1764980000000,
       BillingFunctionsFromFiles1765200000000,
+      BillingPayments1766000000000,
     ],
     poolSize,
   };

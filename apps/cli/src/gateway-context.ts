@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { BillingModule, BillingService, KeyCapsService, openBillingDatabase } from '@gen/billing';
+import { BillingModule, BillingService, KeyCapsService, openBillingDatabase, PaymentsService } from '@gen/billing';
 import { defaultsOf } from '@gen/config';
 import {
   ApiKeysService,
@@ -30,6 +30,8 @@ export interface GatewayServices {
   audit: AuditService;
   broadcaster: Broadcaster;
   lowBalance: LowBalanceAlertsService;
+  /** Packs and the account's Stripe customer (no calls to Stripe: the CLI reads and writes billing's tables). */
+  payments: PaymentsService;
 }
 
 /** The gateway module without its HTTP side: what the account, key and credit commands use of it. */
@@ -89,6 +91,7 @@ export async function withGatewayServices(database: CliDatabase, needs: { webhoo
           audit: app.get(AuditService),
           broadcaster: app.get(Broadcaster),
           lowBalance: app.get(LowBalanceAlertsService),
+          payments: app.get(PaymentsService),
         });
       } finally {
         const problem = await relay?.settle();

@@ -77,6 +77,25 @@ export const ACCOUNTS: CommandGroup = {
           out(rows.map((r) => `${r.id}  ${r.plan.padEnd(10)} available ${r.available}  held ${r.held}  ${r.name}`).join('\n') || '(no accounts)', rows);
         }),
     },
+    show: {
+      summary: "Show an account: plan, limits, balance, and its Stripe customer when it pays through Stripe.",
+      options: { account: { description: 'account id', required: true } },
+      run: (o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ billing, payments }) => {
+          const account = req(o, 'account');
+          const balance = withoutAccountId(await billing.balance(account));
+          const stripe = await payments.stripeStatus(account);
+          const shown = { id: account, ...balance, stripe };
+          out(
+            [
+              `Account ${account}: plan ${balance.plan} (${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks)`,
+              `Credits: available ${balance.available}, held ${balance.held}`,
+              `Stripe customer: ${stripe.customer_id ?? 'none'}`,
+            ].join('\n'),
+            shown,
+          );
+        }),
+    },
     'set-low-balance': {
       summary:
         "Set an account's low-balance alert threshold: when its available credits fall below it, its owners get a mail and its keys' webhook URLs an account.low_balance event (once per crossing).",

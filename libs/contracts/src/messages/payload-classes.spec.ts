@@ -37,6 +37,11 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
   [Subjects.billingKeyCapsSet]: { accountId: id(), keyId: id(), perDay: 500, perMonth: null },
   [Subjects.billingLowBalanceGet]: { accountId: id() },
   [Subjects.billingLowBalanceSet]: { accountId: id(), threshold: null },
+  [Subjects.billingStripeEvent]: { event: { id: 'evt_1', object: 'event', type: 'checkout.session.completed', created: 1764000000, data: { object: { id: 'cs_1' } } } },
+  [Subjects.billingPaymentsOverview]: { accountId: id() },
+  [Subjects.billingPaymentsCheckout]: { accountId: id(), packId: 'starter', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
+  [Subjects.billingPaymentsPortal]: { accountId: id(), returnUrl: 'https://gen.example/dashboard/billing' },
+  [Subjects.billingPaymentsPurchases]: { accountId: id(), limit: 20 },
   [Subjects.generationSubmit]: {
     jobId: id(),
     accountId: id(),
@@ -95,6 +100,7 @@ const MALFORMED: Record<Subject | EventName, object> = {
   [Subjects.modelsList]: { plan: 'gold' },
   [Subjects.modelsGet]: {},
   [Subjects.authWebhookSecretGet]: { apiKeyId: null },
+  [Subjects.billingStripeEvent]: { event: 'evt_1' },
   [Events.generationCompleted]: { ...WELL_FORMED[Events.generationCompleted], record: { ...record(), status: 'done' } },
 };
 

@@ -23,6 +23,7 @@ import {
   OutputStatusRequest,
   SubmitGenerationRequest,
 } from './generation.messages';
+import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest } from './payments.messages';
 import { Broadcasts, EventName, Events, Subjects } from './subjects';
 import {
   AccountEventsListRequest,
@@ -54,6 +55,11 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Subjects.billingKeyCapsSet]: SetKeyCapsRequest,
   [Subjects.billingLowBalanceGet]: GetLowBalanceRequest,
   [Subjects.billingLowBalanceSet]: SetLowBalanceRequest,
+  [Subjects.billingStripeEvent]: StripeEventRequest,
+  [Subjects.billingPaymentsOverview]: PaymentsOverviewRequest,
+  [Subjects.billingPaymentsCheckout]: CreateCheckoutRequest,
+  [Subjects.billingPaymentsPortal]: CreatePortalRequest,
+  [Subjects.billingPaymentsPurchases]: ListPurchasesRequest,
   [Subjects.generationSubmit]: SubmitGenerationRequest,
   [Subjects.generationGet]: GetGenerationRequest,
   [Subjects.generationList]: ListGenerationsRequest,

@@ -13,6 +13,16 @@ export const Subjects = {
   billingKeyCapsSet: 'billing.key-caps.set',
   billingLowBalanceGet: 'billing.low-balance.get',
   billingLowBalanceSet: 'billing.low-balance.set',
+  /** A Stripe event the gateway verified (StripeEventRequest; docs/operations/payments.md). */
+  billingStripeEvent: 'billing.stripe.event',
+  /** The dashboard's Billing page: balance, packs, the Stripe customer (PaymentsOverviewRequest). */
+  billingPaymentsOverview: 'billing.payments.overview',
+  /** A Checkout Session for a credit pack (CreateCheckoutRequest). */
+  billingPaymentsCheckout: 'billing.payments.checkout',
+  /** A Stripe customer portal link (CreatePortalRequest). */
+  billingPaymentsPortal: 'billing.payments.portal',
+  /** The account's pack purchases with their receipts (ListPurchasesRequest). */
+  billingPaymentsPurchases: 'billing.payments.purchases',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',

@@ -1,0 +1,133 @@
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, Unique, UpdateDateColumn } from 'typeorm';
+
+/*
+ * The payments tables (docs/operations/payments.md). Mirror migration 1766000000000 (billing-payments),
+ * constraint and index names included. One file: the five are one feature's rows and small.
+ */
+
+/** A credit pack the operator sells: `credits` for `unitAmount` (smallest unit of `currency`). */
+@Entity({ name: 'credit_packs' })
+@Check('credit_packs_credits_check', `"credits" > 0`)
+@Check('credit_packs_unit_amount_check', `"unit_amount" > 0`)
+export class CreditPackEntity {
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'credit_packs_pkey' })
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('integer')
+  credits!: number;
+
+  @Column('integer', { name: 'unit_amount' })
+  unitAmount!: number;
+
+  @Column('text')
+  currency!: string;
+
+  /** Retired packs stay for the purchases that name them. */
+  @Column('boolean', { default: true })
+  active!: boolean;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** An account's Stripe customer. */
+@Entity({ name: 'stripe_customers' })
+@Unique('stripe_customers_customer_id_key', ['customerId'])
+export class StripeCustomerEntity {
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'stripe_customers_pkey' })
+  accountId!: string;
+
+  @Column('text', { name: 'customer_id' })
+  customerId!: string;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** A paid Checkout Session: its credits were granted with this row, once. */
+@Entity({ name: 'purchases' })
+@Index('purchases_by_account', ['accountId', 'createdAt'])
+@Index('purchases_by_payment_intent', ['paymentIntentId'])
+@Check('purchases_credits_check', `"credits" > 0`)
+@Check('purchases_refunded_credits_check', `"refunded_credits" >= 0 AND "refunded_credits" <= "credits"`)
+export class PurchaseEntity {
+  @PrimaryColumn('text', { name: 'checkout_session_id', primaryKeyConstraintName: 'purchases_pkey' })
+  checkoutSessionId!: string;
+
+  @Column('uuid', { name: 'account_id' })
+  accountId!: string;
+
+  @Column('text', { name: 'pack_id' })
+  packId!: string;
+
+  @Column('integer')
+  credits!: number;
+
+  /** What was paid, in the smallest unit of `currency`. */
+  @Column('integer')
+  amount!: number;
+
+  @Column('text')
+  currency!: string;
+
+  @Column('text', { name: 'payment_intent_id', nullable: true })
+  paymentIntentId!: string | null;
+
+  @Column('text', { name: 'charge_id', nullable: true })
+  chargeId!: string | null;
+
+  @Column('text', { name: 'receipt_url', nullable: true })
+  receiptUrl!: string | null;
+
+  /** Credits taken back by refunds (never more than `credits`). */
+  @Column('integer', { name: 'refunded_credits', default: 0 })
+  refundedCredits!: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}
+
+/** A Stripe event billing handled, by its id: a second delivery finds it and changes nothing. */
+@Entity({ name: 'stripe_events' })
+export class StripeEventEntity {
+  @PrimaryColumn('text', { name: 'event_id', primaryKeyConstraintName: 'stripe_events_pkey' })
+  eventId!: string;
+
+  @Column('text')
+  type!: string;
+
+  /** The event's `created` (Stripe's clock). */
+  @Column('timestamptz', { name: 'stripe_created' })
+  stripeCreated!: Date;
+
+  /** What handling it did (StripeEventOutcome, or why it was ignored). */
+  @Column('text')
+  outcome!: string;
+
+  @CreateDateColumn({ name: 'received_at', type: 'timestamptz' })
+  receivedAt!: Date;
+}
+
+/** An account whose submits are refused with `402` until the operator lifts the restriction. */
+@Entity({ name: 'account_restrictions' })
+export class AccountRestrictionEntity {
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'account_restrictions_pkey' })
+  accountId!: string;
+
+  /** `refund` (refunded credits were spent) or `dispute`. */
+  @Column('text')
+  reason!: string;
+
+  /** What the customer is told (the 402's message). */
+  @Column('text')
+  message!: string;
+
+  @Column('text', { name: 'stripe_object_id', nullable: true })
+  stripeObjectId!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

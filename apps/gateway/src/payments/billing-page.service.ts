@@ -1,0 +1,50 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CheckoutReply,
+  CreateCheckoutRequest,
+  CreatePortalRequest,
+  ListPurchasesReply,
+  ListPurchasesRequest,
+  PaymentsOverview,
+  PaymentsOverviewRequest,
+  PortalReply,
+  Subjects,
+} from '@gen/contracts';
+import { RpcClient } from '@gen/transport';
+import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
+
+/** The dashboard's Billing page: what billing answers, with the page's own URL for Stripe to send the customer back to. */
+@Injectable()
+export class BillingPageService {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
+  ) {}
+
+  private page(query = ''): string {
+    return `${this.settings.publicBaseUrl}/dashboard/billing${query}`;
+  }
+
+  overview(accountId: string): Promise<PaymentsOverview> {
+    return this.rpc.request<PaymentsOverview, PaymentsOverviewRequest>(Subjects.billingPaymentsOverview, { accountId });
+  }
+
+  purchases(accountId: string, limit: number): Promise<ListPurchasesReply> {
+    return this.rpc.request<ListPurchasesReply, ListPurchasesRequest>(Subjects.billingPaymentsPurchases, { accountId, limit });
+  }
+
+  checkout(accountId: string, packId: string, email: string): Promise<CheckoutReply> {
+    return this.rpc.request<CheckoutReply, CreateCheckoutRequest>(Subjects.billingPaymentsCheckout, {
+      accountId,
+      packId,
+      email,
+      // {CHECKOUT_SESSION_ID} is Stripe's placeholder: the page can say which purchase came back.
+      successUrl: this.page('?checkout=success&session_id={CHECKOUT_SESSION_ID}'),
+      cancelUrl: this.page('?checkout=canceled'),
+    });
+  }
+
+  portal(accountId: string, email: string): Promise<PortalReply> {
+    return this.rpc.request<PortalReply, CreatePortalRequest>(Subjects.billingPaymentsPortal, { accountId, email, returnUrl: this.page() });
+  }
+}

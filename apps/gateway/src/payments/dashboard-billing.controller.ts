@@ -1,0 +1,62 @@
+import { Body, Controller, Get, HttpCode, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import type { CheckoutReply, ListPurchasesReply, PaymentsOverview, PortalReply } from '@gen/contracts';
+import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
+import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
+import type { LiveSession } from '../dashboard/sessions/users.repository';
+import { RequiresRole } from '../dashboard/sessions/requires-role.decorator';
+import { BillingPageService } from './billing-page.service';
+
+/** Body of POST /dashboard/api/billing/checkout. */
+export class CheckoutDto {
+  @IsString({ message: 'pack_id: the id of a credit pack from GET /dashboard/api/billing.' })
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'pack_id: the id of a credit pack from GET /dashboard/api/billing.' })
+  pack_id!: string;
+}
+
+export class PurchasesQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt({ message: 'limit: a whole number from 1 to 100.' })
+  @Min(1, { message: 'limit: a whole number from 1 to 100.' })
+  @Max(100, { message: 'limit: a whole number from 1 to 100.' })
+  limit?: number;
+}
+
+/**
+ * The Billing page (docs/guide/billing.md): balance, packs, purchases and receipts for owners and
+ * admins; buying and the Stripe customer portal for owners only (they hold the card).
+ */
+@Controller('dashboard/api/billing')
+@UseGuards(DashboardSessionGuard)
+@UseInterceptors(NoStoreInterceptor)
+export class DashboardBillingController {
+  constructor(private readonly billing: BillingPageService) {}
+
+  @Get()
+  @RequiresRole('admin')
+  overview(@CurrentSession() session: LiveSession): Promise<PaymentsOverview> {
+    return this.billing.overview(session.accountId);
+  }
+
+  @Get('purchases')
+  @RequiresRole('admin')
+  purchases(@CurrentSession() session: LiveSession, @Query() query: PurchasesQuery): Promise<ListPurchasesReply> {
+    return this.billing.purchases(session.accountId, query.limit ?? 20);
+  }
+
+  @Post('checkout')
+  @HttpCode(201)
+  @RequiresRole('owner')
+  checkout(@CurrentSession() session: LiveSession, @Body() body: CheckoutDto): Promise<CheckoutReply> {
+    return this.billing.checkout(session.accountId, body.pack_id, session.email);
+  }
+
+  @Post('portal')
+  @HttpCode(201)
+  @RequiresRole('owner')
+  portal(@CurrentSession() session: LiveSession): Promise<PortalReply> {
+    return this.billing.portal(session.accountId, session.email);
+  }
+}

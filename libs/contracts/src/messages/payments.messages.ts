@@ -1,0 +1,140 @@
+import { IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
+import { Nested, Nullable } from '../validation';
+
+/**
+ * Payments through Stripe (docs/operations/payments.md): the gateway checks each Stripe delivery's
+ * signature and hands the event to billing, which owns the money; the dashboard's Billing page asks
+ * billing for the rest. Requests are checked on receipt (PAYLOAD_CLASSES); replies are interfaces
+ * with classes beside them for the message contract, as in billing.reply-payloads.ts.
+ */
+
+/** A Stripe event whose signature the gateway checked (`billing.stripe.event`): the parsed event as Stripe sent it. */
+export class StripeEventRequest {
+  /** Stripe's Event object (`id`, `type`, `created`, `data.object`, ...); billing reads what it needs. */
+  @IsObject() event!: Record<string, unknown>;
+}
+
+/** `applied`: it changed something; `duplicate`: the event id was processed before; `ignored`: not a type billing acts on, or stale. */
+export const STRIPE_EVENT_OUTCOMES = ['applied', 'duplicate', 'ignored'] as const;
+export type StripeEventOutcome = (typeof STRIPE_EVENT_OUTCOMES)[number];
+
+export interface StripeEventReply {
+  outcome: StripeEventOutcome;
+}
+
+export class StripeEventReplyPayload implements StripeEventReply {
+  @IsIn(STRIPE_EVENT_OUTCOMES) outcome!: StripeEventOutcome;
+}
+
+/** The Billing page of one account (`billing.payments.overview`). */
+export class PaymentsOverviewRequest {
+  @IsString() accountId!: string;
+}
+
+/** Buy a credit pack: a Stripe Checkout Session in payment mode (`billing.payments.checkout`). */
+export class CreateCheckoutRequest {
+  @IsString() accountId!: string;
+  @IsString() packId!: string;
+  /** Where Stripe sends the customer back (the dashboard's Billing page). */
+  @IsString() successUrl!: string;
+  @IsString() cancelUrl!: string;
+  /** The buyer's email, for a new Stripe customer; absent: none. */
+  @IsOptional() @IsString() email?: string;
+}
+
+/** A Stripe customer portal session for cards and invoices (`billing.payments.portal`). */
+export class CreatePortalRequest {
+  @IsString() accountId!: string;
+  @IsString() returnUrl!: string;
+  @IsOptional() @IsString() email?: string;
+}
+
+/** The account's pack purchases, newest first (`billing.payments.purchases`). */
+export class ListPurchasesRequest {
+  @IsString() accountId!: string;
+  @IsNumber() limit!: number;
+}
+
+/** A credit pack the operator sells. `unit_amount` in the currency's smallest unit (cents). */
+export interface CreditPackView {
+  id: string;
+  name: string;
+  credits: number;
+  unit_amount: number;
+  currency: string;
+}
+
+export interface PurchaseView {
+  checkout_session_id: string;
+  pack_id: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  payment_intent_id: string | null;
+  receipt_url: string | null;
+  /** Credits taken back by refunds so far. */
+  refunded_credits: number;
+  created_at: string;
+}
+
+export interface ListPurchasesReply {
+  data: PurchaseView[];
+}
+
+export interface PaymentsOverview {
+  /** PAYMENTS_PROVIDER of billing: `none`, the page says payments are off. */
+  provider: 'none' | 'stripe';
+  available: number;
+  packs: CreditPackView[];
+  /** The account's Stripe customer, once it has one (its first checkout or portal visit). */
+  stripe_customer_id: string | null;
+}
+
+export interface CheckoutReply {
+  checkout_session_id: string;
+  url: string;
+}
+
+export interface PortalReply {
+  url: string;
+}
+
+export class CreditPackViewPayload implements CreditPackView {
+  @IsString() id!: string;
+  @IsString() name!: string;
+  @IsNumber() credits!: number;
+  @IsNumber() unit_amount!: number;
+  @IsString() currency!: string;
+}
+
+export class PurchaseViewPayload implements PurchaseView {
+  @IsString() checkout_session_id!: string;
+  @IsString() pack_id!: string;
+  @IsNumber() credits!: number;
+  @IsNumber() amount!: number;
+  @IsString() currency!: string;
+  @Nullable() @IsString() payment_intent_id!: string | null;
+  @Nullable() @IsString() receipt_url!: string | null;
+  @IsNumber() refunded_credits!: number;
+  @IsString() created_at!: string;
+}
+
+export class ListPurchasesReplyPayload implements ListPurchasesReply {
+  @Nested(() => PurchaseViewPayload, { each: true }) data!: PurchaseViewPayload[];
+}
+
+export class PaymentsOverviewPayload implements PaymentsOverview {
+  @IsIn(['none', 'stripe']) provider!: 'none' | 'stripe';
+  @IsNumber() available!: number;
+  @Nested(() => CreditPackViewPayload, { each: true }) packs!: CreditPackViewPayload[];
+  @Nullable() @IsString() stripe_customer_id!: string | null;
+}
+
+export class CheckoutReplyPayload implements CheckoutReply {
+  @IsString() checkout_session_id!: string;
+  @IsString() url!: string;
+}
+
+export class PortalReplyPayload implements PortalReply {
+  @IsString() url!: string;
+}

@@ -1,0 +1,343 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A stand-in for Stripe's API, written from its API reference, that the real `stripe` package talks
+ * to (STRIPE_API_HOST/PORT/PROTOCOL): Customers, Checkout Sessions (payment mode), PaymentIntents
+ * (with their latest Charge), Billing Portal sessions. Requests are form-encoded with bracketed keys
+ * (`line_items[0][price_data][currency]=usd`), answers are JSON objects with `id` and `object`,
+ * errors are `{"error": {"type", "code", "message", "param"}}` with Stripe's statuses, and an
+ * `Idempotency-Key` replays the first answer. It also plays Stripe's side of webhooks: the events a
+ * payment causes, signed with Stripe's scheme (`Stripe-Signature: t=<unix seconds>,v1=<hex
+ * HMAC-SHA256 of "<t>.<payload>" keyed with the endpoint secret>`), and delivers them.
+ */
+
+type Json = Record<string, unknown>;
+
+export interface StripeStandInOptions {
+  /** The secret key the service must send (`Authorization: Bearer ...`). */
+  secretKey?: string;
+  /** The webhook endpoint's signing secret (`whsec_...`). */
+  webhookSecret?: string;
+}
+
+export interface Delivery {
+  status: number;
+  body: any;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const newId = (prefix: string) => `${prefix}_test_${randomBytes(12).toString('hex')}`;
+
+/** Stripe's form encoding, read back: `a[b][0][c]=v` → `{a: {b: [{c: 'v'}]}}`; `expand[]=x` → `{expand: ['x']}`. */
+export function parseStripeForm(text: string): Json {
+  const root: Json = {};
+  for (const pair of text.split('&').filter((p) => p.length > 0)) {
+    const [rawKey, rawValue = ''] = pair.split('=');
+    const key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
+    const value = decodeURIComponent(rawValue.replace(/\+/g, ' '));
+    const path = [key.replace(/\[.*$/, ''), ...[...key.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1])];
+    let node: any = root;
+    for (let i = 0; i < path.length; i += 1) {
+      const part = path[i];
+      const last = i === path.length - 1;
+      const nextIsIndex = !last && /^\d*$/.test(path[i + 1]);
+      const slot = part === '' ? (node as unknown[]).length : part;
+      if (last) node[slot] = value;
+      else {
+        node[slot] ??= nextIsIndex ? [] : {};
+        node = node[slot];
+      }
+    }
+  }
+  return root;
+}
+
+class StripeApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+}
+
+const missing = (param: string) => new StripeApiError(400, 'invalid_request_error', 'parameter_missing', `Missing required param: ${param}.`, param);
+const noSuch = (what: string, id: string) => new StripeApiError(404, 'invalid_request_error', 'resource_missing', `No such ${what}: '${id}'`, 'id');
+
+export class StripeStandIn {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  readonly customers = new Map<string, Json>();
+  readonly checkoutSessions = new Map<string, Json>();
+  readonly paymentIntents = new Map<string, Json>();
+  readonly charges = new Map<string, Json>();
+  readonly portalSessions = new Map<string, Json>();
+  /** Every API request: method, path and parsed parameters. */
+  readonly requests: Array<{ method: string; path: string; params: Json }> = [];
+  private readonly idempotent = new Map<string, { status: number; body: Json }>();
+  private server!: Server;
+  port = 0;
+  readonly host = '127.0.0.1';
+
+  private constructor(options: StripeStandInOptions) {
+    this.secretKey = options.secretKey ?? `sk_test_${randomBytes(12).toString('hex')}`;
+    this.webhookSecret = options.webhookSecret ?? `whsec_${randomBytes(24).toString('base64url')}`;
+  }
+
+  static async start(options: StripeStandInOptions = {}): Promise<StripeStandIn> {
+    const standIn = new StripeStandIn(options);
+    standIn.server = createServer((req, res) => standIn.handle(req, res));
+    await new Promise<void>((resolve) => standIn.server.listen(0, standIn.host, resolve));
+    standIn.port = (standIn.server.address() as AddressInfo).port;
+    return standIn;
+  }
+
+  /** The settings that point billing and the gateway at this stand-in. */
+  env(): Record<string, string> {
+    return {
+      PAYMENTS_PROVIDER: 'stripe',
+      STRIPE_SECRET_KEY: this.secretKey,
+      STRIPE_WEBHOOK_SECRET: this.webhookSecret,
+      STRIPE_API_HOST: this.host,
+      STRIPE_API_PORT: String(this.port),
+      STRIPE_API_PROTOCOL: 'http',
+    };
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+
+  // --- What the customer does at Stripe, and the events Stripe sends for it ---
+
+  /**
+   * The customer pays a Checkout Session (payment mode): the PaymentIntent succeeds with a Charge
+   * (its receipt URL), the session becomes complete and paid. Returns the `checkout.session.completed` event.
+   */
+  payCheckout(sessionId: string): Json {
+    const session = this.checkoutSessions.get(sessionId);
+    if (!session) throw new Error(`no checkout session ${sessionId}`);
+    const intentId = newId('pi');
+    const chargeId = newId('ch');
+    const charge: Json = {
+      id: chargeId,
+      object: 'charge',
+      amount: session.amount_total,
+      amount_refunded: 0,
+      currency: session.currency,
+      customer: session.customer,
+      payment_intent: intentId,
+      paid: true,
+      refunded: false,
+      status: 'succeeded',
+      receipt_url: `https://pay.stripe.com/receipts/payment/${randomBytes(16).toString('hex')}`,
+      metadata: (session.payment_intent_data as Json | undefined)?.metadata ?? {},
+      created: now(),
+    };
+    this.charges.set(chargeId, charge);
+    this.paymentIntents.set(intentId, {
+      id: intentId,
+      object: 'payment_intent',
+      amount: session.amount_total,
+      currency: session.currency,
+      customer: session.customer,
+      status: 'succeeded',
+      latest_charge: chargeId,
+      payment_method: newId('pm'),
+      setup_future_usage: (session.payment_intent_data as Json | undefined)?.setup_future_usage ?? null,
+      metadata: (session.payment_intent_data as Json | undefined)?.metadata ?? {},
+      created: now(),
+    });
+    Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intentId });
+    return this.event('checkout.session.completed', this.publicSession(session));
+  }
+
+  /** A Stripe Event object around `object` (`created` defaults to now). */
+  event(type: string, object: Json, options: { id?: string; created?: number } = {}): Json {
+    return {
+      id: options.id ?? newId('evt'),
+      object: 'event',
+      api_version: '2025-11-17.clover',
+      created: options.created ?? now(),
+      data: { object: JSON.parse(JSON.stringify(object)) },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: null, idempotency_key: null },
+      type,
+    };
+  }
+
+  /** Stripe's signature header for `payload`: `t=<timestamp>,v1=<HMAC-SHA256 of "<t>.<payload>">`. */
+  sign(payload: string, options: { timestamp?: number; secret?: string } = {}): string {
+    const t = options.timestamp ?? now();
+    const v1 = createHmac('sha256', options.secret ?? this.webhookSecret).update(`${t}.${payload}`, 'utf8').digest('hex');
+    return `t=${t},v1=${v1}`;
+  }
+
+  /** POSTs an event to the endpoint as Stripe does (JSON, signed); `signature` replaces the header, `payload` the body. */
+  async deliver(endpoint: string, event: Json, options: { timestamp?: number; secret?: string; signature?: string | null; payload?: string } = {}): Promise<Delivery> {
+    const payload = options.payload ?? JSON.stringify(event, null, 2);
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)' };
+    const signature = options.signature === undefined ? this.sign(payload, options) : options.signature;
+    if (signature !== null) headers['stripe-signature'] = signature;
+    const response = await fetch(endpoint, { method: 'POST', headers, body: payload });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  // --- The API ---
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', `http://${this.host}`);
+      const method = req.method ?? 'GET';
+      const params = parseStripeForm(method === 'GET' || method === 'DELETE' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
+      this.requests.push({ method, path: url.pathname, params });
+      const send = (status: number, body: Json) => {
+        res.writeHead(status, { 'content-type': 'application/json', 'request-id': newId('req') }).end(JSON.stringify(body));
+      };
+      try {
+        if (req.headers.authorization !== `Bearer ${this.secretKey}`) {
+          throw new StripeApiError(401, 'invalid_request_error', 'api_key_invalid', 'Invalid API Key provided.');
+        }
+        const key = req.headers['idempotency-key'];
+        const idempotencyKey = typeof key === 'string' && method === 'POST' ? `${url.pathname} ${key}` : null;
+        const replay = idempotencyKey ? this.idempotent.get(idempotencyKey) : undefined;
+        if (replay) {
+          send(replay.status, replay.body);
+          return;
+        }
+        const body = this.route(method, url.pathname, params);
+        if (idempotencyKey) this.idempotent.set(idempotencyKey, { status: 200, body });
+        send(200, body);
+      } catch (error) {
+        if (error instanceof StripeApiError) {
+          send(error.status, { error: { type: error.type, code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+        } else {
+          send(500, { error: { type: 'api_error', message: String(error) } });
+        }
+      }
+    });
+  }
+
+  private route(method: string, path: string, params: Json): Json {
+    const match = (pattern: RegExp) => pattern.exec(`${method} ${path}`);
+    let m: RegExpExecArray | null;
+    if (match(/^POST \/v1\/customers$/)) return this.createCustomer(params);
+    if ((m = match(/^GET \/v1\/customers\/([\w-]+)$/))) return this.found(this.customers, 'customer', m[1]);
+    if (match(/^POST \/v1\/checkout\/sessions$/)) return this.createCheckoutSession(params);
+    if ((m = match(/^GET \/v1\/checkout\/sessions\/([\w-]+)$/))) return this.publicSession(this.found(this.checkoutSessions, 'checkout.session', m[1]));
+    if ((m = match(/^GET \/v1\/payment_intents\/([\w-]+)$/))) return this.expand(this.found(this.paymentIntents, 'payment_intent', m[1]), params);
+    if ((m = match(/^GET \/v1\/charges\/([\w-]+)$/))) return this.found(this.charges, 'charge', m[1]);
+    if (match(/^POST \/v1\/billing_portal\/sessions$/)) return this.createPortalSession(params);
+    throw new StripeApiError(404, 'invalid_request_error', 'resource_missing', `Unrecognized request URL (${method}: ${path}).`);
+  }
+
+  private found(map: Map<string, Json>, what: string, id: string): Json {
+    const object = map.get(id);
+    if (!object) throw noSuch(what, id);
+    return object;
+  }
+
+  /** `expand[]=latest_charge`: the id replaced by the object. */
+  private expand(object: Json, params: Json): Json {
+    const expand = Array.isArray(params.expand) ? (params.expand as string[]) : [];
+    const copy = { ...object };
+    if (expand.includes('latest_charge') && typeof copy.latest_charge === 'string') copy.latest_charge = this.charges.get(copy.latest_charge) ?? copy.latest_charge;
+    return copy;
+  }
+
+  private createCustomer(params: Json): Json {
+    const customer: Json = {
+      id: newId('cus'),
+      object: 'customer',
+      email: params.email ?? null,
+      metadata: params.metadata ?? {},
+      invoice_settings: { default_payment_method: null },
+      created: now(),
+      livemode: false,
+    };
+    this.customers.set(customer.id as string, customer);
+    return customer;
+  }
+
+  private createCheckoutSession(params: Json): Json {
+    const mode = params.mode as string | undefined;
+    if (!mode) throw missing('mode');
+    if (!['payment', 'subscription', 'setup'].includes(mode)) throw new StripeApiError(400, 'invalid_request_error', 'parameter_invalid_string', `Invalid mode: must be one of payment, setup, or subscription`, 'mode');
+    if (!params.success_url) throw missing('success_url');
+    if (params.customer !== undefined && !this.customers.has(params.customer as string)) throw noSuch('customer', params.customer as string);
+    const items = (params.line_items as Json[] | undefined) ?? [];
+    if (mode !== 'setup' && items.length === 0) throw missing('line_items');
+    let amount = 0;
+    let currency: string | null = null;
+    for (const [index, item] of items.entries()) {
+      const priceData = item.price_data as Json | undefined;
+      if (!priceData && !item.price) throw missing(`line_items[${index}][price]`);
+      if (priceData) {
+        if (!priceData.currency) throw missing(`line_items[${index}][price_data][currency]`);
+        if (priceData.unit_amount === undefined) throw missing(`line_items[${index}][price_data][unit_amount]`);
+        if (!priceData.product_data && !priceData.product) throw missing(`line_items[${index}][price_data][product_data]`);
+        currency = priceData.currency as string;
+        amount += Number(priceData.unit_amount) * Number(item.quantity ?? 1);
+      }
+    }
+    const sessionId = newId('cs');
+    const session: Json = {
+      id: sessionId,
+      object: 'checkout.session',
+      mode,
+      status: 'open',
+      payment_status: 'unpaid',
+      amount_subtotal: amount,
+      amount_total: amount,
+      currency,
+      customer: params.customer ?? null,
+      customer_email: params.customer_email ?? null,
+      client_reference_id: params.client_reference_id ?? null,
+      metadata: params.metadata ?? {},
+      payment_intent: null,
+      subscription: null,
+      success_url: params.success_url,
+      cancel_url: params.cancel_url ?? null,
+      url: `http://${this.host}:${this.port}/c/pay/${sessionId}`,
+      created: now(),
+      expires_at: now() + 86_400,
+      livemode: false,
+      payment_intent_data: params.payment_intent_data ?? null,
+    };
+    this.checkoutSessions.set(sessionId, session);
+    return this.publicSession(session);
+  }
+
+  /** The session as the API shows it (what was asked of payment_intent_data is not a field of the object). */
+  private publicSession(session: Json): Json {
+    const { payment_intent_data: _asked, ...shown } = session;
+    return shown;
+  }
+
+  private createPortalSession(params: Json): Json {
+    if (!params.customer) throw missing('customer');
+    if (!this.customers.has(params.customer as string)) throw noSuch('customer', params.customer as string);
+    const id = newId('bps');
+    const session: Json = {
+      id,
+      object: 'billing_portal.session',
+      customer: params.customer,
+      return_url: params.return_url ?? null,
+      url: `http://${this.host}:${this.port}/p/session/${id}`,
+      created: now(),
+      livemode: false,
+    };
+    this.portalSessions.set(id, session);
+    return session;
+  }
+}
