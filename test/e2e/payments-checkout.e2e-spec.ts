@@ -57,6 +57,7 @@ describe('standalone: payments, credit packs through Stripe Checkout', () => {
         { id: 'bulk', name: 'Bulk', credits: 5000, unit_amount: 4000, currency: 'usd' },
       ],
       stripe_customer_id: null,
+      restriction: null,
     });
 
     const session = await checkout(owner);

@@ -158,6 +158,44 @@ export class StripeStandIn {
     return this.event('checkout.session.completed', this.publicSession(session));
   }
 
+  /**
+   * The operator refunds `amount` (default: what is left) of a PaymentIntent's charge: the charge's
+   * `amount_refunded` (a running total) and `refunded` change. Returns the `charge.refunded` event.
+   */
+  refund(paymentIntentId: string, amount?: number): Json {
+    const charge = this.chargeOf(paymentIntentId);
+    const left = (charge.amount as number) - (charge.amount_refunded as number);
+    const refunded = (charge.amount_refunded as number) + Math.min(amount ?? left, left);
+    Object.assign(charge, { amount_refunded: refunded, refunded: refunded === charge.amount });
+    return this.event('charge.refunded', charge);
+  }
+
+  /** The card holder disputes a PaymentIntent's charge. Returns the `charge.dispute.created` event. */
+  dispute(paymentIntentId: string, reason = 'fraudulent'): Json {
+    const charge = this.chargeOf(paymentIntentId);
+    Object.assign(charge, { disputed: true });
+    const dispute: Json = {
+      id: newId('dp'),
+      object: 'dispute',
+      amount: charge.amount,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: paymentIntentId,
+      reason,
+      status: 'needs_response',
+      created: now(),
+      livemode: false,
+    };
+    return this.event('charge.dispute.created', dispute);
+  }
+
+  private chargeOf(paymentIntentId: string): Json {
+    const intent = this.paymentIntents.get(paymentIntentId);
+    const charge = intent && this.charges.get(intent.latest_charge as string);
+    if (!charge) throw new Error(`no charge for ${paymentIntentId}`);
+    return charge;
+  }
+
   /** A Stripe Event object around `object` (`created` defaults to now). */
   event(type: string, object: Json, options: { id?: string; created?: number } = {}): Json {
     return {

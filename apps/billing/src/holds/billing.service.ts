@@ -14,6 +14,7 @@ import { CreditMetrics } from '../metrics/credit-metrics';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { HoldsRepository } from './holds.repository';
 import { HoldsWriter } from './holds.writer';
+import { PaymentsService } from '../payments/payments.service';
 
 @Injectable()
 export class BillingService {
@@ -24,6 +25,7 @@ export class BillingService {
     private readonly holdRows: HoldsRepository,
     private readonly accounts: BillingAccountsRepository,
     private readonly metrics: CreditMetrics,
+    private readonly payments: PaymentsService,
   ) {}
 
   async openAccount(request: OpenBillingAccountRequest): Promise<BalanceReply> {
@@ -41,6 +43,14 @@ export class BillingService {
   }
 
   async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
+    // A restricted account (a refund of spent credits, a dispute: payments/) submits nothing: 402 and why.
+    // Checked here, where every submit of either run mode reserves, before its hold joins a batch.
+    try {
+      await this.payments.assertNotRestricted(request.accountId);
+    } catch (error) {
+      this.metrics.hold('insufficient');
+      throw error;
+    }
     const outcome = await this.holds.reserve(
       request.accountId,
       request.jobId,

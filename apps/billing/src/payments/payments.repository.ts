@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { readRows, sqlRows } from '@gen/persistence';
-import { DataSource } from 'typeorm';
+import type { AccountBillingNoticeEvent, BillingNoticeKind } from '@gen/contracts';
+import { PreparedStatement, readRows, sqlRows } from '@gen/persistence';
+import { DataSource, EntityManager } from 'typeorm';
 import { BILLING_DB } from '../billing.tokens';
 import { LedgerEntryEntity } from '../holds/ledger-entry.entity';
 
@@ -35,6 +37,62 @@ export interface StripeEventRecord {
 }
 
 export type GrantOutcome = 'applied' | 'duplicate' | 'no-account';
+
+/** A notice for the account's owners (mail and audit log, by the gateway), written to the outbox with the change. */
+export interface BillingNotice {
+  kind: BillingNoticeKind;
+  subject: string;
+  message: string;
+  details: Record<string, unknown>;
+}
+
+export interface Restriction {
+  reason: string;
+  message: string;
+  since: Date;
+}
+
+/** What a refund took back: `shortfall` credits had been spent (the account is then restricted). */
+export type RefundOutcome =
+  | { kind: 'duplicate' | 'not-a-purchase' | 'refunded-before' }
+  | { kind: 'applied'; accountId: string; purchase: Purchase; taken: number; shortfall: number };
+
+export type DisputeOutcome = { kind: 'duplicate' | 'not-a-purchase' } | { kind: 'applied'; accountId: string; purchase: Purchase };
+
+const FIND_RESTRICTION = new PreparedStatement<{ reason: string; message: string; created_at: Date }>(
+  'billing.find_restriction',
+  `SELECT reason, message, created_at FROM account_restrictions WHERE account_id = $1`,
+  { idempotent: true },
+);
+
+/** The notice as an outbox row (AccountBillingNoticeEvent; its id is the event id), in the caller's transaction. */
+async function writeNotice(tx: EntityManager, accountId: string, notice: BillingNotice): Promise<void> {
+  const id = randomUUID();
+  const payload: AccountBillingNoticeEvent = { eventId: id, event: 'account.billing_notice', accountId, ...notice };
+  await sqlRows(tx, `INSERT INTO outbox (id, pattern, payload) VALUES ($1, 'account.billing_notice', $2::jsonb)`, [id, JSON.stringify(payload)]);
+}
+
+/** The event's row in its handling transaction; false when another delivery stored it first (it waits for that one's commit). */
+async function claimEvent(tx: EntityManager, event: StripeEventRecord): Promise<boolean> {
+  const stored = await sqlRows<unknown>(tx,
+    `INSERT INTO stripe_events (event_id, type, stripe_created, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+    [event.eventId, event.type, event.created],
+  );
+  return stored.length > 0;
+}
+
+async function eventOutcome(tx: EntityManager, eventId: string, outcome: string): Promise<void> {
+  await sqlRows(tx, `UPDATE stripe_events SET outcome = $2 WHERE event_id = $1`, [eventId, outcome]);
+}
+
+/** The purchase paid by this PaymentIntent or charge, locked for the transaction. */
+async function lockPurchase(tx: EntityManager, paymentIntentId: string | null, chargeId: string | null): Promise<Purchase | null> {
+  const [row] = await sqlRows<PurchaseRow>(tx,
+    `SELECT * FROM purchases WHERE ($1::text IS NOT NULL AND payment_intent_id = $1) OR ($2::text IS NOT NULL AND charge_id = $2) ORDER BY created_at LIMIT 1 FOR UPDATE`,
+    [paymentIntentId, chargeId],
+  );
+  return row ? toPurchase(row) : null;
+}
 
 interface PackRow {
   id: string;
@@ -150,6 +208,87 @@ export class PaymentsRepository {
     return rows.length > 0;
   }
 
+  /** The account's restriction, on every reserve (a prepared statement on the primary key). */
+  async restriction(accountId: string): Promise<Restriction | null> {
+    const [row] = await FIND_RESTRICTION.rows(this.db, [accountId]);
+    return row ? { reason: row.reason, message: row.message, since: row.created_at } : null;
+  }
+
+  /** Lifts the restriction (the operator); false when there was none. */
+  async liftRestriction(accountId: string): Promise<boolean> {
+    return (await sqlRows<unknown>(this.db, `DELETE FROM account_restrictions WHERE account_id = $1 RETURNING account_id`, [accountId])).length > 0;
+  }
+
+  /**
+   * Takes back the credits of a refund (`amountRefunded`: Stripe's running total for the charge,
+   * so a late or repeated event asks for no more than was refunded). The credits to take are the
+   * purchase's share of the refunded amount minus what earlier refunds took; what was spent cannot
+   * be taken (the balance never goes below zero): the account is restricted for the rest.
+   * Concurrency: the event row, then the purchase row and the account row are locked in that order.
+   */
+  async takeBackRefund(
+    event: StripeEventRecord,
+    payment: { paymentIntentId: string | null; chargeId: string | null; amountRefunded: number },
+    notice: (r: { purchase: Purchase; taken: number; shortfall: number }) => { ledgerNote: string; notice: BillingNotice; restriction: string | null },
+  ): Promise<RefundOutcome> {
+    return this.db.transaction(async (tx) => {
+      if (!(await claimEvent(tx, event))) return { kind: 'duplicate' };
+      const purchase = await lockPurchase(tx, payment.paymentIntentId, payment.chargeId);
+      if (!purchase) {
+        await eventOutcome(tx, event.eventId, 'ignored: not a pack purchase');
+        return { kind: 'not-a-purchase' };
+      }
+      const share = purchase.amount > 0 ? Math.min(payment.amountRefunded, purchase.amount) / purchase.amount : 1;
+      const target = Math.min(purchase.credits, Math.floor(purchase.credits * share));
+      const due = target - purchase.refundedCredits;
+      if (due <= 0) {
+        await eventOutcome(tx, event.eventId, 'ignored: refunded before');
+        return { kind: 'refunded-before' };
+      }
+      const [account] = await sqlRows<{ available: string }>(tx, `SELECT available FROM accounts WHERE account_id = $1 FOR UPDATE`, [purchase.accountId]);
+      const taken = Math.min(due, Number(account?.available ?? 0));
+      const shortfall = due - taken;
+      const texts = notice({ purchase, taken, shortfall });
+      if (taken > 0) {
+        await sqlRows(tx, `UPDATE accounts SET available = available - $2, updated_at = now() WHERE account_id = $1`, [purchase.accountId, taken]);
+        await tx.getRepository(LedgerEntryEntity).insert({ accountId: purchase.accountId, kind: 'adjustment', availableDelta: -taken, heldDelta: 0, jobId: null, modelId: null, note: texts.ledgerNote });
+      }
+      await sqlRows(tx, `UPDATE purchases SET refunded_credits = $2 WHERE checkout_session_id = $1`, [purchase.checkoutSessionId, target]);
+      if (texts.restriction !== null) {
+        await sqlRows(tx,
+          `INSERT INTO account_restrictions (account_id, reason, message, stripe_object_id) VALUES ($1, 'refund', $2, $3) ON CONFLICT (account_id) DO NOTHING`,
+          [purchase.accountId, texts.restriction, payment.chargeId],
+        );
+      }
+      await writeNotice(tx, purchase.accountId, texts.notice);
+      return { kind: 'applied', accountId: purchase.accountId, purchase, taken, shortfall };
+    });
+  }
+
+  /** A dispute on a purchase's payment restricts the account (a dispute's message replaces a refund's), with its notice. */
+  async restrictForDispute(
+    event: StripeEventRecord,
+    payment: { paymentIntentId: string | null; chargeId: string | null; disputeId: string },
+    texts: (purchase: Purchase) => { notice: BillingNotice; restriction: string },
+  ): Promise<DisputeOutcome> {
+    return this.db.transaction(async (tx) => {
+      if (!(await claimEvent(tx, event))) return { kind: 'duplicate' };
+      const purchase = await lockPurchase(tx, payment.paymentIntentId, payment.chargeId);
+      if (!purchase) {
+        await eventOutcome(tx, event.eventId, 'ignored: not a pack purchase');
+        return { kind: 'not-a-purchase' };
+      }
+      const { notice, restriction } = texts(purchase);
+      await sqlRows(tx,
+        `INSERT INTO account_restrictions (account_id, reason, message, stripe_object_id) VALUES ($1, 'dispute', $2, $3)
+         ON CONFLICT (account_id) DO UPDATE SET reason = 'dispute', message = EXCLUDED.message, stripe_object_id = EXCLUDED.stripe_object_id`,
+        [purchase.accountId, restriction, payment.disputeId],
+      );
+      await writeNotice(tx, purchase.accountId, notice);
+      return { kind: 'applied', accountId: purchase.accountId, purchase };
+    });
+  }
+
   /**
    * The purchase of a paid Checkout Session and its credits, with the event, in one transaction.
    * Concurrency: deliveries of one event wait on the event row's key and then find it (duplicate);
@@ -158,11 +297,7 @@ export class PaymentsRepository {
    */
   async grantPurchase(event: StripeEventRecord, purchase: Omit<Purchase, 'refundedCredits' | 'createdAt'>, note: string): Promise<GrantOutcome> {
     return this.db.transaction(async (tx) => {
-      const stored = await sqlRows<unknown>(tx,
-        `INSERT INTO stripe_events (event_id, type, stripe_created, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-        [event.eventId, event.type, event.created],
-      );
-      if (stored.length === 0) return 'duplicate';
+      if (!(await claimEvent(tx, event))) return 'duplicate';
       const account = await sqlRows<unknown>(tx, `SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE`, [purchase.accountId]);
       if (account.length === 0) {
         await sqlRows(tx, `UPDATE stripe_events SET outcome = 'ignored: no such account' WHERE event_id = $1`, [event.eventId]);

@@ -15,7 +15,7 @@ import type {
   StripeEventReply,
   StripeEventRequest,
 } from '@gen/contracts';
-import { DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
+import { AccountRestrictedError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { CreditPack, PaymentsRepository, Purchase, StripeEventRecord } from './payments.repository';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
@@ -85,6 +85,12 @@ const purchaseView = (p: Purchase): PurchaseView => ({
   created_at: p.createdAt.toISOString(),
 });
 
+/** `1234, usd` → `12.34 USD` (two-decimal currencies; others show their smallest unit). */
+export function formatMoney(amount: number, currency: string): string {
+  const zeroDecimal = ['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf'].includes(currency.toLowerCase());
+  return `${zeroDecimal ? String(amount) : (amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+}
+
 const idOf = (value: unknown): string | null =>
   typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
 
@@ -108,8 +114,14 @@ export class PaymentsService {
     const accountId = checkAccount(request.accountId);
     const account = await this.accounts.findAccount(accountId);
     if (!account) throw new NotFoundError('No billing account for this account.');
-    const [packs, customer] = await Promise.all([this.repository.packs(true), this.repository.customerOf(accountId)]);
-    return { provider: this.settings.provider, available: account.available, packs: packs.map(packView), stripe_customer_id: customer };
+    const [packs, customer, restriction] = await Promise.all([this.repository.packs(true), this.repository.customerOf(accountId), this.repository.restriction(accountId)]);
+    return {
+      provider: this.settings.provider,
+      available: account.available,
+      packs: packs.map(packView),
+      stripe_customer_id: customer,
+      restriction: restriction && { reason: restriction.reason, message: restriction.message, since: restriction.since.toISOString() },
+    };
   }
 
   async purchases(request: ListPurchasesRequest): Promise<ListPurchasesReply> {
@@ -168,14 +180,28 @@ export class PaymentsService {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded':
         return this.onCheckoutPaid(event);
+      case 'charge.refunded':
+        return this.onRefund(event);
+      case 'charge.dispute.created':
+        return this.onDispute(event);
       default:
         return this.ignore(event, 'ignored: type not handled');
     }
   }
 
   /** What the operator's `accounts show` tells of the account at Stripe. */
-  async stripeStatus(accountId: string): Promise<{ customer_id: string | null }> {
-    return { customer_id: await this.repository.customerOf(checkAccount(accountId)) };
+  async stripeStatus(accountId: string): Promise<{ customer_id: string | null; restriction: string | null }> {
+    const id = checkAccount(accountId);
+    const [customer, restriction] = await Promise.all([this.repository.customerOf(id), this.repository.restriction(id)]);
+    return { customer_id: customer, restriction: restriction?.message ?? null };
+  }
+
+  /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
+  async assertNotRestricted(accountId: string): Promise<void> {
+    // Not an account id: no restriction to find (the reserve answers for an unknown account).
+    if (!UUID.test(accountId)) return;
+    const restriction = await this.repository.restriction(accountId);
+    if (restriction) throw new AccountRestrictedError(restriction.message);
   }
 
   async listPacks(): Promise<CreditPack[]> {
@@ -226,6 +252,78 @@ export class PaymentsService {
     }
     if (outcome === 'applied') this.logger.log({ eventId: event.record.eventId, session: session.id, accountId: metadata.account_id, credits }, 'credit pack purchased');
     return { outcome };
+  }
+
+  /**
+   * `charge.refunded`: the refunded share of a pack's credits is taken back, never below zero; what
+   * was spent already restricts the account (its submits get 402) until the operator lifts it.
+   */
+  private async onRefund(event: ParsedStripeEvent): Promise<StripeEventReply> {
+    const charge = event.object as Partial<Stripe.Charge>;
+    if (typeof charge.id !== 'string' || typeof charge.amount_refunded !== 'number') return this.ignore(event, 'ignored: not a charge');
+    const outcome = await this.repository.takeBackRefund(
+      event.record,
+      { paymentIntentId: idOf(charge.payment_intent), chargeId: charge.id, amountRefunded: charge.amount_refunded },
+      ({ purchase, taken, shortfall }) => {
+        const refunded = `${formatMoney(charge.amount_refunded ?? 0, purchase.currency)} of the ${formatMoney(purchase.amount, purchase.currency)} paid for the credit pack "${purchase.packId}"`;
+        const restriction =
+          shortfall > 0
+            ? `This account is restricted: a payment was refunded (${refunded}) after ${shortfall} of its credits had been spent, so they could not be taken back. ` +
+              'New generations are refused until this is settled: contact the operator of this service (the Billing page says how to pay) to have the restriction lifted.'
+            : null;
+        return {
+          ledgerNote: `Refund: ${taken} credits of credit pack "${purchase.packId}" taken back (Stripe charge ${charge.id}, checkout ${purchase.checkoutSessionId})`,
+          restriction,
+          notice: {
+            kind: shortfall > 0 ? 'account_restricted' : 'payment_refunded',
+            subject: shortfall > 0 ? 'Account restricted after a refund' : 'A payment was refunded',
+            message: [
+              `A payment was refunded: ${refunded}.`,
+              `${taken} credits were taken back from the balance.`,
+              ...(restriction ? [restriction] : []),
+            ].join('\n'),
+            details: { charge: charge.id, payment_intent: idOf(charge.payment_intent), checkout_session: purchase.checkoutSessionId, amount_refunded: charge.amount_refunded, credits_taken: taken, credits_spent: shortfall },
+          },
+        };
+      },
+    );
+    if (outcome.kind === 'applied') {
+      this.logger.log({ eventId: event.record.eventId, charge: charge.id, accountId: outcome.accountId, taken: outcome.taken, shortfall: outcome.shortfall }, 'refund taken back');
+      return { outcome: 'applied' };
+    }
+    return { outcome: outcome.kind === 'duplicate' ? 'duplicate' : 'ignored' };
+  }
+
+  /** `charge.dispute.created`: the account is restricted and its owners told. */
+  private async onDispute(event: ParsedStripeEvent): Promise<StripeEventReply> {
+    const dispute = event.object as Partial<Stripe.Dispute>;
+    if (typeof dispute.id !== 'string') return this.ignore(event, 'ignored: not a dispute');
+    const chargeId = idOf(dispute.charge);
+    const outcome = await this.repository.restrictForDispute(event.record, { paymentIntentId: idOf(dispute.payment_intent), chargeId, disputeId: dispute.id }, (purchase) => {
+      const amount = formatMoney(dispute.amount ?? purchase.amount, dispute.currency ?? purchase.currency);
+      const restriction =
+        `This account is restricted: the card holder disputed a payment of ${amount} (Stripe dispute ${dispute.id as string}). ` +
+        'New generations are refused while the dispute is open: contact the operator of this service to resolve it.';
+      return {
+        restriction,
+        notice: {
+          kind: 'payment_disputed',
+          subject: 'A payment was disputed: account restricted',
+          message: `The card holder disputed a payment of ${amount} for the credit pack "${purchase.packId}" (reason: ${dispute.reason ?? 'not given'}).\n${restriction}`,
+          details: { dispute: dispute.id, charge: chargeId, checkout_session: purchase.checkoutSessionId, amount: dispute.amount, reason: dispute.reason ?? null },
+        },
+      };
+    });
+    if (outcome.kind === 'applied') {
+      this.logger.warn({ eventId: event.record.eventId, dispute: dispute.id, accountId: outcome.accountId }, 'payment disputed; account restricted');
+      return { outcome: 'applied' };
+    }
+    return { outcome: outcome.kind === 'duplicate' ? 'duplicate' : 'ignored' };
+  }
+
+  /** The operator's `accounts unrestrict`: false when the account was not restricted. */
+  async liftRestriction(accountId: string): Promise<boolean> {
+    return this.repository.liftRestriction(checkAccount(accountId));
   }
 
   private async ignore(event: ParsedStripeEvent, why: string): Promise<StripeEventReply> {

@@ -91,9 +91,22 @@ export const ACCOUNTS: CommandGroup = {
               `Account ${account}: plan ${balance.plan} (${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks)`,
               `Credits: available ${balance.available}, held ${balance.held}`,
               `Stripe customer: ${stripe.customer_id ?? 'none'}`,
+              ...(stripe.restriction ? [`Restricted: ${stripe.restriction}`] : []),
             ].join('\n'),
             shown,
           );
+        }),
+    },
+    unrestrict: {
+      summary: 'Lift the restriction a refund of spent credits or a disputed payment put on an account (its submits work again).',
+      options: { account: { description: 'account id', required: true }, note: { description: 'why, kept in the audit log' } },
+      run: (o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ payments, audit }) => {
+          const account = req(o, 'account');
+          const lifted = await payments.liftRestriction(account);
+          if (!lifted) throw new ConflictError(`Account ${account} is not restricted.`);
+          await audit.record({ accountId: account, actor: operatorActor(), action: 'account.restriction_lifted', target: account, details: { note: str(o, 'note') ?? null } });
+          out(`Account ${account}: restriction lifted`, { account, lifted });
         }),
     },
     'set-low-balance': {

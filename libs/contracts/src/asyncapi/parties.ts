@@ -53,6 +53,7 @@ export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, P
   'generation.completed': { from: ['generation'], to: ['billing', 'webhooks'] },
   'generation.failed': { from: ['generation'], to: ['billing', 'webhooks'] },
   'account.low_balance': { from: ['billing'], to: ['gateway', 'webhooks'] },
+  'account.billing_notice': { from: ['billing'], to: ['gateway'] },
   'generation.changed': { from: ['generation'], to: ['gateway', 'generation'] },
   'auth.api-key-changed': { from: ['gateway', 'cli'], to: ['gateway'] },
   'auth.account-changed': { from: ['cli'], to: ['gateway'] },

@@ -83,6 +83,15 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
     available: 499,
     crossedAt: '2025-01-02T03:04:05.000Z',
   },
+  [Events.accountBillingNotice]: {
+    eventId: id(),
+    event: 'account.billing_notice',
+    accountId: id(),
+    kind: 'payment_disputed',
+    subject: 'A payment was disputed',
+    message: 'The card holder disputed a payment.',
+    details: { dispute: 'dp_1', charge: 'ch_1' },
+  },
 };
 
 /** `payload` as a newer sender might send it: a field added at the top, and inside its record if it has one. */

@@ -13,7 +13,7 @@ import {
   UsageRequest,
 } from './billing.messages';
 import { AccountChangedBroadcast, ApiKeyChangedBroadcast, GenerationChangedBroadcast } from './broadcasts.messages';
-import { AccountLowBalanceEvent, GenerationFinishedEvent } from './events.messages';
+import { AccountBillingNoticeEvent, AccountLowBalanceEvent, GenerationFinishedEvent } from './events.messages';
 import {
   CancelGenerationRequest,
   GetGenerationRequest,
@@ -78,6 +78,7 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Events.generationCompleted]: GenerationFinishedEvent,
   [Events.generationFailed]: GenerationFinishedEvent,
   [Events.accountLowBalance]: AccountLowBalanceEvent,
+  [Events.accountBillingNotice]: AccountBillingNoticeEvent,
 };
 
 export interface BroadcastPayload {

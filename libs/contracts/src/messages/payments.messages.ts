@@ -88,6 +88,14 @@ export interface PaymentsOverview {
   packs: CreditPackView[];
   /** The account's Stripe customer, once it has one (its first checkout or portal visit). */
   stripe_customer_id: string | null;
+  /** Set while the account's submits are refused (a refund of spent credits, a dispute): the page's banner. */
+  restriction: RestrictionView | null;
+}
+
+export interface RestrictionView {
+  reason: string;
+  message: string;
+  since: string;
 }
 
 export interface CheckoutReply {
@@ -128,6 +136,13 @@ export class PaymentsOverviewPayload implements PaymentsOverview {
   @IsNumber() available!: number;
   @Nested(() => CreditPackViewPayload, { each: true }) packs!: CreditPackViewPayload[];
   @Nullable() @IsString() stripe_customer_id!: string | null;
+  @Nullable() @Nested(() => RestrictionViewPayload) restriction!: RestrictionViewPayload | null;
+}
+
+export class RestrictionViewPayload implements RestrictionView {
+  @IsString() reason!: string;
+  @IsString() message!: string;
+  @IsString() since!: string;
 }
 
 export class CheckoutReplyPayload implements CheckoutReply {

@@ -78,5 +78,7 @@ export const Events = {
   generationFailed: 'generation.failed',
   /** An account's available credits fell below its low-balance threshold (AccountLowBalanceEvent; billing's outbox). */
   accountLowBalance: 'account.low_balance',
+  /** A payment refunded or disputed, an account restricted, a plan or top-up changed by Stripe (AccountBillingNoticeEvent; billing's outbox). */
+  accountBillingNotice: 'account.billing_notice',
 } as const;
 export type EventName = (typeof Events)[keyof typeof Events];
