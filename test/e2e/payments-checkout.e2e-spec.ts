@@ -57,6 +57,8 @@ describe('standalone: payments, credit packs through Stripe Checkout', () => {
         { id: 'bulk', name: 'Bulk', credits: 5000, unit_amount: 4000, currency: 'usd' },
       ],
       stripe_customer_id: null,
+      subscription: null,
+      plans: [],
       restriction: null,
     });
 

@@ -120,7 +120,12 @@ describe('standalone: payments, refunds and disputes', () => {
 
     const [mail] = await mailsTo(email, 'Account restricted after a refund');
     expect(mail.text).toContain(view.restriction.message);
-    expect(await auditActions(owner, 'account.restricted')).toHaveLength(1);
+    // One entry per refund event that found credits spent (the partial refund's, then the rest's).
+    const restricted = await auditActions(owner, 'account.restricted', 2);
+    expect(restricted.map((e) => [e.details.credits_taken, e.details.credits_spent])).toEqual([
+      [0, 300],
+      [100, 100],
+    ]);
     expect(runCli(h.database.url, 'accounts', 'show', '--account', accountId).stdout).toContain(`Restricted: ${view.restriction.message as string}`);
 
     expect(runCli(h.database.url, 'accounts', 'unrestrict', '--account', accountId, '--note', 'paid by bank transfer').code).toBe(0);

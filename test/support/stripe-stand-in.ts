@@ -77,6 +77,9 @@ export class StripeStandIn {
   readonly paymentIntents = new Map<string, Json>();
   readonly charges = new Map<string, Json>();
   readonly portalSessions = new Map<string, Json>();
+  readonly prices = new Map<string, Json>();
+  readonly subscriptions = new Map<string, Json>();
+  readonly invoices = new Map<string, Json>();
   /** Every API request: method, path and parsed parameters. */
   readonly requests: Array<{ method: string; path: string; params: Json }> = [];
   private readonly idempotent = new Map<string, { status: number; body: Json }>();
@@ -123,6 +126,7 @@ export class StripeStandIn {
   payCheckout(sessionId: string): Json {
     const session = this.checkoutSessions.get(sessionId);
     if (!session) throw new Error(`no checkout session ${sessionId}`);
+    if (session.mode === 'subscription') return this.paySubscriptionCheckout(session);
     const intentId = newId('pi');
     const chargeId = newId('ch');
     const charge: Json = {
@@ -156,6 +160,88 @@ export class StripeStandIn {
     });
     Object.assign(session, { status: 'complete', payment_status: 'paid', payment_intent: intentId });
     return this.event('checkout.session.completed', this.publicSession(session));
+  }
+
+  /** A recurring Price, as the operator creates it in Stripe's dashboard (a plan's price). */
+  addPrice(unitAmount: number, currency = 'usd', interval = 'month'): string {
+    const id = newId('price');
+    this.prices.set(id, { id, object: 'price', active: true, unit_amount: unitAmount, currency, type: 'recurring', recurring: { interval, interval_count: 1 }, created: now(), livemode: false });
+    return id;
+  }
+
+  /** Checkout in subscription mode paid: the subscription starts (active, a month's period). Returns `checkout.session.completed`. */
+  private paySubscriptionCheckout(session: Json): Json {
+    const items = session.line_items_asked as Json[];
+    const price = this.prices.get(items[0].price as string)!;
+    const start = now();
+    const id = newId('sub');
+    const subscription: Json = {
+      id,
+      object: 'subscription',
+      customer: session.customer,
+      status: 'active',
+      cancel_at_period_end: false,
+      metadata: (session.subscription_data as Json | undefined)?.metadata ?? {},
+      created: start,
+      items: { object: 'list', data: [{ id: newId('si'), object: 'subscription_item', price, quantity: 1, current_period_start: start, current_period_end: start + 30 * 86_400 }] },
+      latest_invoice: null,
+      livemode: false,
+    };
+    this.subscriptions.set(id, subscription);
+    subscription.latest_invoice = this.invoice(subscription, 'subscription_create', true).id;
+    Object.assign(session, { status: 'complete', payment_status: 'paid', subscription: id });
+    return this.event('checkout.session.completed', this.publicSession(session));
+  }
+
+  /** A `customer.subscription.*` event with the subscription as it is now. */
+  subscriptionEvent(type: 'created' | 'updated' | 'deleted', subscriptionId: string): Json {
+    return this.event(`customer.subscription.${type}`, this.subscriptions.get(subscriptionId)!);
+  }
+
+  /**
+   * The period ends and Stripe renews: the next period starts where the last ended. Paid: the
+   * subscription stays active (`invoice.paid`); the card declined: it is `past_due` (`invoice.payment_failed`).
+   */
+  renew(subscriptionId: string, paid: boolean): Json {
+    const subscription = this.subscriptions.get(subscriptionId)!;
+    const item = (subscription.items as { data: Json[] }).data[0];
+    const end = item.current_period_end as number;
+    Object.assign(item, { current_period_start: end, current_period_end: end + 30 * 86_400 });
+    subscription.status = paid ? 'active' : 'past_due';
+    const invoice = this.invoice(subscription, 'subscription_cycle', paid);
+    subscription.latest_invoice = invoice.id;
+    return this.event(paid ? 'invoice.paid' : 'invoice.payment_failed', invoice);
+  }
+
+  /** Stripe gives up (or the customer cancels at the period's end): the subscription is canceled. Returns `customer.subscription.deleted`. */
+  endSubscription(subscriptionId: string): Json {
+    const subscription = this.subscriptions.get(subscriptionId)!;
+    Object.assign(subscription, { status: 'canceled', canceled_at: now(), ended_at: now() });
+    return this.subscriptionEvent('deleted', subscriptionId);
+  }
+
+  private invoice(subscription: Json, reason: string, paid: boolean): Json {
+    const item = (subscription.items as { data: Json[] }).data[0];
+    const price = item.price as Json;
+    const id = newId('in');
+    const invoice: Json = {
+      id,
+      object: 'invoice',
+      customer: subscription.customer,
+      status: paid ? 'paid' : 'open',
+      billing_reason: reason,
+      amount_due: price.unit_amount,
+      amount_paid: paid ? price.unit_amount : 0,
+      currency: price.currency,
+      attempt_count: 1,
+      hosted_invoice_url: `https://invoice.stripe.com/i/${id}`,
+      parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
+      period_start: item.current_period_start,
+      period_end: item.current_period_end,
+      created: now(),
+    };
+    this.invoices.set(id, invoice);
+    return invoice;
   }
 
   /**
@@ -276,6 +362,14 @@ export class StripeStandIn {
     if ((m = match(/^GET \/v1\/payment_intents\/([\w-]+)$/))) return this.expand(this.found(this.paymentIntents, 'payment_intent', m[1]), params);
     if ((m = match(/^GET \/v1\/charges\/([\w-]+)$/))) return this.found(this.charges, 'charge', m[1]);
     if (match(/^POST \/v1\/billing_portal\/sessions$/)) return this.createPortalSession(params);
+    if ((m = match(/^GET \/v1\/prices\/([\w-]+)$/))) return this.found(this.prices, 'price', m[1]);
+    if ((m = match(/^GET \/v1\/subscriptions\/([\w-]+)$/))) return this.found(this.subscriptions, 'subscription', m[1]);
+    if ((m = match(/^POST \/v1\/subscriptions\/([\w-]+)$/))) return this.updateSubscription(this.found(this.subscriptions, 'subscription', m[1]), params);
+    if ((m = match(/^DELETE \/v1\/subscriptions\/([\w-]+)$/))) {
+      const subscription = this.found(this.subscriptions, 'subscription', m[1]);
+      Object.assign(subscription, { status: 'canceled', canceled_at: now(), ended_at: now() });
+      return subscription;
+    }
     throw new StripeApiError(404, 'invalid_request_error', 'resource_missing', `Unrecognized request URL (${method}: ${path}).`);
   }
 
@@ -320,6 +414,13 @@ export class StripeStandIn {
     for (const [index, item] of items.entries()) {
       const priceData = item.price_data as Json | undefined;
       if (!priceData && !item.price) throw missing(`line_items[${index}][price]`);
+      if (item.price) {
+        const price = this.prices.get(item.price as string);
+        if (!price) throw noSuch('price', item.price as string);
+        if (mode === 'subscription' && price.type !== 'recurring') throw new StripeApiError(400, 'invalid_request_error', 'parameter_invalid', 'Subscription mode needs recurring prices.', `line_items[${index}][price]`);
+        currency = price.currency as string;
+        amount += (price.unit_amount as number) * Number(item.quantity ?? 1);
+      }
       if (priceData) {
         if (!priceData.currency) throw missing(`line_items[${index}][price_data][currency]`);
         if (priceData.unit_amount === undefined) throw missing(`line_items[${index}][price_data][unit_amount]`);
@@ -351,15 +452,43 @@ export class StripeStandIn {
       expires_at: now() + 86_400,
       livemode: false,
       payment_intent_data: params.payment_intent_data ?? null,
+      subscription_data: params.subscription_data ?? null,
+      line_items_asked: items,
     };
     this.checkoutSessions.set(sessionId, session);
     return this.publicSession(session);
   }
 
-  /** The session as the API shows it (what was asked of payment_intent_data is not a field of the object). */
+  /** The session as the API shows it (what was asked of payment_intent_data, subscription_data and line_items is not a field of the object). */
   private publicSession(session: Json): Json {
-    const { payment_intent_data: _asked, ...shown } = session;
+    const { payment_intent_data: _asked, subscription_data: _subscription, line_items_asked: _items, ...shown } = session;
     return shown;
+  }
+
+  /** Every update asked, with its parameters (proration_behavior, items, cancel_at_period_end). */
+  readonly subscriptionUpdates: Array<{ id: string; params: Json }> = [];
+
+  private updateSubscription(subscription: Json, params: Json): Json {
+    if (subscription.status === 'canceled') {
+      throw new StripeApiError(400, 'invalid_request_error', 'resource_missing', 'A canceled subscription can only update its cancellation_details and metadata.');
+    }
+    this.subscriptionUpdates.push({ id: subscription.id as string, params });
+    const item = (subscription.items as { data: Json[] }).data[0];
+    const items = params.items as Json[] | undefined;
+    if (items && items.length > 0) {
+      if (items[0].id !== undefined && items[0].id !== item.id) throw noSuch('subscription_item', items[0].id as string);
+      if (items[0].price !== undefined) {
+        const price = this.prices.get(items[0].price as string);
+        if (!price) throw noSuch('price', items[0].price as string);
+        item.price = price;
+      }
+    }
+    if (params.proration_behavior !== undefined && !['always_invoice', 'create_prorations', 'none'].includes(params.proration_behavior as string)) {
+      throw new StripeApiError(400, 'invalid_request_error', 'parameter_invalid_string', 'Invalid proration_behavior', 'proration_behavior');
+    }
+    if (params.cancel_at_period_end !== undefined) subscription.cancel_at_period_end = params.cancel_at_period_end === 'true';
+    if (params.metadata !== undefined) subscription.metadata = { ...(subscription.metadata as Json), ...(params.metadata as Json) };
+    return subscription;
   }
 
   private createPortalSession(params: Json): Json {

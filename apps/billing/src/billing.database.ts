@@ -12,7 +12,8 @@ import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billi
 import { BillingFunctionsFromFiles1765200000000 } from './migrations/1765200000000-billing-functions-from-files';
 import { KeyCapEntity } from './caps/key-cap.entity';
 import { BillingPayments1766000000000 } from './migrations/1766000000000-billing-payments';
-import { AccountRestrictionEntity, CreditPackEntity, PurchaseEntity, StripeCustomerEntity, StripeEventEntity } from './payments/payment-tables.entity';
+import { BillingSubscriptions1766000000001 } from './migrations/1766000000001-billing-subscriptions';
+import { AccountRestrictionEntity, CreditPackEntity, PlanPriceEntity, PurchaseEntity, StripeCustomerEntity, StripeEventEntity, SubscriptionEntity } from './payments/payment-tables.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
 export const BILLING_SCHEMA = 'billing';
@@ -21,7 +22,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity, CreditPackEntity, StripeCustomerEntity, PurchaseEntity, StripeEventEntity, AccountRestrictionEntity],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity, CreditPackEntity, StripeCustomerEntity, PurchaseEntity, StripeEventEntity, AccountRestrictionEntity, PlanPriceEntity, SubscriptionEntity],
     migrations: [
       BillingInit1763700000000,
       BillingLedgerModels1764500000000,
@@ -31,6 +32,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingLowBalance1764980000000,
       BillingFunctionsFromFiles1765200000000,
       BillingPayments1766000000000,
+      BillingSubscriptions1766000000001,
     ],
     poolSize,
   };

@@ -26,9 +26,13 @@ import { PaymentsController } from './payments/payments.controller';
 import { PaymentsRepository } from './payments/payments.repository';
 import { PaymentsService } from './payments/payments.service';
 import { createStripeApi, PAYMENTS_SETTINGS, STRIPE_API } from './payments/stripe-api';
+import { StripeEventsService } from './payments/stripe-events.service';
+import { SubscriptionSweeper } from './payments/subscription-sweeper';
+import { SubscriptionsRepository } from './payments/subscriptions.repository';
+import { SubscriptionsService } from './payments/subscriptions.service';
 
 /** Without settings (tools, older callers): payments off. */
-const NO_PAYMENTS: BillingPaymentsSettings = { provider: 'none', stripe: null };
+const NO_PAYMENTS: BillingPaymentsSettings = { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000 };
 
 @Module({})
 export class BillingModule {
@@ -58,6 +62,11 @@ export class BillingModule {
         { provide: STRIPE_API, useValue: createStripeApi(batches.payments ?? NO_PAYMENTS) },
         PaymentsRepository,
         PaymentsService,
+        SubscriptionsRepository,
+        SubscriptionsService,
+        StripeEventsService,
+        // The sweep runs in the services (not the operator CLI, whose billing has no relay either).
+        ...(options.outboxRelay === false ? [] : [SubscriptionSweeper]),
         LowBalanceRepository,
         LowBalanceService,
         ...(options.outboxRelay === false ? [] : [BillingOutboxRepository, LowBalanceRelay]),
@@ -78,7 +87,7 @@ export class BillingModule {
             new CreditMetrics(registry ?? new MetricsRegistry('billing', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [BillingService, KeyCapsService, LowBalanceService, PaymentsService],
+      exports: [BillingService, KeyCapsService, LowBalanceService, PaymentsService, SubscriptionsService],
     };
   }
 }

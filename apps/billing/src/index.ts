@@ -8,3 +8,4 @@ export { KeyCapsService, MAX_KEY_CAP } from './caps/key-caps.service';
 export { LowBalanceService } from './low-balance/low-balance.service';
 export { billingRelease } from './billing.release';
 export { PaymentsService } from './payments/payments.service';
+export { SubscriptionsService } from './payments/subscriptions.service';

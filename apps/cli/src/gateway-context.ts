@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { BillingModule, BillingService, KeyCapsService, openBillingDatabase, PaymentsService } from '@gen/billing';
+import { BillingModule, BillingService, KeyCapsService, openBillingDatabase, PaymentsService, SubscriptionsService } from '@gen/billing';
 import { defaultsOf } from '@gen/config';
 import {
   ApiKeysService,
@@ -32,6 +32,8 @@ export interface GatewayServices {
   lowBalance: LowBalanceAlertsService;
   /** Packs and the account's Stripe customer (no calls to Stripe: the CLI reads and writes billing's tables). */
   payments: PaymentsService;
+  /** The plans sold as Stripe subscriptions (`plans price`). */
+  subscriptions: SubscriptionsService;
 }
 
 /** The gateway module without its HTTP side: what the account, key and credit commands use of it. */
@@ -92,6 +94,7 @@ export async function withGatewayServices(database: CliDatabase, needs: { webhoo
           broadcaster: app.get(Broadcaster),
           lowBalance: app.get(LowBalanceAlertsService),
           payments: app.get(PaymentsService),
+          subscriptions: app.get(SubscriptionsService),
         });
       } finally {
         const problem = await relay?.settle();

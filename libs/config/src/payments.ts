@@ -16,6 +16,12 @@ export const STRIPE_API_VARIABLES = {
   protocol: choice('STRIPE_API_PROTOCOL', ['https', 'http'] as const, 'https', "protocol of Stripe's API (`http` only for a local stand-in)"),
 };
 
+/** Billing's handling of subscriptions (docs/operations/payments.md, "Subscriptions"). */
+export const SUBSCRIPTION_VARIABLES = {
+  graceHours: int('SUBSCRIPTION_GRACE_HOURS', 168, 'after a failed renewal, how long an account keeps its paid plan while Stripe retries the card; then it moves to Free', { min: 0, max: 24 * 90 }),
+  sweepMs: int('PAYMENTS_SWEEP_MS', 60_000, 'how often billing looks for downgrades whose period ended and grace periods that ended unpaid', { min: 1_000, max: 3_600_000 }),
+};
+
 /** The gateway checks each Stripe delivery's `Stripe-Signature` with this secret (the endpoint's signing secret). */
 export const STRIPE_WEBHOOK_SECRET = matching('STRIPE_WEBHOOK_SECRET', '', 'signing secret (`whsec_...`) of the Stripe webhook endpoint `POST /billing/stripe/webhook`; **required** with `PAYMENTS_PROVIDER=stripe`', /^(|whsec_\S+)$/, 'must be the endpoint signing secret Stripe shows, starting with whsec_');
 
@@ -30,6 +36,10 @@ export interface StripeApiSettings {
 export interface BillingPaymentsSettings {
   provider: 'none' | 'stripe';
   stripe: StripeApiSettings | null;
+  /** SUBSCRIPTION_GRACE_HOURS. */
+  subscriptionGraceHours: number;
+  /** PAYMENTS_SWEEP_MS. */
+  sweepMs: number;
 }
 
 /** The gateway's: the webhook secret (null when PAYMENTS_PROVIDER=none: the webhook route answers 404). */
@@ -41,11 +51,13 @@ export interface GatewayPaymentsSettings {
 export function readBillingPaymentsSettings(env: EnvReader): BillingPaymentsSettings {
   const provider = env.read(PAYMENTS_PROVIDER);
   const api = env.readAll(STRIPE_API_VARIABLES);
-  if (provider === 'none') return { provider, stripe: null };
+  const subscriptions = env.readAll(SUBSCRIPTION_VARIABLES);
+  const tuning = { subscriptionGraceHours: subscriptions.graceHours, sweepMs: subscriptions.sweepMs };
+  if (provider === 'none') return { provider, stripe: null, ...tuning };
   if (api.secretKey === null || !/^(sk|rk)_\S+$/.test(api.secretKey)) {
     env.problem('STRIPE_SECRET_KEY is required with PAYMENTS_PROVIDER=stripe: a Stripe secret or restricted key (sk_... or rk_...)');
   }
-  return { provider, stripe: { secretKey: api.secretKey ?? '', host: api.host, port: api.port, protocol: api.protocol } };
+  return { provider, stripe: { secretKey: api.secretKey ?? '', host: api.host, port: api.port, protocol: api.protocol }, ...tuning };
 }
 
 export function readGatewayPaymentsSettings(env: EnvReader): GatewayPaymentsSettings {

@@ -125,6 +125,17 @@ export class BillingService {
   }
 
   async setPlan(accountId: string, plan: PlanName, overrides: { rpm?: number; parallel?: number }): Promise<BalanceReply> {
+    const { rpm, parallel } = planLimits(plan, overrides);
+    if (!(await this.accounts.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
+    return this.balance(accountId);
+  }
+}
+
+/**
+ * A plan's limits: its defaults, or the operator's overrides within its bounds. The one check of
+ * `plans set` and of a plan that a Stripe subscription sets (payments/).
+ */
+export function planLimits(plan: PlanName, overrides: { rpm?: number; parallel?: number }): { rpm: number; parallel: number } {
     const bounds = PLAN_BOUNDS[plan];
     const rpm = overrides.rpm ?? PLAN_DEFAULTS[plan].requestsPerMinute;
     const parallel = overrides.parallel ?? PLAN_DEFAULTS[plan].parallelTasks;
@@ -145,7 +156,5 @@ export class BillingService {
         `parallel tasks for ${plan} must be between ${bounds.parallel[0]} and ${bounds.parallel[1]}`,
       );
     }
-    if (!(await this.accounts.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
-    return this.balance(accountId);
-  }
+  return { rpm, parallel };
 }

@@ -131,3 +131,54 @@ export class AccountRestrictionEntity {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
 }
+
+/** The Stripe Price each paid plan is sold at (the operator's `plans price`). */
+@Entity({ name: 'plan_prices' })
+@Unique('plan_prices_price_id_key', ['priceId'])
+@Check('plan_prices_plan_check', `"plan" IN ('lite','pro','enterprise')`)
+export class PlanPriceEntity {
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'plan_prices_pkey' })
+  plan!: string;
+
+  @Column('text', { name: 'price_id' })
+  priceId!: string;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** An account's subscription as billing last read it from Stripe (migration 1766000000001). */
+@Entity({ name: 'subscriptions' })
+@Unique('subscriptions_subscription_id_key', ['subscriptionId'])
+export class SubscriptionEntity {
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'subscriptions_pkey' })
+  accountId!: string;
+
+  @Column('text', { name: 'subscription_id' })
+  subscriptionId!: string;
+
+  /** Stripe's status (`active`, `past_due`, `canceled`, ...). */
+  @Column('text')
+  status!: string;
+
+  /** The plan of the subscription's price at Stripe (the account's may lag: a downgrade waits for `downgradeAt`). */
+  @Column('text')
+  plan!: string;
+
+  @Column('timestamptz', { name: 'current_period_end', nullable: true })
+  currentPeriodEnd!: Date | null;
+
+  @Column('boolean', { name: 'cancel_at_period_end', default: false })
+  cancelAtPeriodEnd!: boolean;
+
+  /** When the account moves down to `plan` (the end of the period already paid for). */
+  @Column('timestamptz', { name: 'downgrade_at', nullable: true })
+  downgradeAt!: Date | null;
+
+  /** A renewal failed: past this, the account moves to Free. */
+  @Column('timestamptz', { name: 'grace_until', nullable: true })
+  graceUntil!: Date | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}

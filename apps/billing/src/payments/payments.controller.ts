@@ -12,19 +12,32 @@ import {
   StripeEventReply,
   StripeEventRequest,
   Subjects,
+  SubscribeReply,
+  SubscribeRequest,
 } from '@gen/contracts';
 import { RpcErrorFilter } from '@gen/errors';
 import { PaymentsService } from './payments.service';
+import { StripeEventsService } from './stripe-events.service';
+import { SubscriptionsService } from './subscriptions.service';
 
 /** Payments' message handlers: one line each into PaymentsService. */
 @Controller()
 @UseFilters(RpcErrorFilter)
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsService) {}
+  constructor(
+    private readonly payments: PaymentsService,
+    private readonly events: StripeEventsService,
+    private readonly subscriptions: SubscriptionsService,
+  ) {}
 
   @MessagePattern(Subjects.billingStripeEvent)
   stripeEvent(@Payload() request: StripeEventRequest): Promise<StripeEventReply> {
-    return this.payments.handleEvent(request);
+    return this.events.handle(request);
+  }
+
+  @MessagePattern(Subjects.billingPaymentsSubscribe)
+  subscribe(@Payload() request: SubscribeRequest): Promise<SubscribeReply> {
+    return this.subscriptions.subscribe(request);
   }
 
   @MessagePattern(Subjects.billingPaymentsOverview)

@@ -66,14 +66,14 @@ const FIND_RESTRICTION = new PreparedStatement<{ reason: string; message: string
 );
 
 /** The notice as an outbox row (AccountBillingNoticeEvent; its id is the event id), in the caller's transaction. */
-async function writeNotice(tx: EntityManager, accountId: string, notice: BillingNotice): Promise<void> {
+export async function writeNotice(tx: EntityManager, accountId: string, notice: BillingNotice): Promise<void> {
   const id = randomUUID();
   const payload: AccountBillingNoticeEvent = { eventId: id, event: 'account.billing_notice', accountId, ...notice };
   await sqlRows(tx, `INSERT INTO outbox (id, pattern, payload) VALUES ($1, 'account.billing_notice', $2::jsonb)`, [id, JSON.stringify(payload)]);
 }
 
 /** The event's row in its handling transaction; false when another delivery stored it first (it waits for that one's commit). */
-async function claimEvent(tx: EntityManager, event: StripeEventRecord): Promise<boolean> {
+export async function claimEvent(tx: EntityManager, event: StripeEventRecord): Promise<boolean> {
   const stored = await sqlRows<unknown>(tx,
     `INSERT INTO stripe_events (event_id, type, stripe_created, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
     [event.eventId, event.type, event.created],

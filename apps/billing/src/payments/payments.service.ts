@@ -13,12 +13,13 @@ import type {
   PortalReply,
   PurchaseView,
   StripeEventReply,
-  StripeEventRequest,
+  SubscriptionView,
 } from '@gen/contracts';
 import { AccountRestrictedError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { CreditPack, PaymentsRepository, Purchase, StripeEventRecord } from './payments.repository';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
+import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PACK_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -106,6 +107,7 @@ export class PaymentsService {
   constructor(
     private readonly repository: PaymentsRepository,
     private readonly accounts: BillingAccountsRepository,
+    private readonly subscriptions: SubscriptionsRepository,
     @Inject(STRIPE_API) private readonly stripe: Stripe | null,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -114,12 +116,20 @@ export class PaymentsService {
     const accountId = checkAccount(request.accountId);
     const account = await this.accounts.findAccount(accountId);
     if (!account) throw new NotFoundError('No billing account for this account.');
-    const [packs, customer, restriction] = await Promise.all([this.repository.packs(true), this.repository.customerOf(accountId), this.repository.restriction(accountId)]);
+    const [packs, customer, restriction, subscription, prices] = await Promise.all([
+      this.repository.packs(true),
+      this.repository.customerOf(accountId),
+      this.repository.restriction(accountId),
+      this.subscriptions.subscriptionOf(accountId),
+      this.subscriptions.planPrices(),
+    ]);
     return {
       provider: this.settings.provider,
       available: account.available,
       packs: packs.map(packView),
       stripe_customer_id: customer,
+      subscription: subscription && toSubscriptionView(subscription),
+      plans: prices.map((p) => p.plan),
       restriction: restriction && { reason: restriction.reason, message: restriction.message, since: restriction.since.toISOString() },
     };
   }
@@ -170,12 +180,11 @@ export class PaymentsService {
   }
 
   /**
-   * A Stripe event the gateway verified. Each event id is handled once (`stripe_events`); types
-   * billing does not act on are stored as ignored, so a redelivery is a duplicate too.
+   * A verified Stripe event about a payment (StripeEventsService routes subscription events
+   * elsewhere). Each event id is handled once (`stripe_events`); types billing does not act on are
+   * stored as ignored, so a redelivery is a duplicate too.
    */
-  async handleEvent(request: StripeEventRequest): Promise<StripeEventReply> {
-    const event = parseStripeEvent(request.event);
-    if (this.settings.provider !== 'stripe') throw new ServiceUnavailableError('Billing has PAYMENTS_PROVIDER=none; Stripe events wait until it is set to stripe.', 60);
+  async onPaymentEvent(event: ParsedStripeEvent): Promise<StripeEventReply> {
     switch (event.record.type) {
       case 'checkout.session.completed':
       case 'checkout.session.async_payment_succeeded':
@@ -185,15 +194,15 @@ export class PaymentsService {
       case 'charge.dispute.created':
         return this.onDispute(event);
       default:
-        return this.ignore(event, 'ignored: type not handled');
+        return this.ignoreEvent(event, 'ignored: type not handled');
     }
   }
 
   /** What the operator's `accounts show` tells of the account at Stripe. */
-  async stripeStatus(accountId: string): Promise<{ customer_id: string | null; restriction: string | null }> {
+  async stripeStatus(accountId: string): Promise<{ customer_id: string | null; subscription: SubscriptionView | null; restriction: string | null }> {
     const id = checkAccount(accountId);
-    const [customer, restriction] = await Promise.all([this.repository.customerOf(id), this.repository.restriction(id)]);
-    return { customer_id: customer, restriction: restriction?.message ?? null };
+    const [customer, subscription, restriction] = await Promise.all([this.repository.customerOf(id), this.subscriptions.subscriptionOf(id), this.repository.restriction(id)]);
+    return { customer_id: customer, subscription: subscription && toSubscriptionView(subscription), restriction: restriction?.message ?? null };
   }
 
   /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
@@ -202,6 +211,11 @@ export class PaymentsService {
     if (!UUID.test(accountId)) return;
     const restriction = await this.repository.restriction(accountId);
     if (restriction) throw new AccountRestrictedError(restriction.message);
+  }
+
+  /** Whether the event was handled before (a cheap check before calling Stripe; the event's insert decides). */
+  eventSeen(eventId: string): Promise<boolean> {
+    return this.repository.eventSeen(eventId);
   }
 
   async listPacks(): Promise<CreditPack[]> {
@@ -219,10 +233,10 @@ export class PaymentsService {
     const metadata = session.metadata ?? {};
     const credits = Number(metadata.credits);
     if (session.mode !== 'payment' || typeof session.id !== 'string' || !UUID.test(metadata.account_id ?? '') || typeof metadata.pack_id !== 'string' || !Number.isSafeInteger(credits) || credits <= 0) {
-      return this.ignore(event, 'ignored: not a credit pack checkout');
+      return this.ignoreEvent(event, 'ignored: not a credit pack checkout');
     }
     // Delayed methods (bank debits) complete unpaid; their async_payment_succeeded event grants.
-    if (session.payment_status !== 'paid') return this.ignore(event, 'ignored: not paid yet');
+    if (session.payment_status !== 'paid') return this.ignoreEvent(event, 'ignored: not paid yet');
     if (await this.repository.eventSeen(event.record.eventId)) return { outcome: 'duplicate' };
     const paymentIntentId = idOf(session.payment_intent);
     const charge = paymentIntentId ? await this.latestCharge(paymentIntentId) : null;
@@ -260,7 +274,7 @@ export class PaymentsService {
    */
   private async onRefund(event: ParsedStripeEvent): Promise<StripeEventReply> {
     const charge = event.object as Partial<Stripe.Charge>;
-    if (typeof charge.id !== 'string' || typeof charge.amount_refunded !== 'number') return this.ignore(event, 'ignored: not a charge');
+    if (typeof charge.id !== 'string' || typeof charge.amount_refunded !== 'number') return this.ignoreEvent(event, 'ignored: not a charge');
     const outcome = await this.repository.takeBackRefund(
       event.record,
       { paymentIntentId: idOf(charge.payment_intent), chargeId: charge.id, amountRefunded: charge.amount_refunded },
@@ -297,7 +311,7 @@ export class PaymentsService {
   /** `charge.dispute.created`: the account is restricted and its owners told. */
   private async onDispute(event: ParsedStripeEvent): Promise<StripeEventReply> {
     const dispute = event.object as Partial<Stripe.Dispute>;
-    if (typeof dispute.id !== 'string') return this.ignore(event, 'ignored: not a dispute');
+    if (typeof dispute.id !== 'string') return this.ignoreEvent(event, 'ignored: not a dispute');
     const chargeId = idOf(dispute.charge);
     const outcome = await this.repository.restrictForDispute(event.record, { paymentIntentId: idOf(dispute.payment_intent), chargeId, disputeId: dispute.id }, (purchase) => {
       const amount = formatMoney(dispute.amount ?? purchase.amount, dispute.currency ?? purchase.currency);
@@ -326,7 +340,8 @@ export class PaymentsService {
     return this.repository.liftRestriction(checkAccount(accountId));
   }
 
-  private async ignore(event: ParsedStripeEvent, why: string): Promise<StripeEventReply> {
+  /** Stores an event that changes nothing (its next delivery is a duplicate). */
+  async ignoreEvent(event: ParsedStripeEvent, why: string): Promise<StripeEventReply> {
     return { outcome: (await this.repository.recordEvent(event.record, why)) ? 'ignored' : 'duplicate' };
   }
 
@@ -336,7 +351,8 @@ export class PaymentsService {
     return typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   }
 
-  private async customerFor(accountId: string, email: string | undefined): Promise<string> {
+  /** The account's Stripe customer, created at Stripe on first use. */
+  async customerFor(accountId: string, email: string | undefined): Promise<string> {
     const known = await this.repository.customerOf(accountId);
     if (known) return known;
     if (!(await this.accounts.findAccount(accountId))) throw new NotFoundError('No billing account for this account.');

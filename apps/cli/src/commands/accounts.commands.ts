@@ -91,6 +91,13 @@ export const ACCOUNTS: CommandGroup = {
               `Account ${account}: plan ${balance.plan} (${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks)`,
               `Credits: available ${balance.available}, held ${balance.held}`,
               `Stripe customer: ${stripe.customer_id ?? 'none'}`,
+              `Stripe subscription: ${
+                stripe.subscription
+                  ? `${stripe.subscription.subscription_id} (${stripe.subscription.plan}, ${stripe.subscription.status}` +
+                    `${stripe.subscription.downgrade_at ? `, moves to ${stripe.subscription.plan} on ${stripe.subscription.downgrade_at}` : ''}` +
+                    `${stripe.subscription.grace_until ? `, unpaid: Free after ${stripe.subscription.grace_until}` : ''})`
+                  : 'none'
+              }`,
               ...(stripe.restriction ? [`Restricted: ${stripe.restriction}`] : []),
             ].join('\n'),
             shown,

@@ -7,8 +7,11 @@ import {
   ListPurchasesRequest,
   PaymentsOverview,
   PaymentsOverviewRequest,
+  PlanName,
   PortalReply,
   Subjects,
+  SubscribeReply,
+  SubscribeRequest,
 } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
@@ -41,6 +44,16 @@ export class BillingPageService {
       // {CHECKOUT_SESSION_ID} is Stripe's placeholder: the page can say which purchase came back.
       successUrl: this.page('?checkout=success&session_id={CHECKOUT_SESSION_ID}'),
       cancelUrl: this.page('?checkout=canceled'),
+    });
+  }
+
+  subscribe(accountId: string, plan: PlanName, email: string): Promise<SubscribeReply> {
+    return this.rpc.request<SubscribeReply, SubscribeRequest>(Subjects.billingPaymentsSubscribe, {
+      accountId,
+      plan,
+      email,
+      successUrl: this.page('?subscription=success'),
+      cancelUrl: this.page('?subscription=canceled'),
     });
   }
 

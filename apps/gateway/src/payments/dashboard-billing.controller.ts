@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
-import { IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { Type } from 'class-transformer';
-import type { CheckoutReply, ListPurchasesReply, PaymentsOverview, PortalReply } from '@gen/contracts';
+import { CheckoutReply, ListPurchasesReply, PaymentsOverview, PLANS, PlanName, PortalReply, SubscribeReply } from '@gen/contracts';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
@@ -13,6 +13,12 @@ export class CheckoutDto {
   @IsString({ message: 'pack_id: the id of a credit pack from GET /dashboard/api/billing.' })
   @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'pack_id: the id of a credit pack from GET /dashboard/api/billing.' })
   pack_id!: string;
+}
+
+/** Body of POST /dashboard/api/billing/subscription. */
+export class SubscribeDto {
+  @IsIn(PLANS, { message: `plan: one of ${PLANS.join(', ')}.` })
+  plan!: PlanName;
 }
 
 export class PurchasesQuery {
@@ -51,6 +57,13 @@ export class DashboardBillingController {
   @RequiresRole('owner')
   checkout(@CurrentSession() session: LiveSession, @Body() body: CheckoutDto): Promise<CheckoutReply> {
     return this.billing.checkout(session.accountId, body.pack_id, session.email);
+  }
+
+  @Post('subscription')
+  @HttpCode(200)
+  @RequiresRole('owner')
+  subscribe(@CurrentSession() session: LiveSession, @Body() body: SubscribeDto): Promise<SubscribeReply> {
+    return this.billing.subscribe(session.accountId, body.plan, session.email);
   }
 
   @Post('portal')

@@ -35,6 +35,7 @@ export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, P
   'billing.payments.checkout': gatewayTo('billing'),
   'billing.payments.portal': gatewayTo('billing'),
   'billing.payments.purchases': gatewayTo('billing'),
+  'billing.payments.subscribe': gatewayTo('billing'),
   'generation.submit': gatewayTo('generation'),
   'generation.get': gatewayTo('generation'),
   'generation.list': gatewayTo('generation'),

@@ -23,7 +23,7 @@ import {
   OutputStatusRequest,
   SubmitGenerationRequest,
 } from './generation.messages';
-import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest } from './payments.messages';
+import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest, SubscribeRequest } from './payments.messages';
 import { Broadcasts, EventName, Events, Subjects } from './subjects';
 import {
   AccountEventsListRequest,
@@ -60,6 +60,7 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Subjects.billingPaymentsCheckout]: CreateCheckoutRequest,
   [Subjects.billingPaymentsPortal]: CreatePortalRequest,
   [Subjects.billingPaymentsPurchases]: ListPurchasesRequest,
+  [Subjects.billingPaymentsSubscribe]: SubscribeRequest,
   [Subjects.generationSubmit]: SubmitGenerationRequest,
   [Subjects.generationGet]: GetGenerationRequest,
   [Subjects.generationList]: ListGenerationsRequest,

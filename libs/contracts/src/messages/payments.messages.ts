@@ -1,4 +1,5 @@
-import { IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
+import { IsBoolean, IsIn, IsNumber, IsObject, IsOptional, IsString } from 'class-validator';
+import { PLANS, PlanName } from '../generation';
 import { Nested, Nullable } from '../validation';
 
 /**
@@ -49,6 +50,15 @@ export class CreatePortalRequest {
   @IsOptional() @IsString() email?: string;
 }
 
+/** The owner picks a plan (`billing.payments.subscribe`): Checkout for a first subscription, else the subscription's price changes. */
+export class SubscribeRequest {
+  @IsString() accountId!: string;
+  @IsIn(PLANS) plan!: PlanName;
+  @IsString() successUrl!: string;
+  @IsString() cancelUrl!: string;
+  @IsOptional() @IsString() email?: string;
+}
+
 /** The account's pack purchases, newest first (`billing.payments.purchases`). */
 export class ListPurchasesRequest {
   @IsString() accountId!: string;
@@ -88,8 +98,32 @@ export interface PaymentsOverview {
   packs: CreditPackView[];
   /** The account's Stripe customer, once it has one (its first checkout or portal visit). */
   stripe_customer_id: string | null;
+  /** The account's plan subscription at Stripe, if it has one. */
+  subscription: SubscriptionView | null;
+  /** The plans sold as subscriptions (the operator's `plans price`). */
+  plans: PlanName[];
   /** Set while the account's submits are refused (a refund of spent credits, a dispute): the page's banner. */
   restriction: RestrictionView | null;
+}
+
+export interface SubscriptionView {
+  subscription_id: string;
+  /** Stripe's status: `active`, `past_due`, `canceled`, ... */
+  status: string;
+  /** The plan the subscription's price is for (the account's plan until `downgrade_at` when lower). */
+  plan: PlanName;
+  current_period_end: string | null;
+  cancel_at_period_end: boolean;
+  downgrade_at: string | null;
+  /** A renewal failed: unpaid past this, the account moves to Free. */
+  grace_until: string | null;
+}
+
+export interface SubscribeReply {
+  /** `checkout`: send the browser to `url`; `now`: the new plan applies at once; `period_end`: at the end of the period paid for. */
+  effective: 'checkout' | 'now' | 'period_end';
+  url: string | null;
+  plan: PlanName;
 }
 
 export interface RestrictionView {
@@ -136,7 +170,25 @@ export class PaymentsOverviewPayload implements PaymentsOverview {
   @IsNumber() available!: number;
   @Nested(() => CreditPackViewPayload, { each: true }) packs!: CreditPackViewPayload[];
   @Nullable() @IsString() stripe_customer_id!: string | null;
+  @Nullable() @Nested(() => SubscriptionViewPayload) subscription!: SubscriptionViewPayload | null;
+  @IsIn(PLANS, { each: true }) plans!: PlanName[];
   @Nullable() @Nested(() => RestrictionViewPayload) restriction!: RestrictionViewPayload | null;
+}
+
+export class SubscriptionViewPayload implements SubscriptionView {
+  @IsString() subscription_id!: string;
+  @IsString() status!: string;
+  @IsIn(PLANS) plan!: PlanName;
+  @Nullable() @IsString() current_period_end!: string | null;
+  @IsBoolean() cancel_at_period_end!: boolean;
+  @Nullable() @IsString() downgrade_at!: string | null;
+  @Nullable() @IsString() grace_until!: string | null;
+}
+
+export class SubscribeReplyPayload implements SubscribeReply {
+  @IsIn(['checkout', 'now', 'period_end']) effective!: 'checkout' | 'now' | 'period_end';
+  @Nullable() @IsString() url!: string | null;
+  @IsIn(PLANS) plan!: PlanName;
 }
 
 export class RestrictionViewPayload implements RestrictionView {

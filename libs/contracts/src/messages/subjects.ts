@@ -23,6 +23,8 @@ export const Subjects = {
   billingPaymentsPortal: 'billing.payments.portal',
   /** The account's pack purchases with their receipts (ListPurchasesRequest). */
   billingPaymentsPurchases: 'billing.payments.purchases',
+  /** The owner picks a plan: a subscription's Checkout, or its price changed (SubscribeRequest). */
+  billingPaymentsSubscribe: 'billing.payments.subscribe',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',

@@ -54,5 +54,6 @@ describe('dashboard routes and roles', () => {
     expect(role['GET /dashboard/api/billing/purchases']).toBe('admin');
     expect(role['POST /dashboard/api/billing/checkout']).toBe('owner');
     expect(role['POST /dashboard/api/billing/portal']).toBe('owner');
+    expect(role['POST /dashboard/api/billing/subscription']).toBe('owner');
   });
 });

@@ -1,0 +1,34 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import type { BillingPaymentsSettings } from '@gen/config';
+import { PAYMENTS_SETTINGS } from './stripe-api';
+import { SubscriptionsService } from './subscriptions.service';
+
+/**
+ * Every PAYMENTS_SWEEP_MS (with Stripe on), applies the downgrades whose period ended and moves the
+ * accounts whose grace period ended unpaid to Free (SubscriptionsService.sweep). Replicas may sweep at
+ * once: each change is a conditional transaction under the account row's lock, so one applies it.
+ */
+@Injectable()
+export class SubscriptionSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(SubscriptionSweeper.name);
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly subscriptions: SubscriptionsService,
+    @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.settings.provider !== 'stripe') return;
+    this.timer = setInterval(() => {
+      this.running = this.subscriptions.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'subscription sweep failed; the next one tries again'));
+    }, this.settings.sweepMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+}
