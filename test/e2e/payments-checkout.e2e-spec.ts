@@ -59,6 +59,7 @@ describe('standalone: payments, credit packs through Stripe Checkout', () => {
       stripe_customer_id: null,
       subscription: null,
       plans: [],
+      top_up: { enabled: false, pack_id: null, threshold: null, card_saved: false, failing: false, last_error: null, next_attempt_at: null },
       restriction: null,
     });
 
@@ -233,7 +234,7 @@ describe('standalone: payments off (PAYMENTS_PROVIDER=none, the default)', () =>
   it('the page says payments are off, checkout is 404 and the webhook route is 404', async () => {
     const { owner } = await new Teams(h, smtp, '198.51.102').team('off');
     const page = await owner.request('GET', '/billing');
-    expect(page.body).toMatchObject({ provider: 'none', available: 1000, stripe_customer_id: null });
+    expect(page.body).toMatchObject({ provider: 'none', available: 1000, stripe_customer_id: null, top_up: null });
     const buy = await owner.request('POST', '/billing/checkout', { body: { pack_id: 'starter' } });
     expect(buy.status).toBe(404);
     const delivered = await stripe.deliver(`${h.url}/billing/stripe/webhook`, stripe.event('checkout.session.completed', { id: 'cs_x', object: 'checkout.session' }));

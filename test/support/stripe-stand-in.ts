@@ -61,6 +61,7 @@ class StripeApiError extends Error {
     readonly code: string,
     message: string,
     readonly param?: string,
+    readonly extra: Json = {},
   ) {
     super(message);
   }
@@ -282,6 +283,15 @@ export class StripeStandIn {
     return charge;
   }
 
+  /** How a saved card answers off-session payments from now on: `card_declined`, `authentication_required`, or null (it pays). */
+  readonly cardProblems = new Map<string, 'card_declined' | 'authentication_required'>();
+
+  /** The card a paid pack checkout saved (its PaymentIntent's payment method). */
+  cardOf(checkoutSessionId: string): string {
+    const intent = this.paymentIntents.get(this.checkoutSessions.get(checkoutSessionId)!.payment_intent as string)!;
+    return intent.payment_method as string;
+  }
+
   /** A Stripe Event object around `object` (`created` defaults to now). */
   event(type: string, object: Json, options: { id?: string; created?: number } = {}): Json {
     return {
@@ -344,7 +354,7 @@ export class StripeStandIn {
         send(200, body);
       } catch (error) {
         if (error instanceof StripeApiError) {
-          send(error.status, { error: { type: error.type, code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+          send(error.status, { error: { type: error.type, code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}), ...error.extra } });
         } else {
           send(500, { error: { type: 'api_error', message: String(error) } });
         }
@@ -359,6 +369,7 @@ export class StripeStandIn {
     if ((m = match(/^GET \/v1\/customers\/([\w-]+)$/))) return this.found(this.customers, 'customer', m[1]);
     if (match(/^POST \/v1\/checkout\/sessions$/)) return this.createCheckoutSession(params);
     if ((m = match(/^GET \/v1\/checkout\/sessions\/([\w-]+)$/))) return this.publicSession(this.found(this.checkoutSessions, 'checkout.session', m[1]));
+    if (match(/^POST \/v1\/payment_intents$/)) return this.createPaymentIntent(params);
     if ((m = match(/^GET \/v1\/payment_intents\/([\w-]+)$/))) return this.expand(this.found(this.paymentIntents, 'payment_intent', m[1]), params);
     if ((m = match(/^GET \/v1\/charges\/([\w-]+)$/))) return this.found(this.charges, 'charge', m[1]);
     if (match(/^POST \/v1\/billing_portal\/sessions$/)) return this.createPortalSession(params);
@@ -463,6 +474,61 @@ export class StripeStandIn {
   private publicSession(session: Json): Json {
     const { payment_intent_data: _asked, subscription_data: _subscription, line_items_asked: _items, ...shown } = session;
     return shown;
+  }
+
+  /**
+   * A PaymentIntent; with `confirm`, charged at once on `payment_method` (off-session: no customer
+   * present). A card set to fail answers Stripe's 402 card_error (`card_declined` with a decline
+   * code, or `authentication_required`), with the PaymentIntent left as Stripe leaves it.
+   */
+  private createPaymentIntent(params: Json): Json {
+    if (params.amount === undefined) throw missing('amount');
+    if (!params.currency) throw missing('currency');
+    if (params.customer !== undefined && !this.customers.has(params.customer as string)) throw noSuch('customer', params.customer as string);
+    const id = newId('pi');
+    const intent: Json = {
+      id,
+      object: 'payment_intent',
+      amount: Number(params.amount),
+      currency: params.currency,
+      customer: params.customer ?? null,
+      payment_method: params.payment_method ?? null,
+      status: 'requires_payment_method',
+      latest_charge: null,
+      description: params.description ?? null,
+      metadata: params.metadata ?? {},
+      created: now(),
+      livemode: false,
+    };
+    this.paymentIntents.set(id, intent);
+    if (params.confirm !== 'true') return intent;
+    if (!params.payment_method) throw missing('payment_method');
+    const problem = this.cardProblems.get(params.payment_method as string);
+    if (problem === 'authentication_required') {
+      intent.status = 'requires_action';
+      throw new StripeApiError(402, 'card_error', 'authentication_required', 'Your card was declined. This transaction requires authentication.', undefined, { decline_code: 'authentication_required', payment_intent: intent });
+    }
+    if (problem === 'card_declined') {
+      throw new StripeApiError(402, 'card_error', 'card_declined', 'Your card was declined.', undefined, { decline_code: 'insufficient_funds', payment_intent: intent });
+    }
+    const chargeId = newId('ch');
+    this.charges.set(chargeId, {
+      id: chargeId,
+      object: 'charge',
+      amount: intent.amount,
+      amount_refunded: 0,
+      currency: intent.currency,
+      customer: intent.customer,
+      payment_intent: id,
+      paid: true,
+      refunded: false,
+      status: 'succeeded',
+      receipt_url: `https://pay.stripe.com/receipts/payment/${randomBytes(16).toString('hex')}`,
+      metadata: intent.metadata,
+      created: now(),
+    });
+    Object.assign(intent, { status: 'succeeded', latest_charge: chargeId });
+    return this.expand(intent, params);
   }
 
   /** Every update asked, with its parameters (proration_behavior, items, cancel_at_period_end). */

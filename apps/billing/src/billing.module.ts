@@ -30,9 +30,11 @@ import { StripeEventsService } from './payments/stripe-events.service';
 import { SubscriptionSweeper } from './payments/subscription-sweeper';
 import { SubscriptionsRepository } from './payments/subscriptions.repository';
 import { SubscriptionsService } from './payments/subscriptions.service';
+import { TopUpsRepository } from './payments/top-ups.repository';
+import { TopUpsService } from './payments/top-ups.service';
 
 /** Without settings (tools, older callers): payments off. */
-const NO_PAYMENTS: BillingPaymentsSettings = { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000 };
+const NO_PAYMENTS: BillingPaymentsSettings = { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 };
 
 @Module({})
 export class BillingModule {
@@ -64,6 +66,8 @@ export class BillingModule {
         PaymentsService,
         SubscriptionsRepository,
         SubscriptionsService,
+        TopUpsRepository,
+        TopUpsService,
         StripeEventsService,
         // The sweep runs in the services (not the operator CLI, whose billing has no relay either).
         ...(options.outboxRelay === false ? [] : [SubscriptionSweeper]),

@@ -9,3 +9,4 @@ export { LowBalanceService } from './low-balance/low-balance.service';
 export { billingRelease } from './billing.release';
 export { PaymentsService } from './payments/payments.service';
 export { SubscriptionsService } from './payments/subscriptions.service';
+export { TopUpsService } from './payments/top-ups.service';

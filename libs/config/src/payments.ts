@@ -19,7 +19,8 @@ export const STRIPE_API_VARIABLES = {
 /** Billing's handling of subscriptions (docs/operations/payments.md, "Subscriptions"). */
 export const SUBSCRIPTION_VARIABLES = {
   graceHours: int('SUBSCRIPTION_GRACE_HOURS', 168, 'after a failed renewal, how long an account keeps its paid plan while Stripe retries the card; then it moves to Free', { min: 0, max: 24 * 90 }),
-  sweepMs: int('PAYMENTS_SWEEP_MS', 60_000, 'how often billing looks for downgrades whose period ended and grace periods that ended unpaid', { min: 1_000, max: 3_600_000 }),
+  sweepMs: int('PAYMENTS_SWEEP_MS', 60_000, 'how often billing looks for downgrades whose period ended, grace periods that ended unpaid and automatic top-ups to retry', { min: 1_000, max: 3_600_000 }),
+  topUpRetryMinutes: int('TOP_UP_RETRY_MINUTES', 360, 'after a failed automatic top-up, the wait before the first retry; it doubles with each failure, up to a day', { min: 1, max: 1_440 }),
 };
 
 /** The gateway checks each Stripe delivery's `Stripe-Signature` with this secret (the endpoint's signing secret). */
@@ -40,6 +41,8 @@ export interface BillingPaymentsSettings {
   subscriptionGraceHours: number;
   /** PAYMENTS_SWEEP_MS. */
   sweepMs: number;
+  /** TOP_UP_RETRY_MINUTES. */
+  topUpRetryMinutes: number;
 }
 
 /** The gateway's: the webhook secret (null when PAYMENTS_PROVIDER=none: the webhook route answers 404). */
@@ -52,7 +55,7 @@ export function readBillingPaymentsSettings(env: EnvReader): BillingPaymentsSett
   const provider = env.read(PAYMENTS_PROVIDER);
   const api = env.readAll(STRIPE_API_VARIABLES);
   const subscriptions = env.readAll(SUBSCRIPTION_VARIABLES);
-  const tuning = { subscriptionGraceHours: subscriptions.graceHours, sweepMs: subscriptions.sweepMs };
+  const tuning = { subscriptionGraceHours: subscriptions.graceHours, sweepMs: subscriptions.sweepMs, topUpRetryMinutes: subscriptions.topUpRetryMinutes };
   if (provider === 'none') return { provider, stripe: null, ...tuning };
   if (api.secretKey === null || !/^(sk|rk)_\S+$/.test(api.secretKey)) {
     env.problem('STRIPE_SECRET_KEY is required with PAYMENTS_PROVIDER=stripe: a Stripe secret or restricted key (sk_... or rk_...)');

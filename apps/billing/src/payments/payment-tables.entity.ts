@@ -182,3 +182,72 @@ export class SubscriptionEntity {
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 }
+
+/** The card the account's last pack payment saved for off-session payments (migration 1766000000002). */
+@Entity({ name: 'saved_cards' })
+export class SavedCardEntity {
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'saved_cards_pkey' })
+  accountId!: string;
+
+  @Column('text', { name: 'payment_method_id' })
+  paymentMethodId!: string;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** An account's automatic top-up: the pack bought when its balance crosses the low-balance threshold. */
+@Entity({ name: 'top_up_settings' })
+export class TopUpSettingsEntity {
+  @PrimaryColumn('uuid', { name: 'account_id', primaryKeyConstraintName: 'top_up_settings_pkey' })
+  accountId!: string;
+
+  @Column('text', { name: 'pack_id' })
+  packId!: string;
+
+  /** Failed attempts in a row (the back-off grows with it); 0 after a success. */
+  @Column('integer', { default: 0 })
+  failures!: number;
+
+  /** After a failure: the earliest retry. */
+  @Column('timestamptz', { name: 'next_attempt_at', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  /** Why the last attempt failed (the dashboard's banner); null once one succeeds. */
+  @Column('text', { name: 'last_error', nullable: true })
+  lastError!: string | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+}
+
+/** One top-up per crossing: `crossingKey` is the low-balance event's id (or a retry's). */
+@Entity({ name: 'top_up_attempts' })
+@Unique('top_up_attempts_crossing_key_key', ['crossingKey'])
+@Index('top_up_attempts_by_account', ['accountId', 'createdAt'])
+export class TopUpAttemptEntity {
+  @PrimaryColumn('uuid', { primaryKeyConstraintName: 'top_up_attempts_pkey' })
+  id!: string;
+
+  @Column('uuid', { name: 'account_id' })
+  accountId!: string;
+
+  @Column('text', { name: 'crossing_key' })
+  crossingKey!: string;
+
+  @Column('text', { name: 'pack_id' })
+  packId!: string;
+
+  /** `pending`, `succeeded`, `failed`. */
+  @Column('text')
+  status!: string;
+
+  @Column('text', { name: 'payment_intent_id', nullable: true })
+  paymentIntentId!: string | null;
+
+  @Column('text', { nullable: true })
+  error!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

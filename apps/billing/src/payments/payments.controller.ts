@@ -1,7 +1,12 @@
 import { Controller, UseFilters } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { EventPattern, MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  AccountLowBalanceEvent,
   CheckoutReply,
+  Events,
+  GetTopUpRequest,
+  SetTopUpRequest,
+  TopUpView,
   CreateCheckoutRequest,
   CreatePortalRequest,
   ListPurchasesReply,
@@ -19,6 +24,7 @@ import { RpcErrorFilter } from '@gen/errors';
 import { PaymentsService } from './payments.service';
 import { StripeEventsService } from './stripe-events.service';
 import { SubscriptionsService } from './subscriptions.service';
+import { TopUpsService } from './top-ups.service';
 
 /** Payments' message handlers: one line each into PaymentsService. */
 @Controller()
@@ -28,7 +34,24 @@ export class PaymentsController {
     private readonly payments: PaymentsService,
     private readonly events: StripeEventsService,
     private readonly subscriptions: SubscriptionsService,
+    private readonly topUps: TopUpsService,
   ) {}
+
+  @MessagePattern(Subjects.billingPaymentsTopUpGet)
+  topUp(@Payload() request: GetTopUpRequest): Promise<TopUpView> {
+    return this.topUps.view(request.accountId);
+  }
+
+  @MessagePattern(Subjects.billingPaymentsTopUpSet)
+  setTopUp(@Payload() request: SetTopUpRequest): Promise<TopUpView> {
+    return this.topUps.set(request);
+  }
+
+  /** `account.low_balance` (billing's own event): the automatic top-up of the crossing. */
+  @EventPattern(Events.accountLowBalance)
+  onLowBalance(@Payload() event: AccountLowBalanceEvent): Promise<void> {
+    return this.topUps.onLowBalance(event);
+  }
 
   @MessagePattern(Subjects.billingStripeEvent)
   stripeEvent(@Payload() request: StripeEventRequest): Promise<StripeEventReply> {

@@ -295,7 +295,7 @@ export class PaymentsRepository {
    * different events of one session wait on the purchase row's key and then find it. Either way the
    * loser inserts nothing and grants nothing; the account row's lock orders the ledger rows.
    */
-  async grantPurchase(event: StripeEventRecord, purchase: Omit<Purchase, 'refundedCredits' | 'createdAt'>, note: string): Promise<GrantOutcome> {
+  async grantPurchase(event: StripeEventRecord, purchase: Omit<Purchase, 'refundedCredits' | 'createdAt'>, note: string, savedCard: string | null = null): Promise<GrantOutcome> {
     return this.db.transaction(async (tx) => {
       if (!(await claimEvent(tx, event))) return 'duplicate';
       const account = await sqlRows<unknown>(tx, `SELECT 1 FROM accounts WHERE account_id = $1 FOR UPDATE`, [purchase.accountId]);
@@ -322,6 +322,13 @@ export class PaymentsRepository {
         modelId: null,
         note,
       });
+      // The card this payment saved (setup_future_usage off_session): automatic top-ups pay with it.
+      if (savedCard) {
+        await sqlRows(tx,
+          `INSERT INTO saved_cards (account_id, payment_method_id) VALUES ($1, $2) ON CONFLICT (account_id) DO UPDATE SET payment_method_id = EXCLUDED.payment_method_id, updated_at = now()`,
+          [purchase.accountId, savedCard],
+        );
+      }
       return 'applied';
     });
   }

@@ -17,7 +17,9 @@ import type {
 } from '@gen/contracts';
 import { AccountRestrictedError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
+import { formatMoney } from './money';
 import { CreditPack, PaymentsRepository, Purchase, StripeEventRecord } from './payments.repository';
+import { TopUpsService } from './top-ups.service';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
 
@@ -86,12 +88,6 @@ const purchaseView = (p: Purchase): PurchaseView => ({
   created_at: p.createdAt.toISOString(),
 });
 
-/** `1234, usd` → `12.34 USD` (two-decimal currencies; others show their smallest unit). */
-export function formatMoney(amount: number, currency: string): string {
-  const zeroDecimal = ['bif', 'clp', 'djf', 'gnf', 'jpy', 'kmf', 'krw', 'mga', 'pyg', 'rwf', 'ugx', 'vnd', 'vuv', 'xaf', 'xof', 'xpf'].includes(currency.toLowerCase());
-  return `${zeroDecimal ? String(amount) : (amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-}
-
 const idOf = (value: unknown): string | null =>
   typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
 
@@ -108,6 +104,7 @@ export class PaymentsService {
     private readonly repository: PaymentsRepository,
     private readonly accounts: BillingAccountsRepository,
     private readonly subscriptions: SubscriptionsRepository,
+    private readonly topUps: TopUpsService,
     @Inject(STRIPE_API) private readonly stripe: Stripe | null,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -123,6 +120,7 @@ export class PaymentsService {
       this.subscriptions.subscriptionOf(accountId),
       this.subscriptions.planPrices(),
     ]);
+    const topUp = this.settings.provider === 'stripe' ? await this.topUps.view(accountId) : null;
     return {
       provider: this.settings.provider,
       available: account.available,
@@ -130,6 +128,7 @@ export class PaymentsService {
       stripe_customer_id: customer,
       subscription: subscription && toSubscriptionView(subscription),
       plans: prices.map((p) => p.plan),
+      top_up: topUp,
       restriction: restriction && { reason: restriction.reason, message: restriction.message, since: restriction.since.toISOString() },
     };
   }
@@ -239,7 +238,8 @@ export class PaymentsService {
     if (session.payment_status !== 'paid') return this.ignoreEvent(event, 'ignored: not paid yet');
     if (await this.repository.eventSeen(event.record.eventId)) return { outcome: 'duplicate' };
     const paymentIntentId = idOf(session.payment_intent);
-    const charge = paymentIntentId ? await this.latestCharge(paymentIntentId) : null;
+    const paid = paymentIntentId ? await this.paymentOf(paymentIntentId) : null;
+    const charge = paid?.charge ?? null;
     const outcome = await this.repository.grantPurchase(
       event.record,
       {
@@ -259,6 +259,7 @@ export class PaymentsService {
         ')',
         charge?.receipt_url ? `; receipt ${charge.receipt_url}` : '',
       ].join(''),
+      paid?.paymentMethod ?? null,
     );
     if (outcome === 'no-account') {
       this.logger.error({ eventId: event.record.eventId, session: session.id, accountId: metadata.account_id }, 'paid checkout for an account billing does not know; nothing granted');
@@ -345,10 +346,16 @@ export class PaymentsService {
     return { outcome: (await this.repository.recordEvent(event.record, why)) ? 'ignored' : 'duplicate' };
   }
 
-  /** The payment's charge, for its id and receipt link. Stripe unreachable: 503, and Stripe delivers the event again. */
-  private async latestCharge(paymentIntentId: string): Promise<Stripe.Charge | null> {
+  /**
+   * The payment's charge (its id and receipt link) and the card it saved. Stripe unreachable: 503,
+   * and Stripe delivers the event again.
+   */
+  private async paymentOf(paymentIntentId: string): Promise<{ charge: Stripe.Charge | null; paymentMethod: string | null }> {
     const intent = await this.call(() => this.api().paymentIntents.retrieve(paymentIntentId, { expand: ['latest_charge'] }));
-    return typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
+    return {
+      charge: typeof intent.latest_charge === 'object' ? intent.latest_charge : null,
+      paymentMethod: intent.setup_future_usage === 'off_session' ? idOf(intent.payment_method) : null,
+    };
   }
 
   /** The account's Stripe customer, created at Stripe on first use. */

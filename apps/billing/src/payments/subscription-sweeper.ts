@@ -2,10 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { BillingPaymentsSettings } from '@gen/config';
 import { PAYMENTS_SETTINGS } from './stripe-api';
 import { SubscriptionsService } from './subscriptions.service';
+import { TopUpsService } from './top-ups.service';
 
 /**
- * Every PAYMENTS_SWEEP_MS (with Stripe on), applies the downgrades whose period ended and moves the
- * accounts whose grace period ended unpaid to Free (SubscriptionsService.sweep). Replicas may sweep at
+ * Every PAYMENTS_SWEEP_MS (with Stripe on), applies the downgrades whose period ended, moves the
+ * accounts whose grace period ended unpaid to Free (SubscriptionsService.sweep) and retries failed
+ * automatic top-ups whose back-off ended (TopUpsService.retryDue). Replicas may sweep at
  * once: each change is a conditional transaction under the account row's lock, so one applies it.
  */
 @Injectable()
@@ -16,13 +18,14 @@ export class SubscriptionSweeper implements OnApplicationBootstrap, OnApplicatio
 
   constructor(
     private readonly subscriptions: SubscriptionsService,
+    private readonly topUps: TopUpsService,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
 
   onApplicationBootstrap(): void {
     if (this.settings.provider !== 'stripe') return;
     this.timer = setInterval(() => {
-      this.running = this.subscriptions.sweep().catch((error: unknown) => this.logger.error({ err: error }, 'subscription sweep failed; the next one tries again'));
+      this.running = Promise.all([this.subscriptions.sweep(), this.topUps.retryDue()]).catch((error: unknown) => this.logger.error({ err: error }, 'subscription sweep failed; the next one tries again'));
     }, this.settings.sweepMs);
     this.timer.unref();
   }

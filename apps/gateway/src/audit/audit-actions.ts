@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'account.subscription_changed',
   'account.renewal_failed',
   'account.top_up_failed',
+  'account.top_up_set',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -12,7 +12,12 @@ import {
   Subjects,
   SubscribeReply,
   SubscribeRequest,
+  GetTopUpRequest,
+  SetTopUpRequest,
+  TopUpView,
 } from '@gen/contracts';
+import type { AuditActor } from '../audit/audit-actions';
+import { AuditService } from '../audit/audit.service';
 import { RpcClient } from '@gen/transport';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 
@@ -21,6 +26,7 @@ import { GATEWAY_SETTINGS, GatewaySettings } from '../gateway.tokens';
 export class BillingPageService {
   constructor(
     private readonly rpc: RpcClient,
+    private readonly audit: AuditService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -55,6 +61,17 @@ export class BillingPageService {
       successUrl: this.page('?subscription=success'),
       cancelUrl: this.page('?subscription=canceled'),
     });
+  }
+
+  topUp(accountId: string): Promise<TopUpView> {
+    return this.rpc.request<TopUpView, GetTopUpRequest>(Subjects.billingPaymentsTopUpGet, { accountId });
+  }
+
+  /** Billing checks the pack, the saved card and the threshold; audited once set. */
+  async setTopUp(accountId: string, packId: string | null, threshold: number | null, actor: AuditActor): Promise<TopUpView> {
+    const view = await this.rpc.request<TopUpView, SetTopUpRequest>(Subjects.billingPaymentsTopUpSet, { accountId, packId, threshold });
+    await this.audit.record({ accountId, actor, action: 'account.top_up_set', target: accountId, details: { pack_id: view.pack_id, threshold: view.threshold } });
+    return view;
   }
 
   portal(accountId: string, email: string): Promise<PortalReply> {

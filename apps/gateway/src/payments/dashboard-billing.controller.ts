@@ -1,7 +1,9 @@
-import { Body, Controller, Get, HttpCode, Post, Query, UseGuards, UseInterceptors } from '@nestjs/common';
-import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { Body, Controller, Get, HttpCode, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
+import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { Type } from 'class-transformer';
-import { CheckoutReply, ListPurchasesReply, PaymentsOverview, PLANS, PlanName, PortalReply, SubscribeReply } from '@gen/contracts';
+import { CheckoutReply, ListPurchasesReply, MAX_LOW_BALANCE_THRESHOLD, PaymentsOverview, PLANS, PlanName, PortalReply, SubscribeReply, TopUpView } from '@gen/contracts';
+import type { AuditActor } from '../audit/audit-actions';
+import { CurrentActor } from '../dashboard/audit-actor.decorator';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
 import { CurrentSession, DashboardSessionGuard } from '../dashboard/sessions/session.guard';
 import type { LiveSession } from '../dashboard/sessions/users.repository';
@@ -19,6 +21,22 @@ export class CheckoutDto {
 export class SubscribeDto {
   @IsIn(PLANS, { message: `plan: one of ${PLANS.join(', ')}.` })
   plan!: PlanName;
+}
+
+const THRESHOLD = `threshold: a whole number of credits from 1 to ${MAX_LOW_BALANCE_THRESHOLD}; a top-up starts when the balance falls below it.`;
+
+/** Body of PUT /dashboard/api/billing/top-up: a pack and a threshold turn it on; `pack_id` null turns it off. */
+export class TopUpDto {
+  @ValidateIf((body: TopUpDto) => body.pack_id !== null)
+  @IsString({ message: 'pack_id: the id of a credit pack, or null to turn automatic top-ups off.' })
+  @Matches(/^[a-z0-9][a-z0-9_-]{0,63}$/, { message: 'pack_id: the id of a credit pack, or null to turn automatic top-ups off.' })
+  pack_id!: string | null;
+
+  @ValidateIf((body: TopUpDto) => body.pack_id !== null)
+  @IsInt({ message: THRESHOLD })
+  @Min(1, { message: THRESHOLD })
+  @Max(MAX_LOW_BALANCE_THRESHOLD, { message: THRESHOLD })
+  threshold!: number;
 }
 
 export class PurchasesQuery {
@@ -64,6 +82,18 @@ export class DashboardBillingController {
   @RequiresRole('owner')
   subscribe(@CurrentSession() session: LiveSession, @Body() body: SubscribeDto): Promise<SubscribeReply> {
     return this.billing.subscribe(session.accountId, body.plan, session.email);
+  }
+
+  @Get('top-up')
+  @RequiresRole('admin')
+  topUp(@CurrentSession() session: LiveSession): Promise<TopUpView> {
+    return this.billing.topUp(session.accountId);
+  }
+
+  @Put('top-up')
+  @RequiresRole('owner')
+  setTopUp(@CurrentSession() session: LiveSession, @CurrentActor() actor: AuditActor, @Body() body: TopUpDto): Promise<TopUpView> {
+    return this.billing.setTopUp(session.accountId, body.pack_id, body.pack_id === null ? null : body.threshold, actor);
   }
 
   @Post('portal')

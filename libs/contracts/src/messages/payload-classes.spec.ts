@@ -42,6 +42,8 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
   [Subjects.billingPaymentsCheckout]: { accountId: id(), packId: 'starter', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
   [Subjects.billingPaymentsPortal]: { accountId: id(), returnUrl: 'https://gen.example/dashboard/billing' },
   [Subjects.billingPaymentsPurchases]: { accountId: id(), limit: 20 },
+  [Subjects.billingPaymentsTopUpGet]: { accountId: id() },
+  [Subjects.billingPaymentsTopUpSet]: { accountId: id(), packId: 'starter', threshold: 300 },
   [Subjects.billingPaymentsSubscribe]: { accountId: id(), plan: 'pro', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
   [Subjects.generationSubmit]: {
     jobId: id(),

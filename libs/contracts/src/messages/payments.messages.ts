@@ -59,6 +59,21 @@ export class SubscribeRequest {
   @IsOptional() @IsString() email?: string;
 }
 
+/** The account's automatic top-up (`billing.payments.top-up.get`). */
+export class GetTopUpRequest {
+  @IsString() accountId!: string;
+}
+
+/**
+ * Turns the automatic top-up on (`packId` and `threshold`: the low-balance threshold whose crossing
+ * starts it) or off (`packId` null) (`billing.payments.top-up.set`).
+ */
+export class SetTopUpRequest {
+  @IsString() accountId!: string;
+  @IsOptional() @IsString() packId?: string | null;
+  @IsOptional() @IsNumber() threshold?: number | null;
+}
+
 /** The account's pack purchases, newest first (`billing.payments.purchases`). */
 export class ListPurchasesRequest {
   @IsString() accountId!: string;
@@ -102,6 +117,8 @@ export interface PaymentsOverview {
   subscription: SubscriptionView | null;
   /** The plans sold as subscriptions (the operator's `plans price`). */
   plans: PlanName[];
+  /** The automatic top-up (null with payments off); `failing` is the page's banner. */
+  top_up: TopUpView | null;
   /** Set while the account's submits are refused (a refund of spent credits, a dispute): the page's banner. */
   restriction: RestrictionView | null;
 }
@@ -117,6 +134,19 @@ export interface SubscriptionView {
   downgrade_at: string | null;
   /** A renewal failed: unpaid past this, the account moves to Free. */
   grace_until: string | null;
+}
+
+export interface TopUpView {
+  enabled: boolean;
+  pack_id: string | null;
+  /** The low-balance threshold: a top-up starts when the available credits fall below it. */
+  threshold: number | null;
+  /** A pack payment saved a card for off-session payments (needed to turn top-ups on). */
+  card_saved: boolean;
+  /** The last attempt failed: `last_error` says why and what to do; retried after `next_attempt_at`. */
+  failing: boolean;
+  last_error: string | null;
+  next_attempt_at: string | null;
 }
 
 export interface SubscribeReply {
@@ -172,7 +202,18 @@ export class PaymentsOverviewPayload implements PaymentsOverview {
   @Nullable() @IsString() stripe_customer_id!: string | null;
   @Nullable() @Nested(() => SubscriptionViewPayload) subscription!: SubscriptionViewPayload | null;
   @IsIn(PLANS, { each: true }) plans!: PlanName[];
+  @Nullable() @Nested(() => TopUpViewPayload) top_up!: TopUpViewPayload | null;
   @Nullable() @Nested(() => RestrictionViewPayload) restriction!: RestrictionViewPayload | null;
+}
+
+export class TopUpViewPayload implements TopUpView {
+  @IsBoolean() enabled!: boolean;
+  @Nullable() @IsString() pack_id!: string | null;
+  @Nullable() @IsNumber() threshold!: number | null;
+  @IsBoolean() card_saved!: boolean;
+  @IsBoolean() failing!: boolean;
+  @Nullable() @IsString() last_error!: string | null;
+  @Nullable() @IsString() next_attempt_at!: string | null;
 }
 
 export class SubscriptionViewPayload implements SubscriptionView {

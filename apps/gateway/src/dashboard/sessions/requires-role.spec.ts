@@ -55,5 +55,7 @@ describe('dashboard routes and roles', () => {
     expect(role['POST /dashboard/api/billing/checkout']).toBe('owner');
     expect(role['POST /dashboard/api/billing/portal']).toBe('owner');
     expect(role['POST /dashboard/api/billing/subscription']).toBe('owner');
+    expect(role['GET /dashboard/api/billing/top-up']).toBe('admin');
+    expect(role['PUT /dashboard/api/billing/top-up']).toBe('owner');
   });
 });
