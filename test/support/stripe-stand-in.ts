@@ -325,6 +325,41 @@ export class StripeStandIn {
     return { status: response.status, body: text ? JSON.parse(text) : undefined };
   }
 
+  // --- Stripe's hosted pages, as a browser sees them ---
+
+  /** Where the hosted Checkout page delivers the events of a payment made on it (the service's webhook). */
+  hostedWebhook: string | null = null;
+
+  /**
+   * `GET /c/pay/<session>`: a page with a Pay button; `POST` pays (payCheckout), delivers the event
+   * to `hostedWebhook` as Stripe would, and sends the browser to the session's success URL.
+   * `GET /p/session/<id>`: the customer portal, with a link back to its return URL.
+   */
+  private async hosted(method: string, path: string, res: ServerResponse): Promise<boolean> {
+    const html = (body: string) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><html><head><title>Stand-in Stripe</title></head><body>${body}</body></html>`);
+    const pay = /^\/c\/pay\/([\w-]+)$/.exec(path);
+    if (pay) {
+      const session = this.checkoutSessions.get(pay[1]);
+      if (!session) return false;
+      if (method === 'GET') {
+        html(`<h1>Pay ${((session.amount_total as number) / 100).toFixed(2)} ${String(session.currency).toUpperCase()}</h1><form method="post"><button type="submit">Pay</button></form>`);
+        return true;
+      }
+      const event = this.payCheckout(pay[1]);
+      if (this.hostedWebhook) await this.deliver(this.hostedWebhook, event);
+      res.writeHead(303, { location: String(session.success_url).replace('{CHECKOUT_SESSION_ID}', pay[1]) }).end();
+      return true;
+    }
+    const portal = /^\/p\/session\/([\w-]+)$/.exec(path);
+    if (portal && method === 'GET') {
+      const session = this.portalSessions.get(portal[1]);
+      if (!session) return false;
+      html(`<h1>Customer portal</h1><p>Cards and invoices of ${String(session.customer)}</p><a href="${String(session.return_url)}">Return</a>`);
+      return true;
+    }
+    return false;
+  }
+
   // --- The API ---
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -333,6 +368,13 @@ export class StripeStandIn {
     req.on('end', () => {
       const url = new URL(req.url ?? '/', `http://${this.host}`);
       const method = req.method ?? 'GET';
+      if (!url.pathname.startsWith('/v1/')) {
+        void this.hosted(method, url.pathname, res).then(
+          (served) => served || res.writeHead(404).end(),
+          (error: unknown) => res.writeHead(500).end(String(error)),
+        );
+        return;
+      }
       const params = parseStripeForm(method === 'GET' || method === 'DELETE' ? url.search.slice(1) : Buffer.concat(chunks).toString('utf8'));
       this.requests.push({ method, path: url.pathname, params });
       const send = (status: number, body: Json) => {
