@@ -160,6 +160,15 @@ describe('standalone: payments, credit packs through Stripe Checkout', () => {
     expect((await stripe.deliver(webhook, event)).body).toEqual({ outcome: 'applied' });
   });
 
+  it("takes an event larger than the API's body limit (an invoice with many lines), up to the provider callbacks' limit", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => ({ id: `il_${i}`, object: 'line_item', description: `Line ${i} `.padEnd(200, '.'), amount: 100 }));
+    const big = stripe.event('invoice.finalized', { id: 'in_big', object: 'invoice', lines: { object: 'list', data: lines } });
+    expect(JSON.stringify(big).length).toBeGreaterThan(65_536);
+    expect(await stripe.deliver(webhook, big)).toEqual({ status: 200, body: { outcome: 'ignored' } });
+    const huge = stripe.event('invoice.finalized', { id: 'in_huge', object: 'invoice', padding: 'x'.repeat(600 * 1024) });
+    expect((await stripe.deliver(webhook, huge)).status).toBe(413);
+  });
+
   it('owners buy and open the portal; admins see the page; developers and viewers do not', async () => {
     const { owner } = await teams.team('roles');
     const admin = (await teams.join(owner, 'admin')).c;
