@@ -85,6 +85,13 @@ describe('standalone: payments, plans as Stripe subscriptions', () => {
     expect(await credits(apiKey)).toMatchObject({ plan: 'lite', limits: { requests_per_minute: 30, parallel_tasks: 2 } });
     expect(await subscription(owner)).toMatchObject({ subscription_id: subscriptionId, status: 'active', plan: 'lite', cancel_at_period_end: false, downgrade_at: null, grace_until: null });
     expect(await mailsTo(email, 'Plan changed: now lite')).toHaveLength(1);
+    // The subscription's first invoice, listed from Stripe with its hosted page and PDF.
+    const invoices = await owner.request('GET', '/billing/invoices');
+    expect(invoices.status).toBe(200);
+    expect(invoices.body.data).toEqual([
+      expect.objectContaining({ status: 'paid', amount_paid: 900, currency: 'usd', hosted_invoice_url: expect.stringMatching(/^https:\/\/invoice\.stripe\.com\/i\/in_/), invoice_pdf: expect.stringMatching(/\/pdf$/) }),
+    ]);
+    expect((await owner.request('GET', '/billing/invoices?limit=101')).status).toBe(422);
     const shown = runCli(h.database.url, 'accounts', 'show', '--account', accountId);
     expect(shown.stdout).toContain(`Stripe subscription: ${subscriptionId} (lite, active)`);
     // The same subscription's events again (created, updated): nothing more changes.
@@ -183,6 +190,8 @@ describe('standalone: payments, plans as Stripe subscriptions', () => {
 
   it('refuses what cannot be done with a clear 4xx', async () => {
     const { owner } = await freeAccount('refusals');
+    // No Stripe customer yet: no invoices (and no call to Stripe).
+    expect((await owner.request('GET', '/billing/invoices')).body).toEqual({ data: [] });
     const noSub = await owner.request('POST', '/billing/subscription', { body: { plan: 'free' } });
     expect(noSub.status).toBe(422);
     expect(noSub.body.error.message).toBe('The account has no subscription to end: it pays nothing for its plan.');

@@ -235,7 +235,9 @@ export class StripeStandIn {
       amount_paid: paid ? price.unit_amount : 0,
       currency: price.currency,
       attempt_count: 1,
+      number: `INV-${String(this.invoices.size + 1).padStart(4, '0')}`,
       hosted_invoice_url: `https://invoice.stripe.com/i/${id}`,
+      invoice_pdf: `https://pay.stripe.com/invoice/${id}/pdf`,
       parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: subscription.metadata } },
       period_start: item.current_period_start,
       period_end: item.current_period_end,
@@ -415,6 +417,11 @@ export class StripeStandIn {
     if ((m = match(/^GET \/v1\/payment_intents\/([\w-]+)$/))) return this.expand(this.found(this.paymentIntents, 'payment_intent', m[1]), params);
     if ((m = match(/^GET \/v1\/charges\/([\w-]+)$/))) return this.found(this.charges, 'charge', m[1]);
     if (match(/^POST \/v1\/billing_portal\/sessions$/)) return this.createPortalSession(params);
+    if (match(/^GET \/v1\/invoices$/)) {
+      const invoices = [...this.invoices.values()].filter((i) => params.customer === undefined || i.customer === params.customer).reverse();
+      const limit = Number(params.limit ?? 10);
+      return { object: 'list', url: '/v1/invoices', has_more: invoices.length > limit, data: invoices.slice(0, limit) };
+    }
     if ((m = match(/^GET \/v1\/prices\/([\w-]+)$/))) return this.found(this.prices, 'price', m[1]);
     if ((m = match(/^GET \/v1\/subscriptions\/([\w-]+)$/))) return this.found(this.subscriptions, 'subscription', m[1]);
     if ((m = match(/^POST \/v1\/subscriptions\/([\w-]+)$/))) return this.updateSubscription(this.found(this.subscriptions, 'subscription', m[1]), params);

@@ -9,6 +9,8 @@ import {
   TopUpView,
   CreateCheckoutRequest,
   CreatePortalRequest,
+  ListInvoicesReply,
+  ListInvoicesRequest,
   ListPurchasesReply,
   ListPurchasesRequest,
   PaymentsOverview,
@@ -76,6 +78,11 @@ export class PaymentsController {
   @MessagePattern(Subjects.billingPaymentsPortal)
   portal(@Payload() request: CreatePortalRequest): Promise<PortalReply> {
     return this.payments.portal(request);
+  }
+
+  @MessagePattern(Subjects.billingPaymentsInvoices)
+  invoices(@Payload() request: ListInvoicesRequest): Promise<ListInvoicesReply> {
+    return this.payments.invoices(request);
   }
 
   @MessagePattern(Subjects.billingPaymentsPurchases)

@@ -6,6 +6,8 @@ import type {
   CreateCheckoutRequest,
   CreatePortalRequest,
   CreditPackView,
+  ListInvoicesReply,
+  ListInvoicesRequest,
   ListPurchasesReply,
   ListPurchasesRequest,
   PaymentsOverview,
@@ -139,6 +141,31 @@ export class PaymentsService {
       throw new ValidationError(`limit must be an integer between 1 and ${MAX_PURCHASES_PAGE}`);
     }
     return { data: (await this.repository.purchases(accountId, request.limit)).map(purchaseView) };
+  }
+
+  /** The account's invoices at Stripe (subscriptions, top-ups), newest first; none before it has a Stripe customer. */
+  async invoices(request: ListInvoicesRequest): Promise<ListInvoicesReply> {
+    const accountId = checkAccount(request.accountId);
+    if (!Number.isInteger(request.limit) || request.limit < 1 || request.limit > MAX_PURCHASES_PAGE) {
+      throw new ValidationError(`limit must be an integer between 1 and ${MAX_PURCHASES_PAGE}`);
+    }
+    const stripe = this.api();
+    const customer = await this.repository.customerOf(accountId);
+    if (!customer) return { data: [] };
+    const page = await this.call(() => stripe.invoices.list({ customer, limit: request.limit }));
+    return {
+      data: page.data.map((invoice) => ({
+        id: invoice.id ?? '',
+        number: invoice.number ?? null,
+        status: invoice.status ?? null,
+        amount_due: invoice.amount_due,
+        amount_paid: invoice.amount_paid,
+        currency: invoice.currency,
+        created: new Date(invoice.created * 1000).toISOString(),
+        hosted_invoice_url: invoice.hosted_invoice_url ?? null,
+        invoice_pdf: invoice.invoice_pdf ?? null,
+      })),
+    };
   }
 
   /** A Checkout Session (payment mode) for one pack; its completion grants the credits (onCheckoutPaid). */

@@ -224,6 +224,31 @@ function Purchases({ purchases }: { purchases: Purchase[] }) {
   );
 }
 
+/** The account's invoices at Stripe (subscriptions, top-ups), with their hosted pages. */
+function Invoices() {
+  const [state] = useAsync(() => dashboardApi.billingInvoices(), []);
+  if (state.status !== 'ready' || state.data.data.length === 0) return null;
+  return (
+    <section className="section" aria-labelledby="invoices-heading">
+      <h2 id="invoices-heading">Invoices</h2>
+      <ul>
+        {state.data.data.map((invoice) => (
+          <li key={invoice.id}>
+            {invoice.hosted_invoice_url ? (
+              <a href={invoice.hosted_invoice_url} target="_blank" rel="noreferrer">
+                {invoice.number ?? invoice.id}
+              </a>
+            ) : (
+              (invoice.number ?? invoice.id)
+            )}{' '}
+            {new Date(invoice.created).toLocaleDateString('en-US')}: {money(invoice.amount_due, invoice.currency)} ({invoice.status ?? 'draft'})
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /**
  * Billing (docs/guide/billing.md): the balance, packs bought through Stripe Checkout, the plan's
  * subscription, the automatic top-up, purchases with their receipts, and the customer portal. Owners
@@ -284,6 +309,7 @@ export function BillingPage() {
           <Plan data={state.data[0]} canPay={canPay} onError={onError} onChanged={onDone} />
           <TopUp data={state.data[0]} canPay={canPay} onSaved={onDone} />
           <Purchases purchases={state.data[1].data} />
+          <Invoices />
           {canPay && (
             <p>
               <button type="button" className="button button-secondary" onClick={() => void portal()}>

@@ -3,6 +3,8 @@ import {
   CheckoutReply,
   CreateCheckoutRequest,
   CreatePortalRequest,
+  ListInvoicesReply,
+  ListInvoicesRequest,
   ListPurchasesReply,
   ListPurchasesRequest,
   PaymentsOverview,
@@ -40,6 +42,10 @@ export class BillingPageService {
 
   purchases(accountId: string, limit: number): Promise<ListPurchasesReply> {
     return this.rpc.request<ListPurchasesReply, ListPurchasesRequest>(Subjects.billingPaymentsPurchases, { accountId, limit });
+  }
+
+  invoices(accountId: string, limit: number): Promise<ListInvoicesReply> {
+    return this.rpc.request<ListInvoicesReply, ListInvoicesRequest>(Subjects.billingPaymentsInvoices, { accountId, limit });
   }
 
   checkout(accountId: string, packId: string, email: string): Promise<CheckoutReply> {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Put, Query, UseGuards, UseInterceptors } from '@nestjs/common';
 import { IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, ValidateIf } from 'class-validator';
 import { Type } from 'class-transformer';
-import { CheckoutReply, ListPurchasesReply, MAX_LOW_BALANCE_THRESHOLD, PaymentsOverview, PLANS, PlanName, PortalReply, SubscribeReply, TopUpView } from '@gen/contracts';
+import { CheckoutReply, ListInvoicesReply, ListPurchasesReply, MAX_LOW_BALANCE_THRESHOLD, PaymentsOverview, PLANS, PlanName, PortalReply, SubscribeReply, TopUpView } from '@gen/contracts';
 import type { AuditActor } from '../audit/audit-actions';
 import { CurrentActor } from '../dashboard/audit-actor.decorator';
 import { NoStoreInterceptor } from '../dashboard/no-store.interceptor';
@@ -68,6 +68,12 @@ export class DashboardBillingController {
   @RequiresRole('admin')
   purchases(@CurrentSession() session: LiveSession, @Query() query: PurchasesQuery): Promise<ListPurchasesReply> {
     return this.billing.purchases(session.accountId, query.limit ?? 20);
+  }
+
+  @Get('invoices')
+  @RequiresRole('admin')
+  invoices(@CurrentSession() session: LiveSession, @Query() query: PurchasesQuery): Promise<ListInvoicesReply> {
+    return this.billing.invoices(session.accountId, query.limit ?? 20);
   }
 
   @Post('checkout')

@@ -36,6 +36,7 @@ export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, P
   'billing.payments.portal': gatewayTo('billing'),
   'billing.payments.purchases': gatewayTo('billing'),
   'billing.payments.subscribe': gatewayTo('billing'),
+  'billing.payments.invoices': gatewayTo('billing'),
   'billing.payments.top-up.get': gatewayTo('billing'),
   'billing.payments.top-up.set': gatewayTo('billing'),
   'generation.submit': gatewayTo('generation'),

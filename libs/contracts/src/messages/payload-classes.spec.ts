@@ -43,6 +43,7 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
   [Subjects.billingPaymentsPortal]: { accountId: id(), returnUrl: 'https://gen.example/dashboard/billing' },
   [Subjects.billingPaymentsPurchases]: { accountId: id(), limit: 20 },
   [Subjects.billingPaymentsTopUpGet]: { accountId: id() },
+  [Subjects.billingPaymentsInvoices]: { accountId: id(), limit: 20 },
   [Subjects.billingPaymentsTopUpSet]: { accountId: id(), packId: 'starter', threshold: 300 },
   [Subjects.billingPaymentsSubscribe]: { accountId: id(), plan: 'pro', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
   [Subjects.generationSubmit]: {

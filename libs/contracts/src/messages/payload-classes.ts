@@ -23,7 +23,7 @@ import {
   OutputStatusRequest,
   SubmitGenerationRequest,
 } from './generation.messages';
-import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest, SubscribeRequest, GetTopUpRequest, SetTopUpRequest } from './payments.messages';
+import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest, SubscribeRequest, GetTopUpRequest, SetTopUpRequest, ListInvoicesRequest } from './payments.messages';
 import { Broadcasts, EventName, Events, Subjects } from './subjects';
 import {
   AccountEventsListRequest,
@@ -61,6 +61,7 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Subjects.billingPaymentsPortal]: CreatePortalRequest,
   [Subjects.billingPaymentsPurchases]: ListPurchasesRequest,
   [Subjects.billingPaymentsSubscribe]: SubscribeRequest,
+  [Subjects.billingPaymentsInvoices]: ListInvoicesRequest,
   [Subjects.billingPaymentsTopUpGet]: GetTopUpRequest,
   [Subjects.billingPaymentsTopUpSet]: SetTopUpRequest,
   [Subjects.generationSubmit]: SubmitGenerationRequest,

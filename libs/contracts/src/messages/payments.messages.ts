@@ -15,6 +15,8 @@ import type {
   RestrictionView,
   CheckoutReply,
   PortalReply,
+  InvoiceView,
+  ListInvoicesReply,
 } from './payments.replies';
 
 export * from './payments.replies';
@@ -81,6 +83,12 @@ export class SetTopUpRequest {
   @IsString() accountId!: string;
   @IsOptional() @IsString() packId?: string | null;
   @IsOptional() @IsNumber() threshold?: number | null;
+}
+
+/** The account's invoices at Stripe, newest first (`billing.payments.invoices`). */
+export class ListInvoicesRequest {
+  @IsString() accountId!: string;
+  @IsNumber() limit!: number;
 }
 
 /** The account's pack purchases, newest first (`billing.payments.purchases`). */
@@ -163,4 +171,20 @@ export class CheckoutReplyPayload implements CheckoutReply {
 
 export class PortalReplyPayload implements PortalReply {
   @IsString() url!: string;
+}
+
+export class InvoiceViewPayload implements InvoiceView {
+  @IsString() id!: string;
+  @Nullable() @IsString() number!: string | null;
+  @Nullable() @IsString() status!: string | null;
+  @IsNumber() amount_due!: number;
+  @IsNumber() amount_paid!: number;
+  @IsString() currency!: string;
+  @IsString() created!: string;
+  @Nullable() @IsString() hosted_invoice_url!: string | null;
+  @Nullable() @IsString() invoice_pdf!: string | null;
+}
+
+export class ListInvoicesReplyPayload implements ListInvoicesReply {
+  @Nested(() => InvoiceViewPayload, { each: true }) data!: InvoiceViewPayload[];
 }

@@ -104,3 +104,20 @@ export interface CheckoutReply {
 export interface PortalReply {
   url: string;
 }
+
+/** An invoice at Stripe (a subscription's, a top-up's), with its hosted page and PDF. */
+export interface InvoiceView {
+  id: string;
+  number: string | null;
+  status: string | null;
+  amount_due: number;
+  amount_paid: number;
+  currency: string;
+  created: string;
+  hosted_invoice_url: string | null;
+  invoice_pdf: string | null;
+}
+
+export interface ListInvoicesReply {
+  data: InvoiceView[];
+}

@@ -20,7 +20,7 @@ import {
   SubmitGenerationReplyPayload,
 } from './generation.reply-payloads';
 import type { PayloadClass, Subject } from './payload-classes';
-import { CheckoutReplyPayload, ListPurchasesReplyPayload, PaymentsOverviewPayload, PortalReplyPayload, StripeEventReplyPayload, SubscribeReplyPayload, TopUpViewPayload } from './payments.messages';
+import { CheckoutReplyPayload, ListPurchasesReplyPayload, PaymentsOverviewPayload, PortalReplyPayload, StripeEventReplyPayload, SubscribeReplyPayload, TopUpViewPayload, ListInvoicesReplyPayload } from './payments.messages';
 import { Subjects } from './subjects';
 import { ListTestWebhooksReplyPayload, ListWebhookDeliveriesReplyPayload, WebhookDeliveryViewPayload } from './webhooks.reply-payloads';
 
@@ -46,6 +46,7 @@ export const REPLY_CLASSES: Readonly<Record<Subject, PayloadClass>> = {
   [Subjects.billingPaymentsPortal]: PortalReplyPayload,
   [Subjects.billingPaymentsPurchases]: ListPurchasesReplyPayload,
   [Subjects.billingPaymentsSubscribe]: SubscribeReplyPayload,
+  [Subjects.billingPaymentsInvoices]: ListInvoicesReplyPayload,
   [Subjects.billingPaymentsTopUpGet]: TopUpViewPayload,
   [Subjects.billingPaymentsTopUpSet]: TopUpViewPayload,
   [Subjects.generationSubmit]: SubmitGenerationReplyPayload,

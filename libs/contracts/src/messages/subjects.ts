@@ -25,6 +25,8 @@ export const Subjects = {
   billingPaymentsPurchases: 'billing.payments.purchases',
   /** The owner picks a plan: a subscription's Checkout, or its price changed (SubscribeRequest). */
   billingPaymentsSubscribe: 'billing.payments.subscribe',
+  /** The account's invoices at Stripe (ListInvoicesRequest). */
+  billingPaymentsInvoices: 'billing.payments.invoices',
   /** The account's automatic top-up (GetTopUpRequest; TopUpView). */
   billingPaymentsTopUpGet: 'billing.payments.top-up.get',
   /** Turns the automatic top-up on or off (SetTopUpRequest; TopUpView). */

@@ -52,6 +52,7 @@ describe('dashboard routes and roles', () => {
     // Billing (payments/): admins see it, only owners pay or open the card portal.
     expect(role['GET /dashboard/api/billing']).toBe('admin');
     expect(role['GET /dashboard/api/billing/purchases']).toBe('admin');
+    expect(role['GET /dashboard/api/billing/invoices']).toBe('admin');
     expect(role['POST /dashboard/api/billing/checkout']).toBe('owner');
     expect(role['POST /dashboard/api/billing/portal']).toBe('owner');
     expect(role['POST /dashboard/api/billing/subscription']).toBe('owner');
