@@ -31,6 +31,24 @@ describe('billing schema', () => {
     try {
       expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
       expect(await outbox()).toBe(true);
+      // 1766000000002 (top-ups), 1766000000001 (subscriptions) and 1766000000000 (payments): new tables only, undone, applied again, undone for the steps below.
+      await db.undoLastMigration({ transaction: 'each' });
+      expect((await db.query(`SELECT to_regclass('billing.top_up_attempts') IS NULL AS gone`))[0].gone).toBe(true);
+      await db.undoLastMigration({ transaction: 'each' });
+      expect((await db.query(`SELECT to_regclass('billing.subscriptions') IS NULL AS gone`))[0].gone).toBe(true);
+      const paymentTables = async () =>
+        (await db.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'billing' AND tablename IN ('credit_packs', 'stripe_customers', 'purchases', 'stripe_events', 'account_restrictions') ORDER BY 1`)).map(
+          (r: { tablename: string }) => r.tablename,
+        );
+      expect(await paymentTables()).toEqual(['account_restrictions', 'credit_packs', 'purchases', 'stripe_customers', 'stripe_events']);
+      await db.undoLastMigration({ transaction: 'each' });
+      expect(await paymentTables()).toEqual([]);
+      await db.runMigrations({ transaction: 'each' });
+      expect(await paymentTables()).toHaveLength(5);
+      expect((await db.query(`SELECT to_regclass('billing.plan_prices') IS NOT NULL AND to_regclass('billing.saved_cards') IS NOT NULL AS present`))[0].present).toBe(true);
+      await db.undoLastMigration({ transaction: 'each' });
+      await db.undoLastMigration({ transaction: 'each' });
+      await db.undoLastMigration({ transaction: 'each' });
       // 1765200000000 (the functions from their files) undone: the same functions, as the migrations before wrote them.
       await db.undoLastMigration({ transaction: 'each' });
       expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);

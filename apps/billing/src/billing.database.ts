@@ -11,6 +11,10 @@ import { BillingAccountChangeNotify1764930000000 } from './migrations/1764930000
 import { BillingLowBalance1764980000000 } from './migrations/1764980000000-billing-low-balance';
 import { BillingFunctionsFromFiles1765200000000 } from './migrations/1765200000000-billing-functions-from-files';
 import { KeyCapEntity } from './caps/key-cap.entity';
+import { BillingPayments1766000000000 } from './migrations/1766000000000-billing-payments';
+import { BillingSubscriptions1766000000001 } from './migrations/1766000000001-billing-subscriptions';
+import { BillingTopUps1766000000002 } from './migrations/1766000000002-billing-top-ups';
+import { AccountRestrictionEntity, CreditPackEntity, PlanPriceEntity, PurchaseEntity, SavedCardEntity, StripeCustomerEntity, StripeEventEntity, SubscriptionEntity, TopUpAttemptEntity, TopUpSettingsEntity } from './payments/payment-tables.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
 export const BILLING_SCHEMA = 'billing';
@@ -19,7 +23,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
   return {
     url,
     schema: BILLING_SCHEMA,
-    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity],
+    entities: [BillingAccountEntity, HoldEntity, LedgerEntryEntity, KeyCapEntity, KeySpendEntity, OutboxEventEntity, CreditPackEntity, StripeCustomerEntity, PurchaseEntity, StripeEventEntity, AccountRestrictionEntity, PlanPriceEntity, SubscriptionEntity, SavedCardEntity, TopUpSettingsEntity, TopUpAttemptEntity],
     migrations: [
       BillingInit1763700000000,
       BillingLedgerModels1764500000000,
@@ -28,6 +32,9 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingAccountChangeNotify1764930000000,
       BillingLowBalance1764980000000,
       BillingFunctionsFromFiles1765200000000,
+      BillingPayments1766000000000,
+      BillingSubscriptions1766000000001,
+      BillingTopUps1766000000002,
     ],
     poolSize,
   };

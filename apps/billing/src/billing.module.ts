@@ -21,6 +21,20 @@ import { CreditMetrics } from './metrics/credit-metrics';
 import { HoldStatsRepository } from './metrics/hold-stats.repository';
 import { LedgerController } from './ledger/ledger.controller';
 import { LedgerService } from './ledger/ledger.service';
+import type { BillingPaymentsSettings } from '@gen/config';
+import { PaymentsController } from './payments/payments.controller';
+import { PaymentsRepository } from './payments/payments.repository';
+import { PaymentsService } from './payments/payments.service';
+import { createStripeApi, PAYMENTS_SETTINGS, STRIPE_API } from './payments/stripe-api';
+import { StripeEventsService } from './payments/stripe-events.service';
+import { SubscriptionSweeper } from './payments/subscription-sweeper';
+import { SubscriptionsRepository } from './payments/subscriptions.repository';
+import { SubscriptionsService } from './payments/subscriptions.service';
+import { TopUpsRepository } from './payments/top-ups.repository';
+import { TopUpsService } from './payments/top-ups.service';
+
+/** Without settings (tools, older callers): payments off. */
+const NO_PAYMENTS: BillingPaymentsSettings = { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 };
 
 @Module({})
 export class BillingModule {
@@ -32,7 +46,7 @@ export class BillingModule {
    */
   static register(
     dataSource: DataSource,
-    batches: Partial<BillingBatchSettings> & { outboxPollMs?: number; outboxLeaseMs?: number } = {},
+    batches: Partial<BillingBatchSettings> & { outboxPollMs?: number; outboxLeaseMs?: number; payments?: BillingPaymentsSettings } = {},
     options: { outboxRelay?: boolean } = {},
   ): DynamicModule {
     const outbox = {
@@ -41,11 +55,22 @@ export class BillingModule {
     };
     return {
       module: BillingModule,
-      controllers: [BillingController, LedgerController, KeyCapsController, LowBalanceController],
+      controllers: [BillingController, LedgerController, KeyCapsController, LowBalanceController, PaymentsController],
       providers: [
         { provide: BILLING_DB, useValue: dataSource },
         { provide: BILLING_BATCH_SETTINGS, useValue: batches },
         { provide: BILLING_OUTBOX_SETTINGS, useValue: outbox },
+        { provide: PAYMENTS_SETTINGS, useValue: batches.payments ?? NO_PAYMENTS },
+        { provide: STRIPE_API, useValue: createStripeApi(batches.payments ?? NO_PAYMENTS) },
+        PaymentsRepository,
+        PaymentsService,
+        SubscriptionsRepository,
+        SubscriptionsService,
+        TopUpsRepository,
+        TopUpsService,
+        StripeEventsService,
+        // The sweep runs in the services (not the operator CLI, whose billing has no relay either).
+        ...(options.outboxRelay === false ? [] : [SubscriptionSweeper]),
         LowBalanceRepository,
         LowBalanceService,
         ...(options.outboxRelay === false ? [] : [BillingOutboxRepository, LowBalanceRelay]),
@@ -66,7 +91,7 @@ export class BillingModule {
             new CreditMetrics(registry ?? new MetricsRegistry('billing', { defaultMetrics: false }), stats),
         },
       ],
-      exports: [BillingService, KeyCapsService, LowBalanceService],
+      exports: [BillingService, KeyCapsService, LowBalanceService, PaymentsService, SubscriptionsService],
     };
   }
 }

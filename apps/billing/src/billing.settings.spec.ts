@@ -16,6 +16,7 @@ describe('billing settings', () => {
       ...DEFAULT_BILLING_BATCH_SETTINGS,
       outboxPollMs: DEFAULT_BILLING_OUTBOX_SETTINGS.pollMs,
       outboxLeaseMs: DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs,
+      payments: { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 },
     });
   });
 
@@ -26,7 +27,37 @@ describe('billing settings', () => {
       conflictAttempts: 5,
       outboxPollMs: 250,
       outboxLeaseMs: 5000,
+      payments: { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 },
     });
+  });
+
+  it('reads payments: Stripe with its key, and its API host, port and protocol for a stand-in or a regional endpoint', () => {
+    expect(read({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_test_abc' }).payments).toEqual({
+      provider: 'stripe',
+      stripe: { secretKey: 'sk_test_abc', host: null, port: 443, protocol: 'https' },
+      subscriptionGraceHours: 168,
+      sweepMs: 60_000,
+      topUpRetryMinutes: 360,
+    });
+    expect(read({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'rk_live_abc', STRIPE_API_HOST: '127.0.0.1', STRIPE_API_PORT: '12111', STRIPE_API_PROTOCOL: 'http' }).payments).toEqual({
+      provider: 'stripe',
+      stripe: { secretKey: 'rk_live_abc', host: '127.0.0.1', port: 12111, protocol: 'http' },
+      subscriptionGraceHours: 168,
+      sweepMs: 60_000,
+      topUpRetryMinutes: 360,
+    });
+    expect(read({ SUBSCRIPTION_GRACE_HOURS: '0', PAYMENTS_SWEEP_MS: '5000' }).payments).toMatchObject({ subscriptionGraceHours: 0, sweepMs: 5000 });
+    expect(() => read({ SUBSCRIPTION_GRACE_HOURS: '-1' })).toThrow(/SUBSCRIPTION_GRACE_HOURS/);
+    expect(read({ TOP_UP_RETRY_MINUTES: '30' }).payments.topUpRetryMinutes).toBe(30);
+    expect(() => read({ TOP_UP_RETRY_MINUTES: '0' })).toThrow(/TOP_UP_RETRY_MINUTES/);
+  });
+
+  it('stops start-up when Stripe is chosen without a usable key, or a payments value is bad', () => {
+    expect(() => read({ PAYMENTS_PROVIDER: 'stripe' })).toThrow(/STRIPE_SECRET_KEY is required with PAYMENTS_PROVIDER=stripe/);
+    expect(() => read({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'pk_test_public' })).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => read({ PAYMENTS_PROVIDER: 'paypal' })).toThrow(/PAYMENTS_PROVIDER/);
+    expect(() => read({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_x', STRIPE_API_PROTOCOL: 'ftp' })).toThrow(/STRIPE_API_PROTOCOL/);
+    expect(() => read({ PAYMENTS_PROVIDER: 'stripe', STRIPE_SECRET_KEY: 'sk_x', STRIPE_API_PORT: '0' })).toThrow(/STRIPE_API_PORT/);
   });
 
   it('stops start-up naming a bad value', () => {

@@ -1,4 +1,4 @@
-import { EnvReader, int, SettingsOf } from '@gen/config';
+import { BillingPaymentsSettings, EnvReader, int, readBillingPaymentsSettings, SettingsOf } from '@gen/config';
 import { DEFAULT_BILLING_BATCH_SETTINGS } from './holds/billing-batch.settings';
 import { DEFAULT_BILLING_OUTBOX_SETTINGS } from './low-balance/low-balance-relay.service';
 
@@ -15,8 +15,9 @@ export const BILLING_VARIABLES = {
   outboxLeaseMs: int('BILLING_OUTBOX_LEASE_MS', DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs, 'how long a relay holds the events it publishes before another takes them over', { min: 1_000, max: 600_000 }),
 };
 
-export type BillingSettings = SettingsOf<typeof BILLING_VARIABLES>;
+/** BILLING_VARIABLES, and payments (PAYMENTS_PROVIDER and Stripe's API, libs/config's payments.ts). */
+export type BillingSettings = SettingsOf<typeof BILLING_VARIABLES> & { payments: BillingPaymentsSettings };
 
 export function readBillingSettings(env: EnvReader): BillingSettings {
-  return env.readAll(BILLING_VARIABLES);
+  return { ...env.readAll(BILLING_VARIABLES), payments: readBillingPaymentsSettings(env) };
 }

@@ -7,3 +7,6 @@ export { DEFAULT_BILLING_BATCH_SETTINGS, type BillingBatchSettings } from './hol
 export { KeyCapsService, MAX_KEY_CAP } from './caps/key-caps.service';
 export { LowBalanceService } from './low-balance/low-balance.service';
 export { billingRelease } from './billing.release';
+export { PaymentsService } from './payments/payments.service';
+export { SubscriptionsService } from './payments/subscriptions.service';
+export { TopUpsService } from './payments/top-ups.service';

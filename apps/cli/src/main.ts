@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { ACCOUNTS } from './commands/accounts.commands';
 import { AUDIT } from './commands/audit.commands';
 import { CREDITS } from './commands/credits.commands';
+import { PACKS } from './commands/packs.commands';
 import { DELIVERIES } from './commands/deliveries.commands';
 import { JOBS } from './commands/jobs.commands';
 import { KEYS } from './commands/keys.commands';
@@ -17,7 +18,7 @@ import { runCommand } from './run-command';
  * straight against the services' own modules and repositories. Exit codes: 0 done, 1 refused,
  * 2 usage, 3 failed. One file per command group under commands/.
  */
-const GROUPS = [ACCOUNTS, KEYS, CREDITS, AUDIT, MIGRATE, JOBS, MODELS, DELIVERIES, PLANS_COMMANDS];
+const GROUPS = [ACCOUNTS, KEYS, CREDITS, AUDIT, MIGRATE, JOBS, MODELS, DELIVERIES, PLANS_COMMANDS, PACKS];
 
 parseAndRun(process.argv.slice(2), GROUPS, runCommand).then(
   (code) => process.exit(code),

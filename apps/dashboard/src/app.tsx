@@ -3,6 +3,7 @@ import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfTo
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
+import { BillingPage } from './pages/billing-page';
 import { ApiKeysPage } from './pages/api-keys-page';
 import { SignInPage, SignUpPage, ForgotPasswordPage, ResetPasswordPage } from './pages/auth-pages';
 import { GenerationPage } from './pages/generation-page';
@@ -25,6 +26,7 @@ const NAV = [
   { to: '/models', label: 'Models', match: (path: string) => path === '/models' },
   { to: '/usage', label: 'Usage', match: (path: string) => path === '/usage' },
   { to: '/generations', label: 'Generations', match: (path: string) => path.startsWith('/generations') },
+  { to: '/billing', label: 'Billing', match: (path: string) => path === '/billing', needs: 'admin' as const },
   { to: '/settings/keys', label: 'Settings', match: (path: string) => path.startsWith('/settings') },
 ];
 
@@ -62,6 +64,7 @@ function Page({ path, session, onSessionChanged }: { path: string; session: Sess
   if (path === '/playground') return can('developer') ? <PlaygroundPage /> : <NotForRole title="Playground" needs="developers, admins and owners" />;
   if (path === '/models') return <ModelsPage />;
   if (path === '/usage') return <UsagePage />;
+  if (path === '/billing') return can('admin') ? <BillingPage /> : <NotForRole title="Billing" needs="owners and admins" />;
   if (path === '/settings') return <ApiKeysPage />;
   if (path === '/settings/account') return <AccountPage session={session} onSessionChanged={onSessionChanged} />;
   if (path === '/settings/audit') return can('admin') ? <AuditPage /> : <NotForRole title="Audit log" needs="owners and admins" />;

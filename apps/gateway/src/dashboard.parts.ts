@@ -45,6 +45,7 @@ import { DashboardUsageController } from './usage/dashboard-usage.controller';
 import { DashboardLowBalanceController } from './low-balance/dashboard-low-balance.controller';
 import { LowBalanceEventsController } from './low-balance/low-balance-events.controller';
 import { LowBalanceMailer } from './low-balance/low-balance-mailer.service';
+import { PAYMENTS_PARTS } from './payments/payments.parts';
 
 /**
  * The dashboard's controllers and providers, added to the gateway module when it serves the
@@ -71,6 +72,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       EmailVerificationController,
       TwoFactorController,
       TwoFactorSignInController,
+      ...PAYMENTS_PARTS.controllers,
       // Last: its catch-all route serves the app's pages.
       DashboardStaticController,
     ],
@@ -107,6 +109,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
         useFactory: (registry: MetricsRegistry | undefined) => new InvitationMetrics(registry ?? new MetricsRegistry('gateway', { defaultMetrics: false })),
       },
       InvitationsService,
+      ...PAYMENTS_PARTS.providers,
     ],
   };
 }

@@ -37,6 +37,7 @@ describe('gateway settings', () => {
       mediaFetchPolicy: { allowHttp: false, allowPrivate: false, allowList: [], ports: [] },
       apiKeyCache: DEFAULT_API_KEY_CACHE_SETTINGS,
       rateLimit: DEFAULT_RATE_LIMIT_SETTINGS,
+      payments: { provider: 'none', webhookSecret: null },
     });
     expect(config.nats).toMatchObject({ service: 'gateway', requestTimeoutMs: 10_000 });
     expect(config.secretKeys.current.equals(KEY)).toBe(true);
@@ -54,6 +55,14 @@ describe('gateway settings', () => {
     for (const name of ['DATABASE_URL is required', 'SYNC_WAIT_MS', 'SIGN_IN_LOCK_AFTER', 'WEBHOOK_ALLOW_LIST', 'PUBLIC_BASE_URL', 'WEBHOOK_SECRET_ENCRYPTION_KEY is required']) {
       expect(problems.some((p) => p.includes(name))).toBe(true);
     }
+  });
+
+  it('payments: Stripe needs the webhook signing secret, which must look like one', () => {
+    expect(read({ ...REQUIRED, PAYMENTS_PROVIDER: 'stripe', STRIPE_WEBHOOK_SECRET: 'whsec_abc' }, readGatewayConfig).settings.payments).toEqual({ provider: 'stripe', webhookSecret: 'whsec_abc' });
+    expect(() => read({ ...REQUIRED, PAYMENTS_PROVIDER: 'stripe' }, readGatewayConfig)).toThrow(/STRIPE_WEBHOOK_SECRET is required with PAYMENTS_PROVIDER=stripe/);
+    expect(() => read({ ...REQUIRED, PAYMENTS_PROVIDER: 'stripe', STRIPE_WEBHOOK_SECRET: 'sk_test_wrong' }, readGatewayConfig)).toThrow(/STRIPE_WEBHOOK_SECRET/);
+    // The secret alone, without the provider, is not used (payments stay off).
+    expect(read({ ...REQUIRED, STRIPE_WEBHOOK_SECRET: 'whsec_abc' }, readGatewayConfig).settings.payments).toEqual({ provider: 'none', webhookSecret: null });
   });
 
   it('derives secure cookies and the content origin from the public URLs', () => {

@@ -8,6 +8,7 @@ import {
   int,
   OpsConfig,
   PUBLIC_URL_VARIABLES,
+  readGatewayPaymentsSettings,
   readPublicHttp,
   readServiceConfig,
   ServiceConfig,
@@ -203,6 +204,7 @@ export function readGatewayParts(
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
     uploads: env.readAll(UPLOAD_VARIABLES),
     cdnBaseUrl: shared.urls.cdnBaseUrl,
+    payments: readGatewayPaymentsSettings(env),
   };
   const dashboard = env.readAll(DASHBOARD_VARIABLES);
   // SIGNUP_MODE replaced SIGNUP_ENABLED; ignoring a `false` left from before would open a sign-up

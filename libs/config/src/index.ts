@@ -7,3 +7,4 @@ export * from './distributed';
 export * from './configuration-table';
 export * from './run-main';
 export * from './variable-check';
+export * from './payments';

@@ -13,3 +13,4 @@ export * from './messages/generation.replies';
 export * from './messages/webhooks.replies';
 export * from './messages/auth.replies';
 export * from './dashboard';
+export * from './messages/payments.replies';

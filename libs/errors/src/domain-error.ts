@@ -63,6 +63,17 @@ export class InsufficientCreditsError extends DomainError {
 }
 
 /**
+ * The account is restricted by billing (a refund of credits it had spent, a disputed payment): its
+ * submits are refused until the operator lifts it. The code is `insufficient_credits` (402), which
+ * every client of `/api/v1` knows; the message says why and what to do.
+ */
+export class AccountRestrictedError extends DomainError {
+  constructor(message: string) {
+    super('insufficient_credits', message);
+  }
+}
+
+/**
  * The API key's spending cap for the UTC day or month would be passed by this hold. The message names
  * the cap, what the key has spent in the period and when the period resets (the next UTC midnight or
  * first of the month), so the caller knows what to wait for or whom to ask.

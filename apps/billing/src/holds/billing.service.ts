@@ -9,11 +9,12 @@ import type {
   ReserveCreditsRequest,
 } from '@gen/contracts';
 import { InsufficientCreditsError, NotFoundError, SpendingCapReachedError, spendingPeriodEnd, ValidationError } from '@gen/errors';
-import { PLAN_BOUNDS, PLAN_DEFAULTS } from '../accounts/plans';
+import { PLAN_DEFAULTS, planLimits } from '../accounts/plans';
 import { CreditMetrics } from '../metrics/credit-metrics';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { HoldsRepository } from './holds.repository';
 import { HoldsWriter } from './holds.writer';
+import { PaymentsService } from '../payments/payments.service';
 
 @Injectable()
 export class BillingService {
@@ -24,6 +25,7 @@ export class BillingService {
     private readonly holdRows: HoldsRepository,
     private readonly accounts: BillingAccountsRepository,
     private readonly metrics: CreditMetrics,
+    private readonly payments: PaymentsService,
   ) {}
 
   async openAccount(request: OpenBillingAccountRequest): Promise<BalanceReply> {
@@ -41,6 +43,14 @@ export class BillingService {
   }
 
   async reserve(request: ReserveCreditsRequest): Promise<ReserveCreditsReply> {
+    // A restricted account (a refund of spent credits, a dispute: payments/) submits nothing: 402 and why.
+    // Checked here, where every submit of either run mode reserves, before its hold joins a batch.
+    try {
+      await this.payments.assertNotRestricted(request.accountId);
+    } catch (error) {
+      this.metrics.hold('insufficient');
+      throw error;
+    }
     const outcome = await this.holds.reserve(
       request.accountId,
       request.jobId,
@@ -115,26 +125,7 @@ export class BillingService {
   }
 
   async setPlan(accountId: string, plan: PlanName, overrides: { rpm?: number; parallel?: number }): Promise<BalanceReply> {
-    const bounds = PLAN_BOUNDS[plan];
-    const rpm = overrides.rpm ?? PLAN_DEFAULTS[plan].requestsPerMinute;
-    const parallel = overrides.parallel ?? PLAN_DEFAULTS[plan].parallelTasks;
-    const fixed = bounds.rpm[0] === bounds.rpm[1] && bounds.parallel[0] === bounds.parallel[1];
-    if (fixed && (rpm !== bounds.rpm[0] || parallel !== bounds.parallel[0])) {
-      // "must be between 30 and 30" says nothing useful: say the limits are fixed, and where they are not.
-      const adjustable = (Object.keys(PLAN_BOUNDS) as PlanName[]).filter((p) => PLAN_BOUNDS[p].rpm[0] !== PLAN_BOUNDS[p].rpm[1]);
-      throw new ValidationError(
-        `The ${plan} plan has fixed limits (${bounds.rpm[0]} requests per minute, ${bounds.parallel[0]} parallel ` +
-          `task${bounds.parallel[0] === 1 ? '' : 's'}); only the ${adjustable.join(' and ')} plans take other limits.`,
-      );
-    }
-    if (rpm < bounds.rpm[0] || rpm > bounds.rpm[1]) {
-      throw new ValidationError(`requests per minute for ${plan} must be between ${bounds.rpm[0]} and ${bounds.rpm[1]}`);
-    }
-    if (parallel < bounds.parallel[0] || parallel > bounds.parallel[1]) {
-      throw new ValidationError(
-        `parallel tasks for ${plan} must be between ${bounds.parallel[0]} and ${bounds.parallel[1]}`,
-      );
-    }
+    const { rpm, parallel } = planLimits(plan, overrides);
     if (!(await this.accounts.setPlan(accountId, plan, rpm, parallel))) throw new NotFoundError('No such account.');
     return this.balance(accountId);
   }

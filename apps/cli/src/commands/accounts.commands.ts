@@ -77,6 +77,45 @@ export const ACCOUNTS: CommandGroup = {
           out(rows.map((r) => `${r.id}  ${r.plan.padEnd(10)} available ${r.available}  held ${r.held}  ${r.name}`).join('\n') || '(no accounts)', rows);
         }),
     },
+    show: {
+      summary: "Show an account: plan, limits, balance, and its Stripe customer when it pays through Stripe.",
+      options: { account: { description: 'account id', required: true } },
+      run: (o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ billing, payments }) => {
+          const account = req(o, 'account');
+          const balance = withoutAccountId(await billing.balance(account));
+          const stripe = await payments.stripeStatus(account);
+          const shown = { id: account, ...balance, stripe };
+          out(
+            [
+              `Account ${account}: plan ${balance.plan} (${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks)`,
+              `Credits: available ${balance.available}, held ${balance.held}`,
+              `Stripe customer: ${stripe.customer_id ?? 'none'}`,
+              `Stripe subscription: ${
+                stripe.subscription
+                  ? `${stripe.subscription.subscription_id} (${stripe.subscription.plan}, ${stripe.subscription.status}` +
+                    `${stripe.subscription.downgrade_at ? `, moves to ${stripe.subscription.plan} on ${stripe.subscription.downgrade_at}` : ''}` +
+                    `${stripe.subscription.grace_until ? `, unpaid: Free after ${stripe.subscription.grace_until}` : ''})`
+                  : 'none'
+              }`,
+              ...(stripe.restriction ? [`Restricted: ${stripe.restriction}`] : []),
+            ].join('\n'),
+            shown,
+          );
+        }),
+    },
+    unrestrict: {
+      summary: 'Lift the restriction a refund of spent credits or a disputed payment put on an account (its submits work again).',
+      options: { account: { description: 'account id', required: true }, note: { description: 'why, kept in the audit log' } },
+      run: (o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ payments, audit }) => {
+          const account = req(o, 'account');
+          const lifted = await payments.liftRestriction(account);
+          if (!lifted) throw new ConflictError(`Account ${account} is not restricted.`);
+          await audit.record({ accountId: account, actor: operatorActor(), action: 'account.restriction_lifted', target: account, details: { note: str(o, 'note') ?? null } });
+          out(`Account ${account}: restriction lifted`, { account, lifted });
+        }),
+    },
     'set-low-balance': {
       summary:
         "Set an account's low-balance alert threshold: when its available credits fall below it, its owners get a mail and its keys' webhook URLs an account.low_balance event (once per crossing).",

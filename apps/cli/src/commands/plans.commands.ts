@@ -34,5 +34,26 @@ export const PLANS_COMMANDS: CommandGroup = {
           out(`Plan ${balance.plan}: ${balance.limits.requests_per_minute} rpm, ${balance.limits.parallel_tasks} parallel tasks`, balance);
         }),
     },
+    price: {
+      summary: 'Sell a plan as a Stripe subscription at a Stripe Price (docs/operations/payments.md, "Subscriptions").',
+      options: {
+        plan: { description: 'lite, pro or enterprise', required: true },
+        price: { description: 'the Stripe Price id (price_...), a recurring price', required: true },
+      },
+      run: (o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ subscriptions }) => {
+          const mapped = await subscriptions.setPlanPrice(req(o, 'plan'), req(o, 'price'));
+          out(`Plan ${mapped.plan} is sold at Stripe price ${mapped.priceId}`, mapped);
+        }),
+    },
+    prices: {
+      summary: 'List the plans sold as Stripe subscriptions and their prices.',
+      options: {},
+      run: (_o, { database, out }) =>
+        withGatewayServices(database, { webhooks: false }, async ({ subscriptions }) => {
+          const prices = await subscriptions.planPrices();
+          out(prices.map((p) => `${p.plan.padEnd(12)} ${p.priceId}`).join('\n') || '(no plan is sold through Stripe)', prices);
+        }),
+    },
   },
 };

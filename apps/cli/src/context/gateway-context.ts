@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { BillingModule, BillingService, KeyCapsService, openBillingDatabase } from '@gen/billing';
+import { BillingModule, BillingService, KeyCapsService, openBillingDatabase, PaymentsService, SubscriptionsService } from '@gen/billing';
 import { defaultsOf } from '@gen/config';
 import {
   ApiKeysService,
@@ -30,6 +30,10 @@ export interface GatewayServices {
   audit: AuditService;
   broadcaster: Broadcaster;
   lowBalance: LowBalanceAlertsService;
+  /** Packs and the account's Stripe customer (no calls to Stripe: the CLI reads and writes billing's tables). */
+  payments: PaymentsService;
+  /** The plans sold as Stripe subscriptions (`plans price`). */
+  subscriptions: SubscriptionsService;
 }
 
 /** The gateway module without its HTTP side: what the account, key and credit commands use of it. */
@@ -89,6 +93,8 @@ export async function withGatewayServices(database: CliDatabase, needs: { webhoo
           audit: app.get(AuditService),
           broadcaster: app.get(Broadcaster),
           lowBalance: app.get(LowBalanceAlertsService),
+          payments: app.get(PaymentsService),
+          subscriptions: app.get(SubscriptionsService),
         });
       } finally {
         const problem = await relay?.settle();

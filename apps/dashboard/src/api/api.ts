@@ -4,6 +4,7 @@ import type {
   ApiKeyScope,
   AuditEntryReply,
   AuditPageReply,
+  CheckoutReply,
   CreatedKeyReply,
   GenerateRequestBody,
   GenerationDetailReply,
@@ -17,6 +18,8 @@ import type {
   LedgerEntryView,
   LedgerReply,
   ListGenerationsReply,
+  ListInvoicesReply,
+  ListPurchasesReply,
   LowBalanceReply,
   MemberRole,
   MembersReply,
@@ -24,7 +27,13 @@ import type {
   ModelInfo,
   ModelsReply,
   OverviewReply,
+  PaymentsOverview,
+  PlanName as ContractPlanName,
+  PortalReply,
+  PurchaseView,
   SessionReply,
+  SubscribeReply,
+  TopUpView,
   SessionView as ContractSessionView,
   UploadReply,
   UsageReply,
@@ -94,6 +103,10 @@ export type CreatedKey = CreatedKeyReply;
 /** What the playground submits: POST /api/v1/generate's body. */
 export type GenerateBody = GenerateRequestBody;
 
+/** The Billing page's data (docs/guide/billing.md). */
+export type BillingOverview = PaymentsOverview;
+export type Purchase = PurchaseView;
+
 export const dashboardApi = {
   session: () => api<Session>('GET', '/session'),
   signIn: (email: string, password: string) => api<Session>('POST', '/sign-in', { email, password }),
@@ -142,6 +155,13 @@ export const dashboardApi = {
   endSession: (id: string) => api<void>('DELETE', `/account/sessions/${id}`),
   endOtherSessions: () => api<{ ended_sessions: number }>('DELETE', '/account/sessions'),
   lowBalance: () => api<LowBalance>('GET', '/account/low-balance'),
+  billing: () => api<BillingOverview>('GET', '/billing'),
+  billingPurchases: () => api<ListPurchasesReply>('GET', '/billing/purchases?limit=20'),
+  billingInvoices: () => api<ListInvoicesReply>('GET', '/billing/invoices?limit=20'),
+  billingCheckout: (packId: string) => api<CheckoutReply>('POST', '/billing/checkout', { pack_id: packId }),
+  billingPortal: () => api<PortalReply>('POST', '/billing/portal'),
+  billingSubscribe: (plan: ContractPlanName) => api<SubscribeReply>('POST', '/billing/subscription', { plan }),
+  billingSetTopUp: (packId: string | null, threshold: number | null) => api<TopUpView>('PUT', '/billing/top-up', { pack_id: packId, threshold }),
   setLowBalance: (threshold: number | null) => api<Omit<LowBalance, 'deliveries'>>('PUT', '/account/low-balance', { threshold }),
   switchAccount: (accountId: string) => api<Session>('PUT', '/session/account', { account_id: accountId }),
   members: () => api<MembersReply>('GET', '/members'),

@@ -37,6 +37,14 @@ export const AUDIT_ACTIONS = [
   'key.renamed',
   'key.scopes_changed',
   'account.key_defaults_set',
+  'account.payment_refunded',
+  'account.payment_disputed',
+  'account.restricted',
+  'account.restriction_lifted',
+  'account.subscription_changed',
+  'account.renewal_failed',
+  'account.top_up_failed',
+  'account.top_up_set',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

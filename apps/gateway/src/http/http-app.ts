@@ -7,6 +7,7 @@ import { requestIdFor } from './request-id';
 import { checkContentEncoding, handleClientError, handleFrameworkError, withBodyDeadline } from './request-limits';
 import { RouteMethods } from './route-methods';
 import { PROVIDER_CALLBACKS_PREFIX } from '../provider-callbacks/provider-callbacks.controller';
+import { STRIPE_WEBHOOK_PATH } from '../payments/stripe-webhook.controller';
 import { ProviderCallbackMetrics } from '../provider-callbacks/provider-callback-metrics';
 import { setupOpenApi } from '../docs/openapi';
 import { ErrorShapeFilter } from '../openai/openai-errors';
@@ -70,8 +71,8 @@ export function configureHttpApp(app: NestFastifyApplication, limits: HttpLimits
   const routes = new RouteMethods();
   fastify.addHook('onRoute', (route) => {
     routes.add(route.method, route.url ?? route.path);
-    // Provider callbacks carry the provider's whole job record: their own, larger limit (a route's limit wins over the parser's).
-    if ((route.url ?? route.path).startsWith(PROVIDER_CALLBACKS_PREFIX)) route.bodyLimit = limits.callbackBodyLimitBytes ?? limits.bodyLimitBytes;
+    // Provider callbacks carry the provider's whole job record, Stripe's events whole objects: their own, larger limit (a route's limit wins over the parser's).
+    if ((route.url ?? route.path).startsWith(PROVIDER_CALLBACKS_PREFIX) || (route.url ?? route.path) === STRIPE_WEBHOOK_PATH) route.bodyLimit = limits.callbackBodyLimitBytes ?? limits.bodyLimitBytes;
   });
   // Hooks are callback-style: no promise and no microtask per hook per request.
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -49,5 +49,14 @@ describe('dashboard routes and roles', () => {
     expect(role['POST /dashboard/api/two-factor/enrollment']).toBe('viewer');
     expect(role['POST /dashboard/api/two-factor/disable']).toBe('viewer');
     expect(role['POST /dashboard/api/email-verification/resend']).toBe('viewer');
+    // Billing (payments/): admins see it, only owners pay or open the card portal.
+    expect(role['GET /dashboard/api/billing']).toBe('admin');
+    expect(role['GET /dashboard/api/billing/purchases']).toBe('admin');
+    expect(role['GET /dashboard/api/billing/invoices']).toBe('admin');
+    expect(role['POST /dashboard/api/billing/checkout']).toBe('owner');
+    expect(role['POST /dashboard/api/billing/portal']).toBe('owner');
+    expect(role['POST /dashboard/api/billing/subscription']).toBe('owner');
+    expect(role['GET /dashboard/api/billing/top-up']).toBe('admin');
+    expect(role['PUT /dashboard/api/billing/top-up']).toBe('owner');
   });
 });

@@ -1,4 +1,4 @@
-import type { SettingsOf } from '@gen/config';
+import type { GatewayPaymentsSettings, SettingsOf } from '@gen/config';
 import type { OutputUrlSettings, StorageSettings } from '@gen/storage';
 import type { WebhookDestinationPolicy } from '@gen/webhook-policy';
 import type { ApiKeyCacheSettings } from './api-key-cache.settings';
@@ -39,4 +39,6 @@ export interface GatewaySettings extends SettingsOf<typeof GATEWAY_VARIABLES> {
   uploads?: UploadSettings;
   /** Base of `output_url` and of an upload's `url` (CDN_BASE_URL); unset: PUBLIC_BASE_URL/cdn. */
   cdnBaseUrl?: string;
+  /** PAYMENTS_PROVIDER and the Stripe webhook's signing secret (payments/); unset: payments off. */
+  payments?: GatewayPaymentsSettings;
 }

@@ -18,3 +18,4 @@ export * from './auth.reply-payloads';
 export * from './webhooks.reply-payloads';
 export * from './health.payloads';
 export * from './contract-version';
+export * from './payments.messages';

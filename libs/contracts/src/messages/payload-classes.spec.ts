@@ -37,6 +37,15 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
   [Subjects.billingKeyCapsSet]: { accountId: id(), keyId: id(), perDay: 500, perMonth: null },
   [Subjects.billingLowBalanceGet]: { accountId: id() },
   [Subjects.billingLowBalanceSet]: { accountId: id(), threshold: null },
+  [Subjects.billingStripeEvent]: { event: { id: 'evt_1', object: 'event', type: 'checkout.session.completed', created: 1764000000, data: { object: { id: 'cs_1' } } } },
+  [Subjects.billingPaymentsOverview]: { accountId: id() },
+  [Subjects.billingPaymentsCheckout]: { accountId: id(), packId: 'starter', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
+  [Subjects.billingPaymentsPortal]: { accountId: id(), returnUrl: 'https://gen.example/dashboard/billing' },
+  [Subjects.billingPaymentsPurchases]: { accountId: id(), limit: 20 },
+  [Subjects.billingPaymentsTopUpGet]: { accountId: id() },
+  [Subjects.billingPaymentsInvoices]: { accountId: id(), limit: 20 },
+  [Subjects.billingPaymentsTopUpSet]: { accountId: id(), packId: 'starter', threshold: 300 },
+  [Subjects.billingPaymentsSubscribe]: { accountId: id(), plan: 'pro', successUrl: 'https://gen.example/dashboard/billing', cancelUrl: 'https://gen.example/dashboard/billing', email: 'o@gen.example' },
   [Subjects.generationSubmit]: {
     jobId: id(),
     accountId: id(),
@@ -78,6 +87,15 @@ const WELL_FORMED: Record<Subject | EventName, object> = {
     available: 499,
     crossedAt: '2025-01-02T03:04:05.000Z',
   },
+  [Events.accountBillingNotice]: {
+    eventId: id(),
+    event: 'account.billing_notice',
+    accountId: id(),
+    kind: 'payment_disputed',
+    subject: 'A payment was disputed',
+    message: 'The card holder disputed a payment.',
+    details: { dispute: 'dp_1', charge: 'ch_1' },
+  },
 };
 
 /** `payload` as a newer sender might send it: a field added at the top, and inside its record if it has one. */
@@ -95,6 +113,7 @@ const MALFORMED: Record<Subject | EventName, object> = {
   [Subjects.modelsList]: { plan: 'gold' },
   [Subjects.modelsGet]: {},
   [Subjects.authWebhookSecretGet]: { apiKeyId: null },
+  [Subjects.billingStripeEvent]: { event: 'evt_1' },
   [Events.generationCompleted]: { ...WELL_FORMED[Events.generationCompleted], record: { ...record(), status: 'done' } },
 };
 

@@ -13,7 +13,7 @@ import {
   UsageRequest,
 } from './billing.messages';
 import { AccountChangedBroadcast, ApiKeyChangedBroadcast, GenerationChangedBroadcast } from './broadcasts.messages';
-import { AccountLowBalanceEvent, GenerationFinishedEvent } from './events.messages';
+import { AccountBillingNoticeEvent, AccountLowBalanceEvent, GenerationFinishedEvent } from './events.messages';
 import {
   CancelGenerationRequest,
   GetGenerationRequest,
@@ -23,6 +23,7 @@ import {
   OutputStatusRequest,
   SubmitGenerationRequest,
 } from './generation.messages';
+import { CreateCheckoutRequest, CreatePortalRequest, ListPurchasesRequest, PaymentsOverviewRequest, StripeEventRequest, SubscribeRequest, GetTopUpRequest, SetTopUpRequest, ListInvoicesRequest } from './payments.messages';
 import { Broadcasts, EventName, Events, Subjects } from './subjects';
 import {
   AccountEventsListRequest,
@@ -54,6 +55,15 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Subjects.billingKeyCapsSet]: SetKeyCapsRequest,
   [Subjects.billingLowBalanceGet]: GetLowBalanceRequest,
   [Subjects.billingLowBalanceSet]: SetLowBalanceRequest,
+  [Subjects.billingStripeEvent]: StripeEventRequest,
+  [Subjects.billingPaymentsOverview]: PaymentsOverviewRequest,
+  [Subjects.billingPaymentsCheckout]: CreateCheckoutRequest,
+  [Subjects.billingPaymentsPortal]: CreatePortalRequest,
+  [Subjects.billingPaymentsPurchases]: ListPurchasesRequest,
+  [Subjects.billingPaymentsSubscribe]: SubscribeRequest,
+  [Subjects.billingPaymentsInvoices]: ListInvoicesRequest,
+  [Subjects.billingPaymentsTopUpGet]: GetTopUpRequest,
+  [Subjects.billingPaymentsTopUpSet]: SetTopUpRequest,
   [Subjects.generationSubmit]: SubmitGenerationRequest,
   [Subjects.generationGet]: GetGenerationRequest,
   [Subjects.generationList]: ListGenerationsRequest,
@@ -72,6 +82,7 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Events.generationCompleted]: GenerationFinishedEvent,
   [Events.generationFailed]: GenerationFinishedEvent,
   [Events.accountLowBalance]: AccountLowBalanceEvent,
+  [Events.accountBillingNotice]: AccountBillingNoticeEvent,
 };
 
 export interface BroadcastPayload {

@@ -20,6 +20,7 @@ import {
   SubmitGenerationReplyPayload,
 } from './generation.reply-payloads';
 import type { PayloadClass, Subject } from './payload-classes';
+import { CheckoutReplyPayload, ListPurchasesReplyPayload, PaymentsOverviewPayload, PortalReplyPayload, StripeEventReplyPayload, SubscribeReplyPayload, TopUpViewPayload, ListInvoicesReplyPayload } from './payments.messages';
 import { Subjects } from './subjects';
 import { ListTestWebhooksReplyPayload, ListWebhookDeliveriesReplyPayload, WebhookDeliveryViewPayload } from './webhooks.reply-payloads';
 
@@ -39,6 +40,15 @@ export const REPLY_CLASSES: Readonly<Record<Subject, PayloadClass>> = {
   [Subjects.billingKeyCapsSet]: KeyCapViewPayload,
   [Subjects.billingLowBalanceGet]: LowBalanceViewPayload,
   [Subjects.billingLowBalanceSet]: LowBalanceViewPayload,
+  [Subjects.billingStripeEvent]: StripeEventReplyPayload,
+  [Subjects.billingPaymentsOverview]: PaymentsOverviewPayload,
+  [Subjects.billingPaymentsCheckout]: CheckoutReplyPayload,
+  [Subjects.billingPaymentsPortal]: PortalReplyPayload,
+  [Subjects.billingPaymentsPurchases]: ListPurchasesReplyPayload,
+  [Subjects.billingPaymentsSubscribe]: SubscribeReplyPayload,
+  [Subjects.billingPaymentsInvoices]: ListInvoicesReplyPayload,
+  [Subjects.billingPaymentsTopUpGet]: TopUpViewPayload,
+  [Subjects.billingPaymentsTopUpSet]: TopUpViewPayload,
   [Subjects.generationSubmit]: SubmitGenerationReplyPayload,
   [Subjects.generationGet]: GenerationRecordPayload,
   [Subjects.generationList]: ListGenerationsReplyPayload,

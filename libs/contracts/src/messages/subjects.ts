@@ -13,6 +13,24 @@ export const Subjects = {
   billingKeyCapsSet: 'billing.key-caps.set',
   billingLowBalanceGet: 'billing.low-balance.get',
   billingLowBalanceSet: 'billing.low-balance.set',
+  /** A Stripe event the gateway verified (StripeEventRequest; docs/operations/payments.md). */
+  billingStripeEvent: 'billing.stripe.event',
+  /** The dashboard's Billing page: balance, packs, the Stripe customer (PaymentsOverviewRequest). */
+  billingPaymentsOverview: 'billing.payments.overview',
+  /** A Checkout Session for a credit pack (CreateCheckoutRequest). */
+  billingPaymentsCheckout: 'billing.payments.checkout',
+  /** A Stripe customer portal link (CreatePortalRequest). */
+  billingPaymentsPortal: 'billing.payments.portal',
+  /** The account's pack purchases with their receipts (ListPurchasesRequest). */
+  billingPaymentsPurchases: 'billing.payments.purchases',
+  /** The owner picks a plan: a subscription's Checkout, or its price changed (SubscribeRequest). */
+  billingPaymentsSubscribe: 'billing.payments.subscribe',
+  /** The account's invoices at Stripe (ListInvoicesRequest). */
+  billingPaymentsInvoices: 'billing.payments.invoices',
+  /** The account's automatic top-up (GetTopUpRequest; TopUpView). */
+  billingPaymentsTopUpGet: 'billing.payments.top-up.get',
+  /** Turns the automatic top-up on or off (SetTopUpRequest; TopUpView). */
+  billingPaymentsTopUpSet: 'billing.payments.top-up.set',
   generationSubmit: 'generation.submit',
   generationGet: 'generation.get',
   generationList: 'generation.list',
@@ -68,5 +86,7 @@ export const Events = {
   generationFailed: 'generation.failed',
   /** An account's available credits fell below its low-balance threshold (AccountLowBalanceEvent; billing's outbox). */
   accountLowBalance: 'account.low_balance',
+  /** A payment refunded or disputed, an account restricted, a plan or top-up changed by Stripe (AccountBillingNoticeEvent; billing's outbox). */
+  accountBillingNotice: 'account.billing_notice',
 } as const;
 export type EventName = (typeof Events)[keyof typeof Events];

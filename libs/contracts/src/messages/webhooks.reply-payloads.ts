@@ -18,10 +18,16 @@ export class WebhookAttemptViewPayload implements WebhookAttemptView {
   @Nullable() @IsString() error!: string | null;
 }
 
+/**
+ * The events the webhooks service delivers to customers' URLs. Events for the services only
+ * (`account.billing_notice`, for the gateway) are never a delivery's event.
+ */
+const DELIVERED_EVENTS = [Events.generationCompleted, Events.generationFailed, Events.accountLowBalance] as const;
+
 /** `webhooks.redeliver` and `webhooks.test.send` answer one delivery. */
 export class WebhookDeliveryViewPayload implements WebhookDeliveryView {
   @IsString() id!: string;
-  @IsIn(Object.values(Events)) event!: EventName;
+  @IsIn(DELIVERED_EVENTS) event!: EventName;
   @IsString() url!: string;
   @IsIn(WEBHOOK_DELIVERY_STATUSES) status!: WebhookDeliveryStatus;
   @IsNumber() attempts_made!: number;
