@@ -23,7 +23,7 @@ describe('ops checks', () => {
     const result = run('check-k8s.mjs');
     expect(result).toMatchObject({ code: 0 });
     expect(result.output).toContain('validated against the Kubernetes schemas');
-    for (const render of ['dev;', 'production;', 'production + components (external-secrets, keda, monitoring)']) expect(result.output).toContain(render);
+    for (const render of ['dev;', 'production;', 'production + components (external-secrets, keda, monitoring, payments)']) expect(result.output).toContain(render);
     expect(result.output).toContain('4 installs side by side');
   }, 180_000);
 
@@ -125,11 +125,14 @@ describe('ops checks', () => {
     expect(result.output).toContain('the second init container must apply the catalogue (sync-catalogue.js or the CLI `models sync --file`), after `migrate`');
   }, 180_000);
 
-  it('the catalogue the generation pods sync is valid and is the seed catalogue', () => {
+  it('the catalogue the generation pods sync is valid and is the seed catalogue, less what the previous generation release refuses', () => {
     const problems: string[] = [];
     const models = parseCatalogueFile(JSON.parse(readFileSync(join(ROOT, 'k8s', 'base', 'catalogue.json'), 'utf8')), engineKinds(), problems);
     expect(problems).toEqual([]);
-    expect(models).toEqual(CATALOGUE);
+    // `openai` blocks: generation 1.0.0 refuses the field, and its catalogue sync (an init container
+    // run with the generation image) must pass on these manifests too, for a rollback of that service
+    // alone (docs/operations/catalogue.md).
+    expect(models).toEqual(CATALOGUE.map(({ openai: _newer, ...model }) => model));
   });
 
   it("check-docker holds each service's image to its own app and the libs it requires, and compose to the service's own image", () => {
