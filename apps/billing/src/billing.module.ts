@@ -25,6 +25,7 @@ import type { BillingPaymentsSettings } from '@gen/config';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsRepository } from './payments/payments.repository';
 import { PaymentsService } from './payments/payments.service';
+import { RestrictionsReader } from './payments/restrictions.reader';
 import { createStripeApi, PAYMENTS_SETTINGS, STRIPE_API } from './payments/stripe-api';
 import { StripeEventsService } from './payments/stripe-events.service';
 import { SubscriptionSweeper } from './payments/subscription-sweeper';
@@ -63,6 +64,7 @@ export class BillingModule {
         { provide: PAYMENTS_SETTINGS, useValue: batches.payments ?? NO_PAYMENTS },
         { provide: STRIPE_API, useValue: createStripeApi(batches.payments ?? NO_PAYMENTS) },
         PaymentsRepository,
+        RestrictionsReader,
         PaymentsService,
         SubscriptionsRepository,
         SubscriptionsService,

@@ -65,6 +65,13 @@ const FIND_RESTRICTION = new PreparedStatement<{ reason: string; message: string
   { idempotent: true },
 );
 
+// The reserves' check, for a batch of accounts at once (RestrictionsReader): a read, safe under anything.
+const FIND_RESTRICTIONS = new PreparedStatement<{ account_id: string; reason: string; message: string; created_at: Date }>(
+  'billing.find_restrictions',
+  `SELECT account_id, reason, message, created_at FROM account_restrictions WHERE account_id = ANY($1::uuid[])`,
+  { idempotent: true },
+);
+
 /** The notice as an outbox row (AccountBillingNoticeEvent; its id is the event id), in the caller's transaction. */
 export async function writeNotice(tx: EntityManager, accountId: string, notice: BillingNotice): Promise<void> {
   const id = randomUUID();
@@ -208,10 +215,16 @@ export class PaymentsRepository {
     return rows.length > 0;
   }
 
-  /** The account's restriction, on every reserve (a prepared statement on the primary key). */
+  /** The account's restriction (a prepared statement on the primary key). */
   async restriction(accountId: string): Promise<Restriction | null> {
     const [row] = await FIND_RESTRICTION.rows(this.db, [accountId]);
     return row ? { reason: row.reason, message: row.message, since: row.created_at } : null;
+  }
+
+  /** The restrictions of these accounts (ids in lower case), by account id: one statement for many reserves. */
+  async restrictionsOf(accountIds: readonly string[]): Promise<Map<string, Restriction>> {
+    const rows = await FIND_RESTRICTIONS.rows(this.db, [accountIds]);
+    return new Map(rows.map((row) => [row.account_id, { reason: row.reason, message: row.message, since: row.created_at }]));
   }
 
   /** Lifts the restriction (the operator); false when there was none. */

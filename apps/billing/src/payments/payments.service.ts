@@ -21,6 +21,7 @@ import { AccountRestrictedError, DomainError, NotFoundError, ServiceUnavailableE
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { formatMoney } from './money';
 import { CreditPack, PaymentsRepository, Purchase, StripeEventRecord } from './payments.repository';
+import { RestrictionsReader } from './restrictions.reader';
 import { TopUpsService } from './top-ups.service';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
@@ -107,6 +108,7 @@ export class PaymentsService {
     private readonly accounts: BillingAccountsRepository,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly topUps: TopUpsService,
+    private readonly restrictions: RestrictionsReader,
     @Inject(STRIPE_API) private readonly stripe: Stripe | null,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -235,7 +237,7 @@ export class PaymentsService {
   async assertNotRestricted(accountId: string): Promise<void> {
     // Not an account id: no restriction to find (the reserve answers for an unknown account).
     if (!UUID.test(accountId)) return;
-    const restriction = await this.repository.restriction(accountId);
+    const restriction = await this.restrictions.read(accountId.toLowerCase());
     if (restriction) throw new AccountRestrictedError(restriction.message);
   }
 
