@@ -109,6 +109,7 @@ describe('the message contract breaking-change check (tools/contracts/breaking-c
     const changes = after((d) => delete schema(d, 'GenerationRecordPayload').properties.progress);
     expect(changes.map((line) => line.split(': ').slice(0, 2).join(': '))).toEqual([
       'generation.submit reply: record.progress',
+      'generation.batch.results reply: data[].generation.progress',
       'generation.get reply: progress',
       'generation.list reply: data[].progress',
       'generation.cancel reply: record.progress',

@@ -1,4 +1,5 @@
 import {
+  ARRAY_MAX_SIZE,
   getMetadataStorage,
   IS_ARRAY,
   IS_BOOLEAN,
@@ -47,6 +48,7 @@ const RULES: Record<string, (constraints: unknown[]) => JsonSchema> = {
   [MATCHES]: ([pattern]) => ({ type: 'string', pattern: pattern instanceof RegExp ? pattern.source : String(pattern) }),
   [MIN]: ([min]) => ({ minimum: min }),
   [MAX]: ([max]) => ({ maximum: max }),
+  [ARRAY_MAX_SIZE]: ([max]) => ({ maxItems: max }),
   // provider-callbacks.ts: an object of the forwarded headers only, each a bounded string.
   isCallbackHeaders: () => ({
     type: 'object',
@@ -56,7 +58,7 @@ const RULES: Record<string, (constraints: unknown[]) => JsonSchema> = {
 };
 
 /** The order keys are written in, so a schema reads the same whatever the order of its decorators. */
-const KEY_ORDER = ['$ref', 'oneOf', 'type', 'format', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'propertyNames', 'additionalProperties', 'items'];
+const KEY_ORDER = ['$ref', 'oneOf', 'type', 'format', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'maxItems', 'propertyNames', 'additionalProperties', 'items'];
 
 /**
  * JSON Schemas derived from class-validator decorators: one per class reached (a `@Nested` class gets

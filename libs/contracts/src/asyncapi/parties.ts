@@ -20,7 +20,7 @@ const gatewayTo = (to: Party): Parties => ({ from: ['gateway'], to: [to] });
  * library cannot import; message-parties.spec.ts checks each entry against the apps' sources.
  */
 export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, Parties>> = {
-  'billing.reserve': gatewayTo('billing'),
+  'billing.reserve': { from: ['gateway', 'generation'], to: ['billing'], note: 'Generation holds the credits of a batch line when it admits the line.' },
   'billing.release': gatewayTo('billing'),
   'billing.balance': gatewayTo('billing'),
   'billing.account.open': gatewayTo('billing'),
@@ -40,6 +40,13 @@ export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, P
   'billing.payments.top-up.get': gatewayTo('billing'),
   'billing.payments.top-up.set': gatewayTo('billing'),
   'generation.submit': gatewayTo('generation'),
+  'generation.batch.create': gatewayTo('generation'),
+  'generation.batch.lines': gatewayTo('generation'),
+  'generation.batch.seal': gatewayTo('generation'),
+  'generation.batch.get': gatewayTo('generation'),
+  'generation.batch.list': gatewayTo('generation'),
+  'generation.batch.cancel': gatewayTo('generation'),
+  'generation.batch.results': gatewayTo('generation'),
   'generation.get': gatewayTo('generation'),
   'generation.list': gatewayTo('generation'),
   'generation.cancel': gatewayTo('generation'),
@@ -56,6 +63,7 @@ export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, P
   'webhooks.account-events.list': gatewayTo('webhooks'),
   'generation.completed': { from: ['generation'], to: ['billing', 'webhooks'] },
   'generation.failed': { from: ['generation'], to: ['billing', 'webhooks'] },
+  'batch.completed': { from: ['generation'], to: ['webhooks'] },
   'account.low_balance': { from: ['billing'], to: ['gateway', 'webhooks', 'billing'] },
   'account.billing_notice': { from: ['billing'], to: ['gateway'] },
   'generation.changed': { from: ['generation'], to: ['gateway', 'generation'] },

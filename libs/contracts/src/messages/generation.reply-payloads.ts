@@ -58,6 +58,8 @@ export class ModelInfoPayload implements ModelInfo {
   @IsString() pricing!: string;
   /** OpenAiImagesMapping (generation.ts); absent from older generation services: the model is not served on /openai/v1. */
   @IsOptional() @Nested(() => OpenAiImagesMappingPayload) openai?: OpenAiImagesMappingPayload;
+  /** The batch price (ModelInfo.batch_credits); absent from older generation services and for models without one. */
+  @IsOptional() @IsNumber() batch_credits?: number;
 }
 
 export class ListModelsReplyPayload implements ListModelsReply {

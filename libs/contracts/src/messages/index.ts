@@ -19,3 +19,4 @@ export * from './webhooks.reply-payloads';
 export * from './health.payloads';
 export * from './contract-version';
 export * from './payments.messages';
+export * from './batches.messages';

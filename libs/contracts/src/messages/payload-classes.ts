@@ -1,5 +1,6 @@
 import { ProviderCallbackRequest } from '../shared/provider-callbacks';
 import { AccountWebhooksRequest, WebhookSecretRequest } from './auth.messages';
+import { AddBatchLinesRequest, BatchFinishedEvent, CancelBatchRequest, CreateBatchRequest, GetBatchRequest, ListBatchesRequest, ListBatchLinesRequest, SealBatchRequest } from './batches.messages';
 import {
   BalanceRequest,
   GetLowBalanceRequest,
@@ -65,6 +66,13 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Subjects.billingPaymentsTopUpGet]: GetTopUpRequest,
   [Subjects.billingPaymentsTopUpSet]: SetTopUpRequest,
   [Subjects.generationSubmit]: SubmitGenerationRequest,
+  [Subjects.generationBatchCreate]: CreateBatchRequest,
+  [Subjects.generationBatchLines]: AddBatchLinesRequest,
+  [Subjects.generationBatchSeal]: SealBatchRequest,
+  [Subjects.generationBatchGet]: GetBatchRequest,
+  [Subjects.generationBatchList]: ListBatchesRequest,
+  [Subjects.generationBatchCancel]: CancelBatchRequest,
+  [Subjects.generationBatchResults]: ListBatchLinesRequest,
   [Subjects.generationGet]: GetGenerationRequest,
   [Subjects.generationList]: ListGenerationsRequest,
   [Subjects.generationCancel]: CancelGenerationRequest,
@@ -83,6 +91,7 @@ export const PAYLOAD_CLASSES: Readonly<Record<Subject | EventName, PayloadClass>
   [Events.generationFailed]: GenerationFinishedEvent,
   [Events.accountLowBalance]: AccountLowBalanceEvent,
   [Events.accountBillingNotice]: AccountBillingNoticeEvent,
+  [Events.batchCompleted]: BatchFinishedEvent,
 };
 
 export interface BroadcastPayload {

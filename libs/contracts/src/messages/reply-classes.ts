@@ -9,6 +9,7 @@ import {
   ReserveCreditsReplyPayload,
   UsageReplyPayload,
 } from './billing.reply-payloads';
+import { AddBatchLinesReplyPayload, BatchLinesReplyPayload, BatchViewPayload, ListBatchesReplyPayload } from './batches.messages';
 import { GenerationRecordPayload } from './generation-record.payload';
 import {
   CancelGenerationReplyPayload,
@@ -50,6 +51,13 @@ export const REPLY_CLASSES: Readonly<Record<Subject, PayloadClass>> = {
   [Subjects.billingPaymentsTopUpGet]: TopUpViewPayload,
   [Subjects.billingPaymentsTopUpSet]: TopUpViewPayload,
   [Subjects.generationSubmit]: SubmitGenerationReplyPayload,
+  [Subjects.generationBatchCreate]: AddBatchLinesReplyPayload,
+  [Subjects.generationBatchLines]: AddBatchLinesReplyPayload,
+  [Subjects.generationBatchSeal]: BatchViewPayload,
+  [Subjects.generationBatchGet]: BatchViewPayload,
+  [Subjects.generationBatchList]: ListBatchesReplyPayload,
+  [Subjects.generationBatchCancel]: BatchViewPayload,
+  [Subjects.generationBatchResults]: BatchLinesReplyPayload,
   [Subjects.generationGet]: GenerationRecordPayload,
   [Subjects.generationList]: ListGenerationsReplyPayload,
   [Subjects.generationCancel]: CancelGenerationReplyPayload,

@@ -32,6 +32,17 @@ export const Subjects = {
   /** Turns the automatic top-up on or off (SetTopUpRequest; TopUpView). */
   billingPaymentsTopUpSet: 'billing.payments.top-up.set',
   generationSubmit: 'generation.submit',
+  /** A batch, without its lines (CreateBatchRequest; docs/design/batches.md). */
+  generationBatchCreate: 'generation.batch.create',
+  /** A chunk of a batch's lines (AddBatchLinesRequest). */
+  generationBatchLines: 'generation.batch.lines',
+  /** Every line stored: the batch starts (SealBatchRequest). */
+  generationBatchSeal: 'generation.batch.seal',
+  generationBatchGet: 'generation.batch.get',
+  generationBatchList: 'generation.batch.list',
+  generationBatchCancel: 'generation.batch.cancel',
+  /** A page of a batch's results or errors file (ListBatchLinesRequest). */
+  generationBatchResults: 'generation.batch.results',
   generationGet: 'generation.get',
   generationList: 'generation.list',
   generationCancel: 'generation.cancel',
@@ -88,5 +99,7 @@ export const Events = {
   accountLowBalance: 'account.low_balance',
   /** A payment refunded or disputed, an account restricted, a plan or top-up changed by Stripe (AccountBillingNoticeEvent; billing's outbox). */
   accountBillingNotice: 'account.billing_notice',
+  /** A batch ended: completed, canceled or expired (BatchFinishedEvent; generation's outbox). */
+  batchCompleted: 'batch.completed',
 } as const;
 export type EventName = (typeof Events)[keyof typeof Events];

@@ -101,6 +101,11 @@ export interface ModelInfo {
   pricing: string;
   /** How the OpenAI-compatible images route maps its fields to `inputs`; absent: the model is not served there (or an older generation service sent it). */
   openai?: OpenAiImagesMapping;
+  /**
+   * The price of one generation in a batch (POST /api/v1/batches), set by the operator as a discount:
+   * used instead of `credits`, with the same multipliers. Absent: a batch line costs `credits`.
+   */
+  batch_credits?: number;
 }
 
 /**
