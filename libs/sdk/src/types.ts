@@ -1,4 +1,5 @@
 import type { Generation, WebhookEvent as WebhookEventSchema } from './generated/openapi-types.js';
+export type { Batch, BatchLineResult, BatchPage, BatchRequestCounts, CreateBatchRequest } from './batch-types.js';
 
 export type {
   Credits,
