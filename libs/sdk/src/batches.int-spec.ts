@@ -11,7 +11,7 @@ interface Seen {
   headers: IncomingMessage['headers'];
   body: Buffer;
 }
-type Handler = (req: Seen, res: ServerResponse) => void | Promise<void>;
+type Handler = (req: Seen, res: ServerResponse) => unknown;
 
 function batch(overrides: Partial<Batch> = {}): Batch {
   return {
@@ -53,7 +53,7 @@ describe('batches (TypeScript SDK) against a local server', () => {
       req.on('end', () => {
         const request = { method: req.method ?? '', url: new URL(req.url ?? '/', 'http://x'), headers: req.headers, body: Buffer.concat(chunks) };
         seen.push(request);
-        void Promise.resolve(handler(request, res)).catch((error: unknown) => res.destroy(error as Error));
+        Promise.resolve(handler(request, res)).catch((error: unknown) => res.destroy(error as Error));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
