@@ -198,6 +198,19 @@ describe('batches (TypeScript SDK) against a local server', () => {
     for await (const result of client.batches.errors('batch_01')) got.push(result);
     expect(got).toEqual(all);
     expect(seen.map((r) => r.url.pathname)).toEqual(['/api/v1/batches/batch_01/errors', '/api/v1/batches/batch_01/errors']);
+
+    // A body with a Content-Length that ends early, inside a line.
+    seen.length = 0;
+    const body = all.map((r) => `${JSON.stringify(r)}\n`).join('');
+    handler = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/jsonl', 'content-length': String(body.length) });
+      if (seen.length === 1) res.end(body.slice(0, JSON.stringify(all[0]).length + 15));
+      else res.end(body);
+    };
+    got.length = 0;
+    for await (const result of client.batches.errors('batch_01')) got.push(result);
+    expect(got).toEqual(all);
+    expect(seen).toHaveLength(2);
   });
 
   it('a results file of an unknown batch is the envelope', async () => {

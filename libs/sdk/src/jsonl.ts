@@ -36,7 +36,14 @@ export async function* jsonlValues<T>(body: ReadableStream<Uint8Array>): AsyncGe
       yield* parser.push(decoder.decode(chunk.value, { stream: true }));
     }
     yield* parser.push(decoder.decode());
-    yield* parser.end();
+    let last: T[];
+    try {
+      last = parser.end();
+    } catch (error) {
+      // A last line cut short: the connection dropped before the body ended (a network error, not bad JSON).
+      throw new TypeError('The body ended inside a line.', { cause: error });
+    }
+    yield* last;
   } finally {
     await reader.cancel().catch(() => undefined);
   }
