@@ -122,13 +122,13 @@ describe('batches (TypeScript SDK) against a local server', () => {
 
   it('a file refused for its lines is a GenerationApiError with each bad line, not retried', async () => {
     const lines = [
-      { line: 2, custom_id: 'shot-2', code: 'validation_error', message: 'unknown model fox-9' },
-      { line: 3, custom_id: null, code: 'validation_error', message: 'not JSON' },
+      { line: 2, custom_id: 'shot-2', message: 'unknown model fox-9' },
+      { line: 3, custom_id: null, message: 'not JSON' },
     ];
-    handler = (_req, res) => json(res, 400, errorEnvelope(400, 'validation_error', { lines }));
+    handler = (_req, res) => json(res, 422, errorEnvelope(422, 'validation_error', { lines }));
     const error = await client.batches.create('{}\n').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GenerationApiError);
-    expect(error).toMatchObject({ code: 'validation_error', status: 400, requestId: 'req_1', lines });
+    expect(error).toMatchObject({ code: 'validation_error', status: 422, requestId: 'req_1', lines });
     expect(seen).toHaveLength(1);
     handler = (_req, res) => json(res, 404, errorEnvelope(404, 'not_found'));
     await expect(client.batches.get('nope')).rejects.toMatchObject({ code: 'not_found', lines: null });

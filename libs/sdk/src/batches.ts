@@ -9,11 +9,14 @@ import { sleep } from './retry.js';
 export interface CreateBatchOptions extends RequestOptions {
   /** How long the batch may take: `24h` by default; `60s` to `168h`, written `<n>s`, `<n>m` or `<n>h`. */
   completionWindow?: string;
-  /** `reject` (default): any bad line refuses the whole file (400, `lines` names them); `skip`: the good lines run, the bad ones are in the errors file. */
+  /** `reject` (default): any bad line refuses the whole file (422 `validation_error`, its `lines` names them); `skip`: the good lines run, the bad ones are in the errors file. */
   invalidLines?: 'reject' | 'skip';
   /** Where `batch.completed` goes; else the key's default webhook URL. */
   webhookUrl?: string;
-  /** Your own keys and values, stored on the batch. Only with an uploaded file (`{ inputFileId }`): the API takes them in its JSON form. */
+  /**
+   * Your own keys and values, returned on the batch. Only with an uploaded file (`{ inputFileId }`: upload the JSONL with
+   * `uploads.create(data, { contentType: 'application/jsonl' })`): the API takes them in its JSON form only.
+   */
   metadata?: Record<string, string>;
   /** Makes the create safe to retry (the same key answers the first batch); one is made for every create unless you give one. */
   idempotencyKey?: string;
@@ -46,7 +49,7 @@ export class Batches {
   /**
    * Creates a batch (`POST /api/v1/batches`) from request lines, a JSONL file, or an uploaded one.
    * Every line is checked as `generations.create` checks its body; with `invalidLines: 'reject'` a bad
-   * line refuses the file: GenerationApiError 400 `validation_error` whose `lines` names each.
+   * line refuses the file: GenerationApiError 422 `validation_error` whose `lines` names each.
    * Retried safely: an Idempotency-Key goes with every create (yours, or one made here).
    */
   create(input: BatchInput, options: CreateBatchOptions = {}): Promise<Batch> {

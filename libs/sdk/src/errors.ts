@@ -4,7 +4,7 @@ export interface ErrorEnvelopeBody {
   status: number;
   message: string;
   request_id?: string;
-  /** On a batch refused for its invalid lines (400 `validation_error`): each bad line. */
+  /** On a batch file refused for its invalid lines (`validation_error`): each bad line. */
   lines?: BatchLineProblem[];
 }
 
@@ -14,7 +14,7 @@ export interface BatchLineProblem {
   line: number;
   /** Null when the line's `custom_id` could not be read. */
   custom_id: string | null;
-  code: string;
+  /** Why it was refused (`unknown model fox-9`, `not JSON`, ...). */
   message: string;
 }
 
@@ -31,7 +31,7 @@ export class GenerationApiError extends Error {
   readonly requestId: string | null;
   /** Seconds the service asked to wait (Retry-After), on 429 and 503. */
   readonly retryAfterSeconds: number | null;
-  /** A batch refused for its invalid lines (400 `validation_error`): each bad line, by number; else null. */
+  /** A batch file refused for its invalid lines (422 `validation_error`): each bad line, by number (the first 1000); else null. */
   readonly lines: readonly BatchLineProblem[] | null;
 
   constructor(init: {

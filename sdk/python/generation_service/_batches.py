@@ -62,10 +62,11 @@ class Batches:
         (``input_file_id``). Every line is checked as ``generations.create`` checks its arguments.
 
         ``completion_window``: ``"24h"`` by default, ``"60s"`` to ``"168h"``. ``invalid_lines``: ``"reject"``
-        (default: a bad line refuses the file, ``GenerationApiError`` 400 ``validation_error`` whose ``lines``
+        (default: a bad line refuses the file, ``GenerationApiError`` 422 ``validation_error`` whose ``lines``
         names each) or ``"skip"`` (the good lines run; the bad ones are in the errors file). ``webhook_url``:
         where ``batch.completed`` goes, else the key's default. ``metadata``: only with ``input_file_id``
-        (the API takes it in its JSON form). An Idempotency-Key goes with every create (yours, or one made
+        (the API takes it in its JSON form only; upload the JSONL with ``uploads.create(data,
+        content_type="application/jsonl")``). An Idempotency-Key goes with every create (yours, or one made
         here), so a retry after a lost answer returns the first batch.
         """
         if (source is None) == (input_file_id is None):

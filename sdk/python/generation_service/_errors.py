@@ -29,8 +29,8 @@ class GenerationApiError(Exception):
         self.request_id = request_id
         #: Seconds the service asked to wait (Retry-After), on 429 and 503.
         self.retry_after_s = retry_after_s
-        #: A batch refused for its invalid lines (400 ``validation_error``): each bad line
-        #: (``{"line", "custom_id", "code", "message"}``); else None.
+        #: A batch file refused for its invalid lines (422 ``validation_error``): each bad line
+        #: (``{"line", "custom_id", "message"}``, the first 1000); else None.
         self.lines = lines
 
     def __repr__(self) -> str:

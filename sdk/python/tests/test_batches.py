@@ -161,13 +161,12 @@ class Batches(unittest.TestCase):
         self.assertEqual((second.headers["Idempotency-Key"], second.body), (first.headers["Idempotency-Key"], first.body))
 
     def test_a_file_refused_for_its_lines_carries_each_bad_line_and_is_not_retried(self) -> None:
-        lines = [{"line": 2, "custom_id": "shot-2", "code": "validation_error", "message": "unknown model fox-9"},
-                 {"line": 3, "custom_id": None, "code": "validation_error", "message": "not JSON"}]
-        self.api.handle = lambda seen, h: answer(h, 400, envelope(400, "validation_error", lines=lines))
+        lines = [{"line": 2, "custom_id": "shot-2", "message": "unknown model fox-9"}, {"line": 3, "custom_id": None, "message": "not JSON"}]
+        self.api.handle = lambda seen, h: answer(h, 422, envelope(422, "validation_error", lines=lines))
         with self.assertRaises(GenerationApiError) as raised:
             self.client.batches.create("{}\n")
         error = raised.exception
-        self.assertEqual((error.code, error.status, error.request_id, error.lines), ("validation_error", 400, "req_1", lines))
+        self.assertEqual((error.code, error.status, error.request_id, error.lines), ("validation_error", 422, "req_1", lines))
         self.assertEqual(len(self.api.seen), 1)
         self.api.handle = lambda seen, h: answer(h, 404, envelope(404, "not_found"))
         with self.assertRaises(GenerationApiError) as raised:
