@@ -58,8 +58,9 @@ class Uploads:
     def create(self, data: bytes, *, content_type: str) -> Upload:
         """Stores a file for the account (``POST /api/v1/uploads``), usable by its ``id`` or ``url`` in a
         generation's ``input`` until ``expires_at``. ``content_type``: image/png, image/jpeg, image/webp,
-        video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary. Not retried: a repeat would
-        store the file twice."""
+        video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary; application/jsonl for a
+        batch's file (``batches.create(input_file_id=...)``). Not retried: a repeat would store the
+        file twice."""
         return cast(Upload, self._transport.call("POST", "/api/v1/uploads", idempotent=False, raw=(bytes(data), content_type)))
 
 
