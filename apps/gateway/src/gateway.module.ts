@@ -56,6 +56,7 @@ import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.servic
 import { LowBalanceRepository } from './low-balance/low-balance.repository';
 import { UploadsController } from './uploads/uploads.controller';
 import { UploadsRepository } from './uploads/uploads.repository';
+import { UploadFilesRepository } from './uploads/upload-files.repository';
 import { UploadsService } from './uploads/uploads.service';
 
 @Module({})
@@ -135,6 +136,7 @@ export class GatewayModule {
         AuditRepository,
         AuditService,
         UploadsRepository,
+        UploadFilesRepository,
         UploadsService,
         MembersRepository,
         MembersService,
