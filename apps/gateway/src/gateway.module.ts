@@ -10,6 +10,8 @@ import { AuditService } from './audit-log/audit.service';
 import { AccountPlanService } from './plans/account-plan.service';
 import { GenerationsController } from './generations/generations.controller';
 import { GENERATION_USE_CASES } from './generations/generation-use-cases';
+import { BatchesController } from './batches/batches.controller';
+import { BATCH_USE_CASES } from './batches/batch-use-cases';
 import { GetModel } from './models/get-model.service';
 import { ListModels } from './models/list-models.service';
 import { ModelCatalogue } from './models/model-catalogue';
@@ -74,6 +76,7 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         GenerationsController,
+        BatchesController,
         ModelsController,
         CreditsController,
         CreditsLedgerController,
@@ -110,6 +113,7 @@ export class GatewayModule {
         ApiKeyGuard,
         AccountPlanService,
         ...GENERATION_USE_CASES,
+        ...BATCH_USE_CASES,
         ListModels,
         GetModel,
         GenerateOpenAiImages,
