@@ -59,7 +59,7 @@ describe('batches: the HTTP API (standalone)', () => {
 
   const create = (a: Account, file: string, query = '', headers: Record<string, string> = {}) =>
     post(h.url, `/api/v1/batches${query}`, a.key, file, 'application/jsonl', headers);
-  const get = (a: Account, id: string) => http<BatchView>(h.url, 'GET', `/api/v1/batches/${id}`, { key: a.key });
+  const get = (a: Account, id: string) => http(h.url, 'GET', `/api/v1/batches/${id}`, { key: a.key });
   const file = async (a: Account, id: string, which: 'results' | 'errors') => {
     const res = await fetch(`${h.url}/api/v1/batches/${id}/${which}`, { headers: { authorization: `Bearer ${a.key}` } });
     return { status: res.status, contentType: res.headers.get('content-type'), text: await res.text() };

@@ -26,7 +26,8 @@ export class BatchLinesRefused extends ValidationError {
     const count = invalid.length;
     const head = count === total ? `No line of the file is valid (${count} refused)` : `${count} of the file's ${total} lines ${count === 1 ? 'is' : 'are'} not valid`;
     const more = count > NAMED_IN_MESSAGE ? `; and ${count - NAMED_IN_MESSAGE} more (error.lines)` : '';
-    super(`${head}; no batch was created. ${invalid.slice(0, NAMED_IN_MESSAGE).map(named).join('; ')}${more}.`);
+    const listed = `${invalid.slice(0, NAMED_IN_MESSAGE).map(named).join('; ')}${more}`;
+    super(`${head}; no batch was created. ${listed}${listed.endsWith('.') ? '' : '.'}`);
     this.lines = invalid.slice(0, MAX_LISTED_LINES).map((p) => ({ line: p.line, custom_id: p.customId, message: p.message }));
   }
 }

@@ -81,6 +81,6 @@ export class BatchLineResultDto {
   outcome!: BatchLineOutcome;
   @ApiProperty({ type: GenerationDto, nullable: true, description: "The line's generation, once it was admitted." })
   generation!: GenerationDto | null;
-  @ApiProperty({ type: BatchLineErrorDto, nullable: true, description: 'Why it did not complete; null when completed.', example: null })
+  @ApiProperty({ type: BatchLineErrorDto, nullable: true, description: 'Why it did not complete; null when completed.' })
   error!: BatchLineErrorDto | null;
 }

@@ -36,7 +36,8 @@ export const ApiCreateBatch = () =>
         '`POST /api/v1/generate` takes. Send the file as the body (`Content-Type: application/jsonl`, options in the query, at most BATCH_MAX_MB), ' +
         'or upload it first (`POST /api/v1/uploads`) and send `application/json` `{"input_file_id": ...}`. Every line is checked as a submit is ' +
         'and priced at the model\'s batch price; nothing is held until a line runs. Lines run when the account\'s parallel slots are free, ' +
-        'within `completion_window`; `batch.completed` is sent to the webhook at the end. See docs/guide/batches.md.',
+        'within `completion_window`; `batch.completed` is sent to the webhook at the end. A deployment whose generation service is older ' +
+        'than batches answers `503 service_unavailable` ("Batches need generation 1.1 or later..."). See docs/guide/batches.md.',
       requestBody: {
         required: true,
         description: 'The JSONL file itself, or (application/json) the id of a JSONL upload with the options.',
@@ -66,7 +67,7 @@ export const ApiCreateBatch = () =>
       {
         status: 415,
         examples: {
-          media_type: {
+          batch_media_type: {
             summary: 'Neither JSONL nor JSON',
             message: 'Send the batch file as the body with Content-Type: application/jsonl (options in the query), or application/json naming an upload ({"input_file_id": ...}).',
           },
@@ -80,15 +81,6 @@ export const ApiCreateBatch = () =>
             message: '1 of the file\'s 3 lines is not valid; no batch was created. line 2 (custom_id "shot-0002"): body: model: unknown model "fox-9". See GET /api/v1/models.',
           },
           window: { summary: 'A completion window out of range', message: 'completion_window must be a duration such as 24h, 90m or 3600s, from 60s to 168h' },
-        },
-      },
-      {
-        status: 503,
-        examples: {
-          older_generation: {
-            summary: 'No generation service handles batches (one older than batches)',
-            message: 'Batches need generation 1.1 or later: no generation service answered. Retry once the generation service is upgraded (or running).',
-          },
         },
       },
     ),

@@ -33,7 +33,7 @@ export class UploadsController {
       '(`format: "uri"`) of `POST /generate`. Only this account can use it, until `expires_at` (UPLOAD_TTL_HOURS, default 24); ' +
       'then it is deleted. Its `url` needs no key (it is unguessable), so a provider can read it. ' +
       'A JSONL file (`application/jsonl` or `application/x-ndjson`, a batch\'s input) is kept for `POST /api/v1/batches` ' +
-      '(`input_file_id`); it is not served, and its `url` is its id.',
+      '(`input_file_id`); it is not served, and its `url` is a URN naming it (`urn:upload:upl_...`).',
   })
   @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ description: 'The file, as it is.', schema: { type: 'string', format: 'binary' } })

@@ -104,8 +104,8 @@ export class UploadsService implements OnApplicationShutdown {
     const id = `upl_${randomBytes(12).toString('hex')}`;
     const essence = contentType.split(';')[0].trim().toLowerCase();
     const file = await this.files.insert({ id, accountId, contentType: essence, content }, this.limits.ttlSeconds);
-    // A JSONL file is not served: its `url` is its id, which only POST /api/v1/batches reads.
-    return { id: file.id, url: file.id, expires_at: file.expiresAt.toISOString(), content_type: file.contentType, bytes: file.bytes };
+    // A JSONL file is not served (only POST /api/v1/batches reads it): its `url` is a URN naming it.
+    return { id: file.id, url: `urn:upload:${file.id}`, expires_at: file.expiresAt.toISOString(), content_type: file.contentType, bytes: file.bytes };
   }
 
   /** The bytes of the account's JSONL upload `id` (`422` naming `field` when there is none, or it expired). */
