@@ -2,6 +2,7 @@ import type { BatchLineResult, BatchView } from '@gen/contracts';
 import { ApiKeysService } from '@gen/gateway';
 import { http, HttpResult } from '@gen/testing';
 import { newWebhookSecret } from '@gen/webhook-signature';
+import { DashboardClient, testEmail } from '../support/dashboard-client';
 import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
@@ -206,5 +207,31 @@ describe('batches: the HTTP API (standalone)', () => {
     expect((await file(a, UNKNOWN_ID, 'results')).status).toBe(404);
     const stranger = await h.account('pro', 100);
     expect((await get(stranger, first.id)).status).toBe(404);
+  });
+
+  it("serves the dashboard's batch routes for the session's account: list, one, results, errors, cancel", async () => {
+    const created = await h.running.provisioning.createAccountWithSignIn('batch team', testEmail('batches'), 'pro', 100);
+    if (!created) throw new Error('account not created');
+    const key = await h.running.provisioning.createKey(created.accountId, 'batch key');
+    const a = { accountId: created.accountId, key: key.key, keyId: key.id };
+    const batch = (await create(a, line('d1', 'quick-batch-1'))).body as BatchView;
+    await ended(a, batch.id);
+
+    const owner = new DashboardClient(h.url, { 'x-forwarded-for': '10.77.0.1' });
+    expect((await owner.signIn(created.email, created.password)).status).toBe(200);
+    const list = await owner.request('GET', '/batches?limit=5');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((b: BatchView) => b.id)).toEqual([batch.id]);
+    expect((await owner.request('GET', `/batches/${batch.id}`)).body).toMatchObject({ id: batch.id, status: 'completed', credits_charged: 3 });
+    const results = await owner.request('GET', `/batches/${batch.id}/results`);
+    expect(results.headers.get('content-type')).toMatch(/^application\/jsonl/);
+    expect(results.body).toMatchObject({ line: 1, custom_id: 'd1', outcome: 'completed' });
+    expect((await owner.request('GET', `/batches/${batch.id}/errors`)).body).toBeUndefined();
+    expect((await owner.request('POST', `/batches/${batch.id}/cancel`)).body).toMatchObject({ id: batch.id, status: 'completed' });
+    expect((await owner.request('GET', `/batches/${UNKNOWN_ID}`)).status).toBe(404);
+    // Another account's batch is not found from this session.
+    const stranger = await h.account('pro', 10);
+    const theirs = (await create(stranger, line('x', 'quick-batch-1'))).body as BatchView;
+    expect((await owner.request('GET', `/batches/${theirs.id}`)).status).toBe(404);
   });
 });
