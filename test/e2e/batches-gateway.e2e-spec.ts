@@ -1,5 +1,5 @@
 import type { BatchLineResult, BatchView } from '@gen/contracts';
-import { ApiKeysService } from '@gen/gateway';
+import { ApiKeysService, GatewayJanitorService } from '@gen/gateway';
 import { http, HttpResult } from '@gen/testing';
 import { newWebhookSecret } from '@gen/webhook-signature';
 import { DashboardClient, testEmail } from '../support/dashboard-client';
@@ -153,6 +153,16 @@ describe('batches: the HTTP API (standalone)', () => {
     const foreign = await http(h.url, 'POST', '/api/v1/batches', { key: other.key, body: { input_file_id: uploaded.body.id } });
     expect(foreign.status).toBe(422);
     expect(foreign.body.error.message).toMatch(/^input_file_id: no JSONL upload of this account has this id/);
+
+    // Counted against the day's upload quota like media; refused once expired, then swept by the janitor.
+    const [usage] = await h.running.databases.auth.query(`SELECT files, bytes::int AS bytes FROM auth.upload_usage WHERE account_id = $1`, [a.accountId]);
+    expect(usage).toEqual({ files: 1, bytes: uploaded.body.bytes });
+    await h.running.databases.auth.query(`UPDATE auth.upload_files SET expires_at = now() - interval '2 hours' WHERE id = $1`, [uploaded.body.id]);
+    const expired = await http(h.url, 'POST', '/api/v1/batches', { key: a.key, body: { input_file_id: uploaded.body.id } });
+    expect(expired.status).toBe(422);
+    expect(expired.body.error.message).toMatch(/^input_file_id: this upload expired at /);
+    await h.running.app.get(GatewayJanitorService).sweep();
+    expect(await h.running.databases.auth.query(`SELECT id FROM auth.upload_files WHERE id = $1`, [uploaded.body.id])).toEqual([]);
   });
 
   it('refuses a body over BATCH_MAX_MB (413) and a form that is neither JSONL nor JSON (415)', async () => {
