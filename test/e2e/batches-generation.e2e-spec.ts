@@ -344,6 +344,12 @@ describe('batches: generation (standalone)', () => {
     expect(await settled(a)).toMatchObject({ available: 90, held: 0 });
   });
 
+  it('lists the seed models\' batch prices (ModelInfo.batch_credits)', async () => {
+    const models = (await ask<{ data: Array<{ id: string; credits: number; batch_credits?: number }> }>(Subjects.modelsList, {})).data;
+    expect(models.find((m) => m.id === 'pixel-flux-1')).toMatchObject({ credits: 4, batch_credits: 2 });
+    expect(models.find((m) => m.id === 'held-1')).not.toHaveProperty('batch_credits');
+  });
+
   it('lists the account\'s batches newest first in cursor pages; another account sees none of them', async () => {
     const a = await account(2);
     const ids: string[] = [];

@@ -51,12 +51,14 @@ describe('ModelsRepository (PostgreSQL)', () => {
   });
 
   it('keeps batch_credits: written, changed (a change moves updated_at) and removed', async () => {
-    const priced = await models.insert({ ...fox, id: 'hare-1', batchCredits: 3 });
+    // On the openai test's model (the sync test below counts the models).
+    const priced = await models.replace({ ...fox, id: 'lynx-1', batchCredits: 3 });
     expect(priced?.batchCredits).toBe(3);
-    const changed = await models.replace({ ...fox, id: 'hare-1', batchCredits: 4 });
+    expect((await models.find('lynx-1'))?.batchCredits).toBe(3);
+    const changed = await models.replace({ ...fox, id: 'lynx-1', batchCredits: 4 });
     expect(changed?.batchCredits).toBe(4);
     expect(changed!.updatedAt.getTime()).toBeGreaterThan(priced!.updatedAt.getTime());
-    const removed = await models.replace({ ...fox, id: 'hare-1', batchCredits: undefined });
+    const removed = await models.replace({ ...fox, id: 'lynx-1', batchCredits: undefined });
     expect(removed).not.toHaveProperty('batchCredits');
   });
 
