@@ -157,6 +157,20 @@ export class BatchFeedRepository {
     ]);
   }
 
+  /**
+   * Copies the final outcome of finished batch jobs onto their lines (a line's price is its job's), so
+   * that a batch's counts read its lines and join only the few jobs still running (batch-counts.sql).
+   * Visits only admitted lines not settled yet: those in flight and those just finished.
+   */
+  async settleLines(): Promise<number> {
+    const rows = await sqlRows(
+      this.db,
+      `UPDATE batch_lines l SET outcome = CASE WHEN j.status = 'completed' THEN 'completed' WHEN j.canceled_at IS NOT NULL THEN 'canceled' ELSE 'failed' END
+       FROM jobs j WHERE l.state = 'admitted' AND l.outcome IS NULL AND j.id = l.job_id AND j.status IN ('completed', 'failed') RETURNING l.line`,
+    );
+    return rows.length;
+  }
+
   /** Waiting lines of batches past their window: `expired`, never charged. */
   async expireLines(): Promise<number> {
     const rows = await sqlRows(

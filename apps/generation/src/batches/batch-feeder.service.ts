@@ -70,6 +70,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     for (const line of await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch)) {
       await this.attempt(line, () => (line.jobExists ? this.admitted(line) : this.admit(line)));
     }
+    await this.feed.settleLines();
     await this.feed.expireLines();
     const accounts = await this.feed.runningAccounts();
     this.feeding = new Set(accounts);

@@ -23,9 +23,8 @@ export interface LinePageRow {
   job_id: string | null;
   error_code: string | null;
   error_message: string | null;
-  job_status: string | null;
-  job_canceled_at: Date | null;
-  job_error: string | null;
+  /** The outcome of the line's job once final (`completed`, `failed`, `canceled`); null before, or without a job. */
+  job_outcome: 'completed' | 'failed' | 'canceled' | null;
 }
 
 export type SealOutcome = { kind: 'sealed' | 'already-sealed'; batch: BatchRow } | { kind: 'missing-lines'; received: number; total: number } | { kind: 'not-found' };

@@ -101,17 +101,17 @@ export class BatchesService {
     const rows = await this.store.linePage(request.batchId, request.afterLine, request.limit + 1, request.file);
     const page = rows.slice(0, request.limit);
     const jobs = new Map(
-      (await this.store.jobs(request.accountId, page.flatMap((r) => (r.job_status ? [r.job_id as string] : [])))).map((job) => [job.id, job]),
+      (await this.store.jobs(request.accountId, page.flatMap((r) => (r.job_outcome ? [r.job_id as string] : [])))).map((job) => [job.id, job]),
     );
     const data = page.map((row): BatchLineResult => {
       const job = row.job_id ? jobs.get(row.job_id) : undefined;
-      const outcome = outcomeOf(row);
+      const outcome = row.job_outcome ?? (row.state as BatchLineOutcome);
       return {
         line: row.line,
         custom_id: row.custom_id,
         outcome,
         generation: job ? toGenerationRecord(job, this.settings.cdnBaseUrl) : null,
-        error: outcome === 'completed' ? null : errorOf(row, outcome),
+        error: outcome === 'completed' ? null : errorOf(row, outcome, job?.error ?? null),
       };
     });
     const last = page[page.length - 1];
@@ -130,15 +130,10 @@ export class BatchesService {
   }
 }
 
-function outcomeOf(row: LinePageRow): BatchLineOutcome {
-  if (row.job_status === 'completed') return 'completed';
-  if (row.job_status === 'failed') return row.job_canceled_at ? 'canceled' : 'failed';
-  return row.state as BatchLineOutcome;
-}
-
-function errorOf(row: LinePageRow, outcome: BatchLineOutcome): { code: string; message: string } {
-  if (row.job_status === 'failed') {
-    return { code: outcome === 'canceled' ? 'canceled' : 'generation_failed', message: row.job_error ?? 'The generation failed.' };
+/** Why a line did not complete: its job's error, or what the line itself records (a refused hold, a cancel, the window). */
+function errorOf(row: LinePageRow, outcome: BatchLineOutcome, jobError: string | null): { code: string; message: string } {
+  if (row.job_outcome) {
+    return { code: outcome === 'canceled' ? 'canceled' : 'generation_failed', message: jobError ?? 'The generation failed.' };
   }
   return { code: row.error_code ?? outcome, message: row.error_message ?? outcome };
 }

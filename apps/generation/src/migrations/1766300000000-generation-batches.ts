@@ -54,12 +54,15 @@ export class GenerationBatches1766300000000 implements MigrationInterface {
         "credits" integer,
         "error_code" text,
         "error_message" text,
+        "outcome" text CHECK ("outcome" IN ('completed', 'failed', 'canceled')),
         "updated_at" timestamptz NOT NULL DEFAULT now(),
         PRIMARY KEY ("batch_id", "line")
       )`);
     // The feeder's next lines of a batch, in line order; the lines it is admitting (counts, recovery).
     await q.query(`CREATE INDEX "batch_lines_waiting" ON "generation"."batch_lines" ("batch_id", "line") WHERE "state" = 'waiting'`);
     await q.query(`CREATE INDEX "batch_lines_admitting" ON "generation"."batch_lines" ("updated_at") WHERE "state" = 'admitting'`);
+    // Admitted lines whose job's final outcome is not copied onto the line yet (few: those in flight and just finished).
+    await q.query(`CREATE INDEX "batch_lines_unsettled" ON "generation"."batch_lines" ("batch_id") WHERE "state" = 'admitted' AND "outcome" IS NULL`);
     // A job's line: which jobs in flight are batch jobs (BATCH_MAX_IN_FLIGHT, a batch's end).
     await q.query(`CREATE UNIQUE INDEX "batch_lines_job" ON "generation"."batch_lines" ("job_id") WHERE "job_id" IS NOT NULL`);
   }
