@@ -10,6 +10,7 @@ import {
   ListBatchesReply,
   Subjects,
 } from '@gen/contracts';
+import { BatchFeeder } from '@gen/generation';
 import { http } from '@gen/testing';
 import { RpcClient } from '@gen/transport';
 import { testModel } from '../support/factories';
@@ -395,6 +396,19 @@ describe('batches: generation (standalone)', () => {
     process.stdout.write(`20,000-line batch: view ${view.median.toFixed(1)} ms, results page of 1,000 ${results.median.toFixed(1)} ms (medians)\n`);
     expect(view.median).toBeLessThan(150);
     expect(results.median).toBeLessThan(400);
+  });
+
+  it('deletes a batch never sealed after ten minutes, with its lines', async () => {
+    const a = await account(1);
+    const fresh = await create(a, 2);
+    const stale = await create(a, 2);
+    await addLines(a, stale, [line(1)]);
+    await sql(`UPDATE generation.batches SET created_at = now() - interval '11 minutes' WHERE id = $1`, [stale]);
+    expect(await h.running.app.get(BatchFeeder).sweepUnsealed()).toBe(1);
+    const left = await sql<{ id: string }>(`SELECT id FROM generation.batches WHERE id = ANY($1::uuid[])`, [[fresh, stale]]);
+    expect(left.map((b) => b.id)).toEqual([fresh]);
+    expect(await sql(`SELECT 1 FROM generation.batch_lines WHERE batch_id = $1`, [stale])).toEqual([]);
+    await expect(addLines(a, stale, [line(2)])).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('lists the seed models\' batch prices (ModelInfo.batch_credits)', async () => {

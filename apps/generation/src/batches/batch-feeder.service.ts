@@ -57,23 +57,23 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     this.task.trigger();
   }
 
-  /** One pass now, awaited (tests, and a sealed batch's first lines). */
-  async runOnce(): Promise<void> {
-    await this.pass();
+  /** Deletes the batches never sealed within ten minutes (their gateway died while sending them); nothing was held for them. */
+  async sweepUnsealed(): Promise<number> {
+    this.lastSweep = Date.now();
+    return this.feed.deleteUnsealed(BATCH_FEEDER_TIMINGS.unsealedMaxAgeMs);
   }
 
   private async pass(): Promise<void> {
-    if (Date.now() - this.lastSweep >= BATCH_FEEDER_TIMINGS.unsealedSweepMs) {
-      this.lastSweep = Date.now();
-      await this.feed.deleteUnsealed(BATCH_FEEDER_TIMINGS.unsealedMaxAgeMs);
-    }
+    if (Date.now() - this.lastSweep >= BATCH_FEEDER_TIMINGS.unsealedSweepMs) await this.sweepUnsealed();
     for (const line of await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch)) {
       await this.attempt(line, () => (line.jobExists ? this.admitted(line) : this.admit(line)));
     }
-    await this.feed.settleLines();
-    await this.feed.expireLines();
     const accounts = await this.feed.runningAccounts();
     this.feeding = new Set(accounts);
+    // No batch running (the usual case): two cheap statements a pass, nothing more.
+    if (accounts.length === 0) return;
+    await this.feed.settleLines();
+    await this.feed.expireLines();
     for (const accountId of accounts) {
       const lines = await this.feed.takeLines(accountId, this.settings.batchMaxInFlight);
       // One line after another: each is one hold and one admission (group-committed with submits).
