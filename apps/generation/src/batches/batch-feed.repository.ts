@@ -61,7 +61,9 @@ export class BatchFeedRepository {
    * free slots (the batch's parallel limit less the account's jobs queued or processing and lines being
    * admitted; none while any job of the account is queued) and what BATCH_MAX_IN_FLIGHT leaves.
    * Under the account's transaction lock and the cap's, so replicas never feed one account twice or
-   * pass the cap together; oldest batch first, each in line order.
+   * pass the cap together; oldest batch first, each in line order. Batch jobs in flight are read from
+   * the admitted lines not settled yet (index batch_lines_unsettled: the jobs in flight and those
+   * finished since the last pass), never from all of a deployment's jobs.
    */
   async takeLines(accountId: string, maxInFlight: number): Promise<AdmittingLine[]> {
     return this.db.transaction(async (tx) => {
@@ -73,7 +75,8 @@ export class BatchFeedRepository {
                 (SELECT count(*) FROM jobs WHERE account_id = $1 AND status = 'processing') AS processing,
                 (SELECT count(*) FROM batch_lines l JOIN batches b ON b.id = l.batch_id WHERE l.state = 'admitting' AND b.account_id = $1) AS admitting,
                 (SELECT count(*) FROM batch_lines WHERE state = 'admitting')
-                  + (SELECT count(*) FROM jobs j WHERE j.status IN ('queued', 'processing') AND EXISTS (SELECT 1 FROM batch_lines l WHERE l.job_id = j.id))
+                  + (SELECT count(*) FROM batch_lines l JOIN jobs j ON j.id = l.job_id
+                     WHERE l.state = 'admitted' AND l.outcome IS NULL AND j.status IN ('queued', 'processing'))
                   AS batch_in_flight`,
         [accountId],
       );
