@@ -6,9 +6,13 @@ import {
   BatchFinishedEvent,
   BatchLinePayload,
   BatchLinesReply,
+  BatchLinesReplyPayload,
   BatchView,
+  BatchViewPayload,
   ListBatchesReply,
+  ListBatchesReplyPayload,
   Subjects,
+  validateShape,
 } from '@gen/contracts';
 import { BatchFeeder } from '@gen/generation';
 import { http } from '@gen/testing';
@@ -158,11 +162,18 @@ describe('batches: generation (standalone)', () => {
       { line: 4, custom_id: 'req-4', outcome: 'invalid', generation: null, error: { code: 'validation_error', message: 'prompt: required' } },
     ]);
 
+    // The replies and the event are what the message contract says (as NATS would check them), no field more.
+    const shape = <T extends object>(cls: new () => T, value: unknown) => validateShape(cls, value, { unknown: 'forbid' });
+    expect(shape(BatchViewPayload, done)).toMatchObject({ ok: true });
+    expect(shape(BatchLinesReplyPayload, results)).toMatchObject({ ok: true });
+    expect(shape(ListBatchesReplyPayload, await ask(Subjects.generationBatchList, { accountId: a.accountId, limit: 10 }))).toMatchObject({ ok: true });
+
     await sleep(300); // more feeder passes: the batch ends once
     const written = await events(batchId);
     expect(written).toHaveLength(1);
     expect(written[0].payload).toMatchObject({ event: 'batch.completed', accountId: a.accountId, apiKeyId: a.keyId, webhookUrl: 'https://hooks.example.com/batches' });
     expect(written[0].payload.batch).toEqual(done);
+    expect(shape(BatchFinishedEvent, written[0].payload)).toMatchObject({ ok: true });
   });
 
   it('admits only free slots, and none while an interactive job of the account is queued', async () => {
