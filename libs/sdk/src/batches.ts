@@ -1,6 +1,6 @@
 import type { ApiCalls } from './api-calls.js';
 import { type BatchInput, jsonlBody, JSONL_MEDIA_TYPE, uploadedFileId } from './batch-input.js';
-import type { Batch, BatchLineResult, BatchPage, CreateBatchRequest } from './batch-types.js';
+import type { Batch, BatchLineResult, BatchPage, CreateBatchRequest } from './types.js';
 import { GenerationApiError } from './errors.js';
 import { jsonlValues } from './jsonl.js';
 import type { RequestOptions } from './options.js';
