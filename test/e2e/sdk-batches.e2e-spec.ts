@@ -79,7 +79,7 @@ describe('TypeScript SDK: batches against standalone', () => {
     const upload = await client.uploads.create(new TextEncoder().encode(`${JSON.stringify(line(1))}\n`), { contentType: 'application/jsonl' });
     const fromUpload = await client.batches.create({ inputFileId: upload.id }, { metadata: { run: 'nightly' }, completionWindow: '2h' });
     expect(fromUpload).toMatchObject({ metadata: { run: 'nightly' }, completion_window: '2h', request_counts: { total: 1 } });
-    expect(() => client.batches.create([line(1)], { metadata: { run: 'x' } })).toThrow(TypeError);
+    await expect(client.batches.create([line(1)], { metadata: { run: 'x' } })).rejects.toThrow(TypeError);
 
     const made: Batch[] = [fromUpload];
     for (let i = 2; i <= 3; i++) made.push(await client.batches.create([line(i)]));

@@ -52,7 +52,7 @@ export class Batches {
    * line refuses the file: GenerationApiError 422 `validation_error` whose `lines` names each.
    * Retried safely: an Idempotency-Key goes with every create (yours, or one made here).
    */
-  create(input: BatchInput, options: CreateBatchOptions = {}): Promise<Batch> {
+  async create(input: BatchInput, options: CreateBatchOptions = {}): Promise<Batch> {
     const { completionWindow, invalidLines, webhookUrl, metadata, signal } = options;
     const headers = { 'idempotency-key': options.idempotencyKey ?? globalThis.crypto.randomUUID() };
     const fileId = uploadedFileId(input);
