@@ -36,6 +36,8 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     this.task = new PeriodicTask({
       name: 'Batch feeder',
       intervalMs: settings.pollIntervalMs,
+      // At once at start: lines a crash left `admitting` are taken again without waiting a poll.
+      runAtStart: true,
       run: () => this.pass(),
       onError: (error) => this.logger.error({ err: error }, 'Feeding batches failed'),
     });
@@ -94,8 +96,9 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   /** Holds the line's credits, then admits its job; a refusal ends the line with nothing charged. */
   private async admit(line: AdmittingLine): Promise<void> {
     if (line.batch.status === 'canceling' || line.batch.canceled_at) {
-      await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'canceled', 'canceled', 'The batch was canceled before this line ran.');
+      // A crash may have left it held: released first, so that a failed release leaves the line to be taken again.
       await this.holds.release(line, 'batch canceled');
+      await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'canceled', 'canceled', 'The batch was canceled before this line ran.');
       return;
     }
     try {
