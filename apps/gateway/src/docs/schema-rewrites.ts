@@ -36,6 +36,17 @@ export function toJsonSchema2020(node: unknown): void {
   delete schema.nullable;
   if (!nullable) return;
   if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...(schema.enum as unknown[]), null];
+  // A nullable reference (`allOf: [$ref]`, which @nestjs/swagger also gives `type: "object"`): the
+  // reference or null. `type: ["object", "null"]` beside the allOf would still refuse null.
+  const reference = schema.allOf !== undefined || schema.$ref !== undefined;
+  if (reference) {
+    delete schema.type;
+    // One schema in the allOf is that schema: `anyOf: [{$ref}, {type: "null"}]`.
+    if (Array.isArray(schema.allOf) && schema.allOf.length === 1) {
+      Object.assign(schema, schema.allOf[0] as object);
+      delete schema.allOf;
+    }
+  }
   if (typeof schema.type === 'string') {
     schema.type = [schema.type, 'null'];
   } else if (Array.isArray(schema.type)) {
