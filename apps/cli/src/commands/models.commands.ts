@@ -26,12 +26,14 @@ function modelOptions(adding: boolean): CommandSpec['options'] {
     engine: { description: `engine binding as JSON, e.g. '{"engine":"replicate","upstreamModel":"owner/name","tokenEnv":"REPLICATE_API_TOKEN"}'`, required: adding },
     inputs: { description: `the inputs customers may give, a JSON Schema object, e.g. '{"type":"object","properties":{"seed":{"type":"integer","minimum":0}},"additionalProperties":false}'` },
     'price-multipliers': { description: "comma-separated numeric inputs the price is multiplied by, e.g. num_outputs ('' for none)" },
+    'batch-credits': { description: "price of one generation in a batch (POST /api/v1/batches), at most --credits: the batch discount ('none' removes it)" },
   };
 }
 
 /** The fields given on the command line, as a catalogue entry (only those given, for update). */
 function modelChanges(o: Options): Partial<ModelEntry> {
   const number = (name: string) => (str(o, name) === undefined ? undefined : parseInteger(name, str(o, name)));
+  const batchCredits = str(o, 'batch-credits');
   const changes: Record<string, unknown> = {
     name: str(o, 'name'),
     type: str(o, 'type'),
@@ -45,6 +47,7 @@ function modelChanges(o: Options): Partial<ModelEntry> {
       ?.split(',')
       .map((name) => name.trim())
       .filter((name) => name !== ''),
+    batch_credits: batchCredits === undefined ? undefined : batchCredits === 'none' ? null : parseInteger('batch-credits', batchCredits),
   };
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<ModelEntry>;
 }
@@ -111,7 +114,7 @@ export const MODELS: CommandGroup = {
         withCatalogue(database, true, async (catalogue) => {
           const changes = modelChanges(o);
           if (Object.keys(changes).length === 0) {
-            throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine, --inputs, --price-multipliers');
+            throw new ValidationError('Nothing to change: give at least one of --name, --type, --credits, --minimum, --plan, --sync, --engine, --inputs, --price-multipliers, --batch-credits');
           }
           const model = await catalogue.update(req(o, 'id'), changes);
           out(`Updated ${modelLine(model)}`, model);
