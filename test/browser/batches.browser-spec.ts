@@ -1,6 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { BillingService } from '@gen/billing';
 import { http } from '@gen/testing';
 import { ARTIFACTS_ROOT, LAPTOP, launchChromium, screenshots } from '../support/browser';
 import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
@@ -54,6 +55,8 @@ describe('dashboard: batches', () => {
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id as string;
     apiKey = (await h.running.provisioning.createKey(accountId, 'batches')).key;
+    // Room for the many batches of the paging case; one parallel slot, so that a batch's lines wait their turn.
+    await h.running.app.get(BillingService).setPlan(accountId, 'pro', { rpm: 1000, parallel: 1 });
   });
   afterAll(async () => {
     hold.releaseAll();
@@ -87,7 +90,7 @@ describe('dashboard: batches', () => {
     await page.getByRole('heading', { name: 'Batches' }).waitFor();
     const row = page.locator(`tr[data-batch="${done.id}"]`);
     await row.waitFor();
-    await row.getByText('Completed').waitFor();
+    await row.locator('.badge', { hasText: 'Completed' }).waitFor();
     const bar = row.getByRole('progressbar', { name: 'Lines finished' });
     expect(await bar.getAttribute('aria-valuenow')).toBe('4');
     expect(await bar.getAttribute('aria-valuemax')).toBe('4');
