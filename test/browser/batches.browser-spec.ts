@@ -56,7 +56,7 @@ describe('dashboard: batches', () => {
     const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id as string;
     apiKey = (await h.running.provisioning.createKey(accountId, 'batches')).key;
     // Room for the many batches of the paging case; one parallel slot, so that a batch's lines wait their turn.
-    await h.running.app.get(BillingService).setPlan(accountId, 'pro', { rpm: 1000, parallel: 1 });
+    await h.running.app.get(BillingService).setPlan(accountId, 'enterprise', { rpm: 1000, parallel: 1 });
   });
   afterAll(async () => {
     hold.releaseAll();
