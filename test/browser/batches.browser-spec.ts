@@ -1,8 +1,11 @@
 import { existsSync, rmSync } from 'node:fs';
+import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BillingService } from '@gen/billing';
 import { http } from '@gen/testing';
+import { verify } from '@gen/webhook-signature';
 import { ARTIFACTS_ROOT, LAPTOP, launchChromium, screenshots } from '../support/browser';
 import { TEST_PASSWORD, testEmail } from '../support/dashboard-client';
 import { testModel } from '../support/factories';
@@ -27,12 +30,27 @@ describe('dashboard: batches', () => {
   let browser: Browser;
   let page: Page;
   let apiKey = '';
+  const secret = `whsec_batches${Math.random().toString(36).slice(2)}`;
+  /** The customer's receiver of the batch's `batch.completed`. */
+  const received: Array<{ headers: IncomingHttpHeaders; raw: Buffer }> = [];
+  let receiver: Server;
+  let receiverUrl = '';
   const hold = new HoldEngine('hold');
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
     if (!existsSync(join(DASHBOARD_DIR, 'index.html'))) throw new Error('The dashboard is not built: run "npm run test:browser".');
     rmSync(SHOTS, { recursive: true, force: true });
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, raw: Buffer.concat(chunks) });
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/batches`;
     h = await startStandaloneHarness(
       { DASHBOARD_DIR, SIGNUP_CREDITS: '1000' },
       {
@@ -54,7 +72,10 @@ describe('dashboard: batches', () => {
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByRole('heading', { name: 'Overview' }).waitFor();
     const accountId = (await h.running.databases.auth.query('SELECT account_id FROM users WHERE email = $1', [email]))[0].account_id as string;
-    apiKey = (await h.running.provisioning.createKey(accountId, 'batches')).key;
+    const key = await h.running.provisioning.createKey(accountId, 'batches');
+    apiKey = key.key;
+    // A signing secret, as the dashboard would generate it: the batch's webhook is signed with it.
+    await h.running.databases.auth.query('UPDATE api_keys SET webhook_secret = $2 WHERE id = $1', [key.id, secret]);
     // Room for the many batches of the paging case; one parallel slot, so that a batch's lines wait their turn.
     await h.running.app.get(BillingService).setPlan(accountId, 'enterprise', { rpm: 1000, parallel: 1 });
   });
@@ -62,6 +83,8 @@ describe('dashboard: batches', () => {
     hold.releaseAll();
     await browser?.close();
     await h?.close();
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
 
   async function createBatch(file: string, query = ''): Promise<{ id: string; status: string }> {
@@ -83,8 +106,13 @@ describe('dashboard: batches', () => {
   }
 
   it('lists batches with their progress; a finished batch shows its counts and downloads its results and errors', async () => {
-    const done = await createBatch(jsonl('instant-1', ['a', 'b', 'c'], ['{"custom_id": "broken"}']), '?invalid_lines=skip');
+    const done = await createBatch(jsonl('instant-1', ['a', 'b', 'c'], ['{"custom_id": "broken"}']), `?invalid_lines=skip&webhook_url=${encodeURIComponent(receiverUrl)}`);
     await until(async () => (await batchStatus(done.id)) === 'completed');
+    // Its end is told once, signed with the creating key's secret, with the batch as the API shows it.
+    await until(async () => received.length > 0);
+    expect(verify(received[0]!.raw, received[0]!.headers, secret)).toMatchObject({ event: 'batch.completed' });
+    const shown = (await http(h.url, 'GET', `/api/v1/batches/${done.id}`, { key: apiKey })).body as object;
+    expect(JSON.parse(received[0]!.raw.toString('utf8'))).toMatchObject({ event: 'batch.completed', batch: shown });
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Batches' }).click();
     await page.getByRole('heading', { name: 'Batches' }).waitFor();
