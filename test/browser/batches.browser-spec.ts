@@ -30,6 +30,7 @@ describe('dashboard: batches', () => {
   let browser: Browser;
   let page: Page;
   let apiKey = '';
+  let email = '';
   const secret = `whsec_batches${Math.random().toString(36).slice(2)}`;
   /** The customer's receiver of the batch's `batch.completed`. */
   const received: Array<{ headers: IncomingHttpHeaders; raw: Buffer }> = [];
@@ -65,7 +66,7 @@ describe('dashboard: batches', () => {
     page = await (await browser.newContext({ viewport: LAPTOP })).newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
 
-    const email = testEmail('batches');
+    email = testEmail('batches');
     await page.goto(`${h.url}/dashboard/sign-up`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password', { exact: true }).fill(TEST_PASSWORD);
@@ -156,7 +157,16 @@ describe('dashboard: batches', () => {
   it('cancels a batch in progress after asking: lines not started are canceled, the running one finishes', async () => {
     const running = await createBatch(jsonl('held-1', ['x1', 'x2', 'x3', 'x4']));
     await until(async () => hold.started.length > 0);
+    // A viewer sees the batch run, with no Cancel button.
+    const setRole = (role: string) =>
+      h.running.databases.auth.query('UPDATE account_members SET role = $2 WHERE user_id = (SELECT id FROM users WHERE email = $1)', [email, role]);
+    await setRole('viewer');
     await page.goto(`${h.url}/dashboard/batches/${running.id}`);
+    await page.locator('.badge', { hasText: 'In progress' }).waitFor();
+    await page.getByRole('progressbar', { name: 'Lines finished' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel batch' }).count()).toBe(0);
+    await setRole('owner');
+    await page.reload();
     await page.locator('.badge', { hasText: 'In progress' }).waitFor();
     await page.getByRole('button', { name: 'Cancel batch' }).click();
     const dialog = page.getByRole('dialog', { name: 'Cancel this batch?' });
