@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { BatchFinishedEvent, BatchView, Events } from '@gen/contracts';
 import { EventPublisher } from '@gen/transport';
 import { verify } from '@gen/webhook-signature';
+import { DeliveriesAdminRepository } from '../../apps/webhooks/src/admin/deliveries-admin.repository';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -162,6 +163,18 @@ describe('standalone: batch.completed webhooks', () => {
       { number: 1, status_code: 500 },
       { number: 2, status_code: 200 },
     ]);
+  });
+
+  it('fails for good after three 500s, and is no generation the operator CLI retries', async () => {
+    const k = await keyWithSecret();
+    const event = finished(k, receiver.on('/batch-down', () => 500));
+    await publish(event);
+    await receiver.waitFor('/batch-down', 3, 20_000);
+    const delivery = await waitForStatus(event.eventId, 'failed');
+    expect(delivery.attempts_made).toBe(3);
+    // `deliveries retry` redelivers generations' failed deliveries: a batch's is none of them.
+    const failed = await new DeliveriesAdminRepository(h.running.databases.webhooks).failedSince(new Date(0), { accountId: k.accountId, limit: 10 });
+    expect(failed).toEqual([]);
   });
 
   it('a batch with no destination (null webhookUrl) sends nothing', async () => {
