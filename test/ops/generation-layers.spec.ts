@@ -12,7 +12,7 @@ const GENERATION = join(ROOT, 'apps', 'generation', 'src');
  */
 const LAYERS: ReadonlyArray<{ layer: string; parts: readonly string[] }> = [
   { layer: 'composition and transport', parts: ['(root)', 'migrations'] },
-  { layer: 'handlers', parts: ['callbacks', 'admin'] },
+  { layer: 'handlers', parts: ['callbacks', 'admin', 'batches'] },
   { layer: 'job runtime', parts: ['jobs/runtime', 'jobs', 'catalogue'] },
   { layer: 'adapters', parts: ['providers', 'engines'] },
   { layer: 'ports', parts: ['ports'] },

@@ -17,6 +17,7 @@ import { GenerationUpstreamQueuePosition1764910000000 } from './migrations/17649
 import { GenerationFunctionsFromFiles1765200000000 } from './migrations/1765200000000-generation-functions-from-files';
 import { GenerationClaimSkip1765600000000 } from './migrations/1765600000000-generation-claim-skip';
 import { GenerationModelOpenai1766100000000 } from './migrations/1766100000000-generation-model-openai';
+import { GenerationBatches1766300000000 } from './migrations/1766300000000-generation-batches';
 
 export const GENERATION_SCHEMA = 'generation';
 
@@ -41,6 +42,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationFunctionsFromFiles1765200000000,
       GenerationClaimSkip1765600000000,
       GenerationModelOpenai1766100000000,
+      GenerationBatches1766300000000,
     ],
     poolSize,
   };

@@ -14,6 +14,13 @@ import { ProviderCallbacksController } from './callbacks/provider-callbacks.cont
 import { CallbackReceiver } from './callbacks/callback-receiver.service';
 import { PROVIDER_CALLBACK_SETTINGS, ProviderCallbacks } from './callbacks/provider-callbacks.service';
 import { GenerationController } from './generation.controller';
+import { BatchEnding } from './batches/batch-ending.service';
+import { BatchFeedRepository } from './batches/batch-feed.repository';
+import { BatchFeeder } from './batches/batch-feeder.service';
+import { BatchHolds } from './batches/batch-holds.service';
+import { BatchesController } from './batches/batches.controller';
+import { BatchesService } from './batches/batches.service';
+import { BatchStoreRepository } from './batches/batch-store.repository';
 import { GENERATION_DB, GENERATION_SETTINGS, GenerationSettings } from './config/generation.tokens';
 import { JobFinisher } from './jobs/job-finisher.service';
 import { JobFinishWriter } from './jobs/job-finish.writer';
@@ -85,7 +92,7 @@ export class GenerationModule {
     };
     return {
       module: GenerationModule,
-      controllers: [GenerationController, ProviderCallbacksController],
+      controllers: [GenerationController, ProviderCallbacksController, BatchesController],
       providers: [
         { provide: GENERATION_DB, useValue: options.dataSource },
         // Catalogue changes the database announces at their commit (CatalogueService reads it again).
@@ -142,6 +149,13 @@ export class GenerationModule {
         ParkedJobs,
         OutboxRelayService,
         QueueStatsRepository,
+        // Batches (docs/design/batches.md): the handlers' store and the feeder that admits their lines.
+        BatchStoreRepository,
+        BatchFeedRepository,
+        BatchHolds,
+        BatchEnding,
+        BatchFeeder,
+        BatchesService,
         {
           provide: CatalogueMetrics,
           inject: [{ token: MetricsRegistry, optional: true }, CatalogueService],
@@ -165,7 +179,7 @@ export class GenerationModule {
           },
         },
       ],
-      exports: [JobsService, CatalogueService, JobJanitorService, ParkedJobs],
+      exports: [JobsService, CatalogueService, JobJanitorService, ParkedJobs, BatchFeeder],
     };
   }
 }

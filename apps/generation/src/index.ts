@@ -16,4 +16,5 @@ export { CatalogueAdminModule } from './catalogue-admin.module';
 export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/runtime/job-janitor.service';
 export { ParkedJobs } from './jobs/runtime/parked-jobs.service';
+export { BatchFeeder } from './batches/batch-feeder.service';
 export { generationRelease } from './generation.release';

@@ -166,6 +166,7 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
       price_multipliers: model.priceMultipliers ?? [],
       pricing: pricingText(model.credits, model.priceMultipliers ?? []),
       ...(model.openai && { openai: model.openai }),
+      ...(model.batchCredits !== undefined && { batch_credits: model.batchCredits }),
     };
   }
 

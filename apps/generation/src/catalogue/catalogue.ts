@@ -33,6 +33,8 @@ export interface ModelDefinition {
   priceMultipliers?: string[];
   /** How the OpenAI-compatible images route maps its fields to the inputs; absent: not served there. */
   openai?: OpenAiImagesMapping;
+  /** The price of a batch line (1 to `credits`, a discount; docs/design/batches.md); absent: `credits`. */
+  batchCredits?: number;
 }
 
 /** The model's inputs schema: its own, or the empty one (no inputs). */
@@ -72,6 +74,8 @@ export const CATALOGUE: readonly ModelDefinition[] = [
     params: { width: 512, height: 512, latencyMs: 150 },
     // Migration 1766100000000-generation-model-openai gives the seeded row the same mapping.
     openai: { sizes: ['512x512'] },
+    // Migration 1766300000000-generation-batches gives the seeded row the same batch price.
+    batchCredits: 2,
   },
   {
     id: 'pixel-flux-1-hd',
@@ -88,6 +92,7 @@ export const CATALOGUE: readonly ModelDefinition[] = [
     engine: 'image',
     params: { width: 1024, height: 1024, latencyMs: 400 },
     openai: { sizes: ['1024x1024'] },
+    batchCredits: 6,
   },
   {
     id: 'motion-lite-1',

@@ -35,6 +35,11 @@ export class ModelEntryDto {
   @IntBetween(0, MAX_CREDITS)
   minimum_credits!: number;
 
+  /** A batch line's price, 1 to `credits` (checked against credits by `parseModelEntry`); default: `credits`. */
+  @IsOptional()
+  @IntBetween(1, MAX_CREDITS)
+  batch_credits?: number | null;
+
   @Rule('isBoolean', (value) => typeof value === 'boolean', 'must be true or false')
   synchronous!: boolean;
 

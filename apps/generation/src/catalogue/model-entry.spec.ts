@@ -35,6 +35,22 @@ describe('parseModelEntry', () => {
     expect(problems).toEqual([]);
   });
 
+  it('reads batch_credits (a batch line\'s price, 1 to credits) and writes it back', () => {
+    const model = parseModelEntry(entry({ batch_credits: 3 }), 'model', kinds, []);
+    expect(model).toMatchObject({ credits: 5, batchCredits: 3 });
+    expect(toModelEntry(model!)).toMatchObject({ batch_credits: 3 });
+    expect(parseModelEntry(toModelEntry(model!), 'model', kinds, [])).toEqual(model);
+    expect(toModelEntry(parseModelEntry(entry(), 'model', kinds, [])!)).not.toHaveProperty('batch_credits');
+    const refused = (batchCredits: unknown) => {
+      const problems: string[] = [];
+      expect(parseModelEntry(entry({ batch_credits: batchCredits }), 'model', kinds, problems)).toBeNull();
+      return problems.join('\n');
+    };
+    expect(refused(6)).toMatch(/model\.batch_credits must be at most credits \(5\)/);
+    expect(refused(0)).toMatch(/model\.batch_credits must be an integer/);
+    expect(refused(2.5)).toMatch(/model\.batch_credits must be an integer/);
+  });
+
   it('reads inputs, price_multipliers and an inputMap, and refuses them where they do not fit together', () => {
     const inputs = {
       type: 'object',

@@ -34,9 +34,11 @@ export interface ModelEntry {
   price_multipliers?: string[];
   /** How the OpenAI-compatible images route maps its fields to the inputs (docs/guide/openai-compatible.md); default: not served there. */
   openai?: OpenAiImagesMapping;
+  /** The price of a batch line, 1 to `credits` (docs/design/batches.md); default: `credits`. */
+  batch_credits?: number;
 }
 
-export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers' | 'openai'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers' | 'openai'> {
+export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 'inputs' | 'price_multipliers' | 'openai' | 'batch_credits'>> & Pick<ModelEntry, 'inputs' | 'price_multipliers' | 'openai' | 'batch_credits'> {
   return {
     id: model.id,
     name: model.name,
@@ -52,6 +54,7 @@ export function toModelEntry(model: ModelDefinition): Required<Omit<ModelEntry, 
     ...(model.inputs && { inputs: model.inputs }),
     ...(model.priceMultipliers && model.priceMultipliers.length > 0 && { price_multipliers: model.priceMultipliers }),
     ...(model.openai && { openai: model.openai }),
+    ...(model.batchCredits !== undefined && { batch_credits: model.batchCredits }),
   };
 }
 
@@ -75,6 +78,9 @@ export function parseModelEntry(
   const inputs = raw.inputs === undefined ? NO_INPUTS : checkInputsSchema(raw.inputs, `${where}.inputs`, problems);
   const priceMultipliers = inputs && entry ? checkPriceMultipliers(raw.price_multipliers, inputs, entry.credits, `${where}.price_multipliers`, problems) : null;
   const openai = raw.openai === undefined || !inputs ? undefined : checkOpenAiMapping(raw.openai, inputs, entry?.type, `${where}.openai`, problems);
+  if (entry && entry.batch_credits !== undefined && entry.batch_credits !== null && entry.batch_credits > entry.credits) {
+    problems.push(`${where}.batch_credits must be at most credits (${entry.credits}): it is the batch discount`);
+  }
   if (inputs && binding) checkInputMap(binding.params.inputMap, inputs, `${where}.engine.inputMap`, problems);
   // The entry's check and the binding's both see a reserved key inside the binding: named once.
   problems.push(...new Set(problems.splice(start)));
@@ -95,6 +101,7 @@ export function parseModelEntry(
     ...(raw.inputs !== undefined && { inputs }),
     ...(priceMultipliers && priceMultipliers.length > 0 && { priceMultipliers }),
     ...(openai && { openai }),
+    ...(entry.batch_credits !== undefined && entry.batch_credits !== null && { batchCredits: entry.batch_credits }),
   };
 }
 

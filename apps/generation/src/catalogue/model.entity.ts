@@ -66,6 +66,10 @@ export class ModelEntity {
   @Column('json', { nullable: true })
   openai!: OpenAiImagesMapping | null;
 
+  /** A batch line's price (1 to credits); null: `credits` (migration 1766300000000). */
+  @Column('integer', { name: 'batch_credits', nullable: true })
+  batchCredits!: number | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt!: Date;
 

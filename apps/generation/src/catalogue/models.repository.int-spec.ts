@@ -50,6 +50,18 @@ describe('ModelsRepository (PostgreSQL)', () => {
     expect(removed).not.toHaveProperty('openai');
   });
 
+  it('keeps batch_credits: written, changed (a change moves updated_at) and removed', async () => {
+    // On the openai test's model (the sync test below counts the models).
+    const priced = await models.replace({ ...fox, id: 'lynx-1', batchCredits: 3 });
+    expect(priced?.batchCredits).toBe(3);
+    expect((await models.find('lynx-1'))?.batchCredits).toBe(3);
+    const changed = await models.replace({ ...fox, id: 'lynx-1', batchCredits: 4 });
+    expect(changed?.batchCredits).toBe(4);
+    expect(changed!.updatedAt.getTime()).toBeGreaterThan(priced!.updatedAt.getTime());
+    const removed = await models.replace({ ...fox, id: 'lynx-1', batchCredits: undefined });
+    expect(removed).not.toHaveProperty('batchCredits');
+  });
+
   it('sync makes the table equal the file, disables what it does not list, and is idempotent', async () => {
     const file: ModelDefinition[] = [
       { ...CATALOGUE[0], credits: 6 },

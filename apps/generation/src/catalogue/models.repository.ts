@@ -30,6 +30,7 @@ interface ModelRow {
   inputs: InputsSchema | null;
   price_multipliers: string[];
   openai: OpenAiImagesMapping | null;
+  batch_credits: number | null;
   engine: { engine: string } & Record<string, unknown>;
   created_at: Date;
   updated_at: Date;
@@ -38,7 +39,7 @@ interface ModelRow {
 export type StoredModel = ModelDefinition & { createdAt: Date; updatedAt: Date };
 
 const COLUMNS = `id, name, type, credits, minimum_credits, synchronous, min_plan, status, provider, description, engine, inputs, price_multipliers, openai,
-  created_at, updated_at`;
+  batch_credits, created_at, updated_at`;
 
 /** The catalogue table (`generation.models`). Every write sets `updated_at`; replicas re-read it. */
 @Injectable()
@@ -58,8 +59,8 @@ export class ModelsRepository {
   /** Inserts a new model; null when the id is taken. */
   async insert(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
-      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers, openai)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[], $14::json)
+      `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers, openai, batch_credits)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[], $14::json, $15)
        ON CONFLICT (id) DO NOTHING
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -74,9 +75,9 @@ export class ModelsRepository {
   async replace(model: ModelDefinition): Promise<StoredModel | null> {
     const rows = await sqlRows<ModelRow>(this.db,
       `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
-              status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::json, price_multipliers = $13::text[], openai = $14::json,
-              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs::text, price_multipliers, openai::text)
-                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::text, $13::text[], $14::text) THEN now() ELSE updated_at END
+              status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::json, price_multipliers = $13::text[], openai = $14::json, batch_credits = $15,
+              updated_at = CASE WHEN (name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs::text, price_multipliers, openai::text, batch_credits)
+                                  IS DISTINCT FROM ($2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::text, $13::text[], $14::text, $15::int) THEN now() ELSE updated_at END
        WHERE id = $1
        RETURNING ${COLUMNS}`,
       toParams(model),
@@ -99,8 +100,8 @@ export class ModelsRepository {
         const existing = before.get(model.id);
         if (!existing) {
           await tx.query(
-            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers, openai)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[], $14::json)`,
+            `INSERT INTO models (id, name, type, credits, minimum_credits, synchronous, min_plan, status, engine, provider, description, inputs, price_multipliers, openai, batch_credits)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12::json, $13::text[], $14::json, $15)`,
             toParams(model),
           );
           result.added.push(model.id);
@@ -110,7 +111,7 @@ export class ModelsRepository {
           await tx.query(
             `UPDATE models SET name = $2, type = $3, credits = $4, minimum_credits = $5, synchronous = $6, min_plan = $7,
                     status = $8, engine = $9::jsonb, provider = $10, description = $11, inputs = $12::json,
-                    price_multipliers = $13::text[], openai = $14::json, updated_at = now()
+                    price_multipliers = $13::text[], openai = $14::json, batch_credits = $15, updated_at = now()
              WHERE id = $1`,
             toParams(model),
           );
@@ -144,6 +145,7 @@ function toParams(model: ModelDefinition): unknown[] {
     model.inputs ? JSON.stringify(model.inputs) : null,
     model.priceMultipliers ?? [],
     model.openai ? JSON.stringify(model.openai) : null,
+    model.batchCredits ?? null,
   ];
 }
 
@@ -165,6 +167,7 @@ function fromRow(row: ModelRow): StoredModel {
     ...(row.inputs && { inputs: row.inputs }),
     ...(row.price_multipliers.length > 0 && { priceMultipliers: row.price_multipliers }),
     ...(row.openai && { openai: row.openai }),
+    ...(row.batch_credits !== null && { batchCredits: row.batch_credits }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -186,7 +189,8 @@ export function sameDefinition(a: ModelDefinition, b: ModelDefinition): boolean 
     stableJson(a.params) === stableJson(b.params) &&
     stableJson(a.inputs ?? null) === stableJson(b.inputs ?? null) &&
     stableJson(a.priceMultipliers ?? []) === stableJson(b.priceMultipliers ?? []) &&
-    stableJson(a.openai ?? null) === stableJson(b.openai ?? null)
+    stableJson(a.openai ?? null) === stableJson(b.openai ?? null) &&
+    (a.batchCredits ?? null) === (b.batchCredits ?? null)
   );
 }
 

@@ -5,6 +5,7 @@ import { OutboxRelayService } from '../outbox/outbox-relay.service';
 import { finishedEvent } from './job-events';
 import { JobFinishWriter } from './job-finish.writer';
 import type { FinishedJob, JobOutcome } from './job-finish.repository';
+import type { JobEntity } from './job.entity';
 import { SyncWaits } from './sync-waits';
 
 /**
@@ -15,6 +16,8 @@ import { SyncWaits } from './sync-waits';
  */
 @Injectable()
 export class JobFinisher {
+  private readonly listeners: Array<(job: JobEntity) => void> = [];
+
   constructor(
     private readonly writer: JobFinishWriter,
     private readonly metrics: JobMetrics,
@@ -38,6 +41,12 @@ export class JobFinisher {
     this.metrics.finished(finished.job);
     this.relay.publish([finished.event]);
     this.waits.wake(finished.job);
+    for (const listener of this.listeners) listener(finished.job);
+  }
+
+  /** Called with every job this process finishes or cancels, after its commit (the batch feeder's nudge: in memory, no statement). */
+  onFinished(listener: (job: JobEntity) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Resolves once every finish asked for so far has its answer. */

@@ -11,6 +11,7 @@ import { JobOutcome } from '../jobs/job-finish.repository';
 import { OutboxRelayService } from './outbox-relay.service';
 import { OutboxRepository } from './outbox.repository';
 import { DEFAULT_OUTBOX_SETTINGS } from '../config/outbox.settings';
+import { batchFinishedEvent } from '../batches/batch-ending.service';
 
 /** A broker that can be "down": publishes fail until it comes back. Records what it accepted. */
 class FlakyBroker extends EventPublisher {
@@ -88,6 +89,27 @@ describe('OutboxRelayService (PostgreSQL)', () => {
 
     await relay.drain();
     expect(broker.accepted.filter((m) => ids.includes((m.payload as { record: { id: string } }).record.id))).toHaveLength(2);
+  });
+
+  it('publishes a batch\'s batch.completed under its own subject, and broadcasts no generation change for it', async () => {
+    const broker = new FlakyBroker();
+    broker.up = true;
+    const broadcaster = new InProcessBroadcaster();
+    const broadcast = jest.spyOn(broadcaster, 'publish');
+    const relay = new OutboxRelayService(outbox, broker, broadcaster, settings, DEFAULT_OUTBOX_SETTINGS);
+    const at = new Date();
+    const message = batchFinishedEvent({
+      id: randomUUID(), account_id: randomUUID(), api_key_id: randomUUID(), plan: 'pro', parallel_limit: 2, status: 'completed',
+      completion_window: '24h', completion_window_seconds: 86_400, expires_at: at, total_lines: 1, webhook_url: null, metadata: {},
+      catalogue_version: null, credits_charged: '4', created_at: at, sealed_at: at, canceled_at: null, finished_at: at,
+      final_counts: { total: 1, invalid: 0, waiting: 0, queued: 0, processing: 0, completed: 1, failed: 0, canceled: 0, expired: 0 },
+    });
+    await db.transaction((tx) => outbox.append(tx.queryRunner!, [message], null));
+    await relay.drain();
+    const published = broker.accepted.filter((m) => m.messageId === message.id);
+    expect(published).toEqual([{ pattern: 'batch.completed', messageId: message.id, payload: message.payload }]);
+    expect(published[0].payload).toMatchObject({ event: 'batch.completed', batch: { status: 'completed', credits_charged: 4 } });
+    expect(broadcast).not.toHaveBeenCalled();
   });
 
   it('publishes on its own timer after start-up (a process that died before publishing)', async () => {

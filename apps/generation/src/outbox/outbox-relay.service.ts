@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { Broadcasts, GenerationChangedBroadcast, GenerationFinishedEvent } from '@gen/contracts';
+import { Broadcasts, Events, GenerationChangedBroadcast, GenerationFinishedEvent } from '@gen/contracts';
 import { OutboxRelay } from '@gen/persistence';
 import { Broadcaster, EventPublisher } from '@gen/transport';
 import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
@@ -35,6 +35,8 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       // Every final state passes here, whichever path finished the job (worker, cancel, operator
       // CLI, reclaim): the live status streams and the workers running a canceled job learn it now.
       published: (event) => {
+        // A batch's end (batch.completed) is no generation's change.
+        if (event.pattern === Events.batchCompleted) return;
         const finished = event.payload as GenerationFinishedEvent;
         broadcaster.publish(Broadcasts.generationChanged, {
           accountId: finished.accountId,

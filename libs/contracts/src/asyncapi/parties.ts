@@ -21,7 +21,11 @@ const gatewayTo = (to: Party): Parties => ({ from: ['gateway'], to: [to] });
  */
 export const MESSAGE_PARTIES: Readonly<Record<Subject | EventName | Broadcast, Parties>> = {
   'billing.reserve': { from: ['gateway', 'generation'], to: ['billing'], note: 'Generation holds the credits of a batch line when it admits the line.' },
-  'billing.release': gatewayTo('billing'),
+  'billing.release': {
+    from: ['gateway', 'generation'],
+    to: ['billing'],
+    note: 'Generation releases a batch line\'s hold when the line does not become a job after all (its model refused, its account\'s queue full, its batch canceled).',
+  },
   'billing.balance': gatewayTo('billing'),
   'billing.account.open': gatewayTo('billing'),
   'billing.ledger': gatewayTo('billing'),

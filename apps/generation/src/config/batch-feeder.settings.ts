@@ -1,0 +1,11 @@
+/** The batch feeder's fixed timings (docs/design/batches.md, "How lines run"). */
+export const BATCH_FEEDER_TIMINGS = {
+  /** A line `admitting` for longer (its feeder died mid-admission) is taken again by any replica. */
+  staleAdmittingMs: 10_000,
+  /** A batch never sealed after this long (its gateway died while sending it) is deleted. */
+  unsealedMaxAgeMs: 10 * 60_000,
+  /** How often the feeder looks for such batches. */
+  unsealedSweepMs: 60_000,
+  /** Stale lines one pass takes again at most. */
+  staleBatch: 200,
+} as const;
