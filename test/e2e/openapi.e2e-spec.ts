@@ -37,8 +37,8 @@ function refs(node: unknown, into = new Set<string>()): Set<string> {
 
 /** The same message, values aside (a count of seconds, of credits, a limit, a delivery id): each is compared as one placeholder. */
 /** POST /api/v1/uploads with a raw body, answered as `http` answers. */
-async function upload(base: string, key: string, body: Buffer, contentType: string): Promise<{ status: number; body: any; headers: Headers; text: string }> {
-  const res = await fetch(`${base}/api/v1/uploads`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
+async function upload(base: string, key: string, body: Buffer, contentType: string, path = '/api/v1/uploads'): Promise<{ status: number; body: any; headers: Headers; text: string }> {
+  const res = await fetch(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': contentType }, body });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined, text };
 }
@@ -60,7 +60,7 @@ describe('standalone: the OpenAPI document', () => {
 
   beforeAll(async () => {
     // One live status stream per account, so the stream limit's 429 is one request away.
-    h = await startStandaloneHarness({ SSE_STREAMS_PER_ACCOUNT: '1', UPLOAD_MAX_MB: '1' }, { engines: { hold }, models: [heldModel] });
+    h = await startStandaloneHarness({ SSE_STREAMS_PER_ACCOUNT: '1', UPLOAD_MAX_MB: '1', BATCH_MAX_MB: '1' }, { engines: { hold }, models: [heldModel] });
     account = await h.account('pro', 1000);
     const res = await http(h.url, 'GET', '/api/v1/openapi.json');
     expect(res.status).toBe(200);
@@ -335,7 +335,25 @@ describe('standalone: the OpenAPI document', () => {
           return http(h.url, 'GET', new URL(done.body.output_url as string).pathname);
         },
       };
-      for (const [method, path, url] of generationRoutes) {
+      const batchRoutes: Array<[string, string, (id: string) => string]> = [
+        ['get', '/api/v1/batches/{id}', (id) => `/api/v1/batches/${id}`],
+        ['post', '/api/v1/batches/{id}/cancel', (id) => `/api/v1/batches/${id}/cancel`],
+        ['get', '/api/v1/batches/{id}/results', (id) => `/api/v1/batches/${id}/results`],
+        ['get', '/api/v1/batches/{id}/errors', (id) => `/api/v1/batches/${id}/errors`],
+      ];
+      const batchLine = (customId: string, model: string) => JSON.stringify({ custom_id: customId, body: { model, prompt: 'a red chair', type: 'TEXT_TO_IMAGE' } });
+      // An account of its own: these requests do not eat into the rate limit of the others.
+      const batcher = (await h.account('pro', 100)).key;
+      const batch = (body: string | Buffer, contentType = 'application/jsonl', query = '') => upload(h.url, batcher, Buffer.from(body), contentType, `/api/v1/batches${query}`);
+      Object.assign(cases, {
+        '413 file_too_large': () => batch(Buffer.alloc(1024 * 1024 + 1, 0x20)),
+        '413 too_many_lines': () => batch('{}\n'.repeat(50_001)),
+        '415 batch_media_type': () => batch(batchLine('a', 'pixel-flux-1'), 'text/plain'),
+        'post /api/v1/batches 422 bad_lines': () => batch([batchLine('shot-0001', 'pixel-flux-1'), batchLine('shot-0002', 'fox-9'), batchLine('shot-0003', 'pixel-flux-1')].join('\n')),
+        'post /api/v1/batches 422 window': () => batch(batchLine('a', 'pixel-flux-1'), 'application/jsonl', '?completion_window=200h'),
+        'get /api/v1/batches 422 limit': () => http(h.url, 'GET', '/api/v1/batches?limit=0', { key: batcher }),
+      });
+      for (const [method, path, url] of [...generationRoutes, ...batchRoutes]) {
         cases[`${method} ${path} 404 unknown_id`] = () => http(h.url, method.toUpperCase(), url(UNKNOWN_ID), { key });
         cases[`${method} ${path} 404 not_an_id`] = () => http(h.url, method.toUpperCase(), url('not-an-id'), { key });
       }
@@ -415,6 +433,15 @@ describe('standalone: the OpenAPI document', () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(100)]);
     add('/api/v1/uploads', 'post', () => upload(h.url, key, png, 'image/png'));
     add('/api/v1/uploads', 'post', () => upload(h.url, key, png, 'image/webp'));
+    const batcher = (await h.account('pro', 100)).key;
+    const batchFile = Buffer.from(JSON.stringify({ custom_id: 'doc-1', body: { model: 'pixel-flux-1', prompt: 'a documented chair', type: 'TEXT_TO_IMAGE' } }));
+    const created = await upload(h.url, batcher, batchFile, 'application/jsonl', '/api/v1/batches');
+    add('/api/v1/batches', 'post', async () => created);
+    add('/api/v1/uploads', 'post', () => upload(h.url, batcher, batchFile, 'application/jsonl'));
+    add('/api/v1/batches', 'get', () => http(h.url, 'GET', '/api/v1/batches?limit=1', { key: batcher }));
+    add('/api/v1/batches/{id}', 'get', () => http(h.url, 'GET', `/api/v1/batches/${created.body.id}`, { key: batcher }));
+    add('/api/v1/batches/{id}', 'get', () => http(h.url, 'GET', `/api/v1/batches/${UNKNOWN_ID}`, { key: batcher }));
+    add('/api/v1/batches/{id}/cancel', 'post', () => http(h.url, 'POST', `/api/v1/batches/${created.body.id}/cancel`, { key: batcher }));
 
     const seen = new Set<number>();
     for (const c of cases) {

@@ -12,7 +12,7 @@ const LAYERS: ReadonlyArray<{ layer: string; parts: readonly string[] }> = [
   { layer: 'edge', parts: ['(root)', 'http', 'maintenance', 'migrations'] },
   {
     layer: 'features',
-    parts: ['accounts', 'audit', 'generations', 'keys', 'low-balance', 'members', 'models', 'openai', 'outputs', 'payments', 'provider-callbacks', 'uploads', 'usage', 'webhook-tests'],
+    parts: ['accounts', 'audit', 'batches', 'generations', 'keys', 'low-balance', 'members', 'models', 'openai', 'outputs', 'payments', 'provider-callbacks', 'uploads', 'usage', 'webhook-tests'],
   },
   { layer: 'identity', parts: ['sessions', 'provisioning', 'memberships', 'users', 'auth', 'rate-limit', 'plans'] },
   { layer: 'infrastructure', parts: ['audit-log', 'docs', 'http-common', 'idempotency', 'mail', 'rpc', 'settings'] },

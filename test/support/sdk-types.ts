@@ -19,7 +19,11 @@ function typeOf(schema: Schema, indent: string): string {
   if (schema.enum) return (schema.enum as unknown[]).map(literal).join(' | ');
   if (schema.const !== undefined) return literal(schema.const);
   if (schema.anyOf || schema.oneOf) return union((schema.anyOf ?? schema.oneOf).map((s: Schema) => typeOf(s, indent)));
-  if (schema.allOf) return (schema.allOf as Schema[]).map((s) => typeOf(s, indent)).join(' & ');
+  if (schema.allOf) {
+    const all = (schema.allOf as Schema[]).map((s) => typeOf(s, indent)).join(' & ');
+    // A nullable reference as @nestjs/swagger writes it: `allOf: [{ $ref }]` beside `type: ["object", "null"]`.
+    return Array.isArray(schema.type) && schema.type.includes('null') ? `${all} | null` : all;
+  }
   const types: string[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   if (types.length === 0) return schema.properties ? objectType(schema, indent) : 'unknown';
   return union(types.map((t) => single(t, schema, indent)));

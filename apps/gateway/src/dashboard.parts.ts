@@ -21,6 +21,7 @@ import { PasswordResetService } from './sessions/password-reset.service';
 import { PasswordResetsRepository } from './sessions/password-resets.repository';
 import { DASHBOARD_SETTINGS, DashboardSettings } from './settings/dashboard.settings';
 import { DashboardGenerationsController } from './generations/dashboard-generations.controller';
+import { DashboardBatchesController } from './batches/dashboard-batches.controller';
 import { DashboardInvitationsController } from './members/dashboard-invitations.controller';
 import { DashboardMembersController } from './members/dashboard-members.controller';
 import { InvitationsService } from './members/invitations.service';
@@ -59,6 +60,7 @@ export function dashboardParts(settings: DashboardSettings): { controllers: Type
       DashboardTestEventsController,
       DashboardOverviewController,
       DashboardGenerationsController,
+      DashboardBatchesController,
       DashboardModelsController,
       DashboardPlaygroundController,
       DashboardUsageController,

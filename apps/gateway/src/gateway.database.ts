@@ -24,6 +24,7 @@ import { AuthAccountKeyDefaults1766036000000 } from './migrations/1766036000000-
 import { AuthKeyCreators1766036000001 } from './migrations/1766036000001-auth-key-creators';
 import { AuthInvitationMails1766036000002 } from './migrations/1766036000002-auth-invitation-mails';
 import { AuthUploadUsage1766036000003 } from './migrations/1766036000003-auth-upload-usage';
+import { AuthUploadFiles1766300000000 } from './migrations/1766300000000-auth-upload-files';
 
 export const AUTH_SCHEMA = 'auth';
 
@@ -51,6 +52,7 @@ export function authDatabaseOptions(url: string, poolSize?: number): ServiceData
       AuthKeyCreators1766036000001,
       AuthInvitationMails1766036000002,
       AuthUploadUsage1766036000003,
+      AuthUploadFiles1766300000000,
     ],
     poolSize,
   };

@@ -10,6 +10,8 @@ import { AuditService } from './audit-log/audit.service';
 import { AccountPlanService } from './plans/account-plan.service';
 import { GenerationsController } from './generations/generations.controller';
 import { GENERATION_USE_CASES } from './generations/generation-use-cases';
+import { BatchesController } from './batches/batches.controller';
+import { BATCH_USE_CASES } from './batches/batch-use-cases';
 import { GetModel } from './models/get-model.service';
 import { ListModels } from './models/list-models.service';
 import { ModelCatalogue } from './models/model-catalogue';
@@ -56,6 +58,7 @@ import { LowBalanceAlertsService } from './low-balance/low-balance-alerts.servic
 import { LowBalanceRepository } from './low-balance/low-balance.repository';
 import { UploadsController } from './uploads/uploads.controller';
 import { UploadsRepository } from './uploads/uploads.repository';
+import { UploadFilesRepository } from './uploads/upload-files.repository';
 import { UploadsService } from './uploads/uploads.service';
 
 @Module({})
@@ -73,6 +76,7 @@ export class GatewayModule {
       module: GatewayModule,
       controllers: [
         GenerationsController,
+        BatchesController,
         ModelsController,
         CreditsController,
         CreditsLedgerController,
@@ -109,6 +113,7 @@ export class GatewayModule {
         ApiKeyGuard,
         AccountPlanService,
         ...GENERATION_USE_CASES,
+        ...BATCH_USE_CASES,
         ListModels,
         GetModel,
         GenerateOpenAiImages,
@@ -135,6 +140,7 @@ export class GatewayModule {
         AuditRepository,
         AuditService,
         UploadsRepository,
+        UploadFilesRepository,
         UploadsService,
         MembersRepository,
         MembersService,

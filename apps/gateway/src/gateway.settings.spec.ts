@@ -27,6 +27,7 @@ describe('gateway settings', () => {
       cdnBaseUrl: 'http://localhost:3000/cdn',
       finishedRecordsMaxEntries: 10_000,
       uploads: { maxBytes: 50 * 1024 * 1024, ttlSeconds: 86_400, fetchTimeoutMs: 30_000 },
+      batches: { maxBytes: 50 * 1024 * 1024 },
       publicBaseUrl: 'http://localhost:3000',
       bodyLimitBytes: 65_536,
       outputsDir: '.data/outputs',

@@ -27,6 +27,7 @@ import { DashboardSettings, DEFAULT_THROTTLE, SIGN_UP_MODES, SignUpMode } from '
 import type { GatewaySettings } from './settings/gateway.tokens';
 import { GATEWAY_VARIABLES } from './settings/gateway-variables.settings';
 import { readMediaFetchPolicy, UPLOAD_VARIABLES } from './settings/uploads.settings';
+import { BATCH_VARIABLES } from './settings/batches.settings';
 
 /** How each gateway keeps API keys in memory (ApiKeyCacheSettings; docs/design/limits.md, "API keys"). */
 export const API_KEY_CACHE_VARIABLES = {
@@ -203,6 +204,7 @@ export function readGatewayParts(
     apiKeyCache: env.readAll(API_KEY_CACHE_VARIABLES),
     rateLimit: env.readAll(RATE_LIMIT_VARIABLES),
     uploads: env.readAll(UPLOAD_VARIABLES),
+    batches: env.readAll(BATCH_VARIABLES),
     cdnBaseUrl: shared.urls.cdnBaseUrl,
     payments: readGatewayPaymentsSettings(env),
   };

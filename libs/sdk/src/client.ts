@@ -1,6 +1,7 @@
 import type { ApiCalls } from './api-calls.js';
+import { Batches } from './batches.js';
 import { CreditsApi, Models } from './catalogue.js';
-import { GenerationApiError } from './errors.js';
+import { GenerationApiError, type BatchLineProblem } from './errors.js';
 import { Generations } from './generations.js';
 import type { CallOptions, GenerationClientOptions } from './options.js';
 import { parseRetryAfter, retryDelayMs, sleep } from './retry.js';
@@ -8,14 +9,17 @@ import { Uploads } from './uploads.js';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
+/** Bodies read as they arrive (a live stream, a batch's results file), not within timeoutMs. */
+const STREAMED_TYPES = ['text/event-stream', 'application/jsonl'];
 
 /**
- * The Generation Service API: `generations`, `models`, `credits`. Every error is a
+ * The Generation Service API: `generations`, `batches`, `models`, `credits`, `uploads`. Every error is a
  * `GenerationApiError`. Needs only `fetch` and Web Crypto (Node 20+, Deno, Bun, browsers), though an
  * API key belongs on a server.
  */
 export class GenerationClient implements ApiCalls {
   readonly generations: Generations;
+  readonly batches: Batches;
   readonly models: Models;
   readonly credits: CreditsApi;
   readonly uploads: Uploads;
@@ -34,6 +38,7 @@ export class GenerationClient implements ApiCalls {
     this.maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
     this.fetchImpl = options.fetch ?? ((...args) => globalThis.fetch(...args));
     this.generations = new Generations(this);
+    this.batches = new Batches(this);
     this.models = new Models(this);
     this.credits = new CreditsApi(this);
     this.uploads = new Uploads(this);
@@ -63,7 +68,7 @@ export class GenerationClient implements ApiCalls {
       const retriesLeft = options.idempotent ? this.maxRetries - attempt : 0;
       let failure: GenerationApiError;
       try {
-        const response = await this.attempt(url, { method, headers, body }, options.signal, accept === 'text/event-stream');
+        const response = await this.attempt(url, { method, headers, body }, options.signal, STREAMED_TYPES.includes(accept));
         if (response.ok) return response;
         failure = await apiError(response);
         if (!(response.status === 429 || response.status >= 500) || retriesLeft <= 0) throw failure;
@@ -108,7 +113,7 @@ export class GenerationClient implements ApiCalls {
 /** The error of a non-2xx answer, from its envelope (or its status, for a body that is not one). */
 async function apiError(response: Response): Promise<GenerationApiError> {
   const text = await response.text();
-  let envelope: { error?: { code?: string; status?: number; message?: string; request_id?: string } } | undefined;
+  let envelope: { error?: { code?: string; status?: number; message?: string; request_id?: string; lines?: unknown } } | undefined;
   try {
     envelope = JSON.parse(text);
   } catch {
@@ -121,6 +126,7 @@ async function apiError(response: Response): Promise<GenerationApiError> {
     message: envelope?.error?.message ?? `HTTP ${response.status}`,
     requestId: envelope?.error?.request_id ?? response.headers.get('x-request-id'),
     retryAfterSeconds: retryAfter,
+    lines: Array.isArray(envelope?.error?.lines) ? (envelope.error.lines as BatchLineProblem[]) : null,
   });
 }
 

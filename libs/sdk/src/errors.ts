@@ -4,6 +4,18 @@ export interface ErrorEnvelopeBody {
   status: number;
   message: string;
   request_id?: string;
+  /** On a batch file refused for its invalid lines (`validation_error`): each bad line. */
+  lines?: BatchLineProblem[];
+}
+
+/** A line of a batch file the API refused, and why. */
+export interface BatchLineProblem {
+  /** The line's number in the file, from 1. */
+  line: number;
+  /** Null when the line's `custom_id` could not be read. */
+  custom_id: string | null;
+  /** Why it was refused (`unknown model fox-9`, `not JSON`, ...). */
+  message: string;
 }
 
 /**
@@ -19,13 +31,24 @@ export class GenerationApiError extends Error {
   readonly requestId: string | null;
   /** Seconds the service asked to wait (Retry-After), on 429 and 503. */
   readonly retryAfterSeconds: number | null;
+  /** A batch file refused for its invalid lines (422 `validation_error`): each bad line, by number (the first 1000); else null. */
+  readonly lines: readonly BatchLineProblem[] | null;
 
-  constructor(init: { code: string; status: number; message: string; requestId?: string | null; retryAfterSeconds?: number | null; cause?: unknown }) {
+  constructor(init: {
+    code: string;
+    status: number;
+    message: string;
+    requestId?: string | null;
+    retryAfterSeconds?: number | null;
+    lines?: readonly BatchLineProblem[] | null;
+    cause?: unknown;
+  }) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
     this.status = init.status;
     this.requestId = init.requestId ?? null;
     this.retryAfterSeconds = init.retryAfterSeconds ?? null;
+    this.lines = init.lines ?? null;
   }
 }
 

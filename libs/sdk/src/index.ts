@@ -5,6 +5,10 @@
  */
 export { GenerationClient } from './client.js';
 export { Generations } from './generations.js';
+export { Batches } from './batches.js';
+export type { CreateBatchOptions, ListBatchesOptions, WaitForBatchOptions } from './batches.js';
+export type { BatchInput, BatchRequestLine } from './batch-input.js';
+export { JsonlParser } from './jsonl.js';
 export { Models, CreditsApi } from './catalogue.js';
 export { parseRetryAfter, retryDelayMs } from './retry.js';
 export type {
@@ -18,7 +22,7 @@ export type {
 export { Uploads } from './uploads.js';
 export type { CreateUploadOptions } from './uploads.js';
 export { GenerationApiError, WebhookVerificationError } from './errors.js';
-export type { WebhookVerificationReason } from './errors.js';
+export type { BatchLineProblem, WebhookVerificationReason } from './errors.js';
 export { SseParser } from './sse.js';
 export type { SseRecord } from './sse.js';
 export { verifyWebhook } from './webhooks.js';

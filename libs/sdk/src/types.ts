@@ -1,6 +1,12 @@
 import type { Generation, WebhookEvent as WebhookEventSchema } from './generated/openapi-types.js';
 
 export type {
+  Batch,
+  BatchLineError,
+  BatchLineResult,
+  BatchPage,
+  BatchRequestCounts,
+  CreateBatchRequest,
   Credits,
   ErrorBody,
   ErrorEnvelope,

@@ -3,11 +3,11 @@ import type { RequestOptions } from './options.js';
 import type { Upload } from './types.js';
 
 export interface CreateUploadOptions extends RequestOptions {
-  /** The file's media type: image/png, image/jpeg, image/webp, video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary. */
+  /** The file's media type: image/png, image/jpeg, image/webp, video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary; application/jsonl for a batch's file. */
   contentType: string;
 }
 
-/** Input media: a file to give a model's media input (`format: "uri"`) by its `id` or `url`. */
+/** Input media: a file to give a model's media input (`format: "uri"`) by its `id` or `url`; or a batch's JSONL file (`batches.create({ inputFileId })`). */
 export class Uploads {
   constructor(private readonly client: ApiCalls) {}
 

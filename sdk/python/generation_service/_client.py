@@ -1,9 +1,10 @@
-"""The client: ``generations``, ``models``, ``credits`` over one transport."""
+"""The client: ``generations``, ``batches``, ``models``, ``credits``, ``uploads`` over one transport."""
 from __future__ import annotations
 
 import urllib.parse
 from typing import Iterator, List, Optional, cast
 
+from ._batches import Batches
 from ._generations import Generations
 from ._http import Transport
 from ._types import Credits, LedgerEntry, Model, Upload
@@ -57,8 +58,9 @@ class Uploads:
     def create(self, data: bytes, *, content_type: str) -> Upload:
         """Stores a file for the account (``POST /api/v1/uploads``), usable by its ``id`` or ``url`` in a
         generation's ``input`` until ``expires_at``. ``content_type``: image/png, image/jpeg, image/webp,
-        video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary. Not retried: a repeat would
-        store the file twice."""
+        video/mp4, video/webm, audio/wav, audio/mpeg or model/gltf-binary; application/jsonl for a
+        batch's file (``batches.create(input_file_id=...)``). Not retried: a repeat would store the
+        file twice."""
         return cast(Upload, self._transport.call("POST", "/api/v1/uploads", idempotent=False, raw=(bytes(data), content_type)))
 
 
@@ -68,8 +70,8 @@ class GenerationClient:
     ``timeout_s`` bounds the wait for a connection and for each read of an answer (a synchronous
     image generation answers within about 30 s). ``max_retries`` retries after a 429, a 5xx or a
     request that got no answer, waiting what Retry-After says (at most a minute), else 0.5 s, 1 s,
-    2 s ... with jitter; only calls that are safe to repeat are retried: reads, cancel, and create,
-    which always carries an Idempotency-Key.
+    2 s ... with jitter; only calls that are safe to repeat are retried: reads, cancel, and the creates
+    of generations and batches, which always carry an Idempotency-Key.
     """
 
     def __init__(
@@ -82,6 +84,7 @@ class GenerationClient:
     ) -> None:
         transport = Transport(api_key, base_url, timeout_s, max_retries)
         self.generations = Generations(transport)
+        self.batches = Batches(transport)
         self.models = Models(transport)
         self.credits = CreditsApi(transport)
         self.uploads = Uploads(transport)

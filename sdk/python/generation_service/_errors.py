@@ -1,7 +1,7 @@
 """The errors the SDK raises."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Dict, List, Optional
 
 
 class GenerationApiError(Exception):
@@ -19,6 +19,7 @@ class GenerationApiError(Exception):
         message: str,
         request_id: Optional[str] = None,
         retry_after_s: Optional[float] = None,
+        lines: Optional[List[Dict[str, Any]]] = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -28,6 +29,9 @@ class GenerationApiError(Exception):
         self.request_id = request_id
         #: Seconds the service asked to wait (Retry-After), on 429 and 503.
         self.retry_after_s = retry_after_s
+        #: A batch file refused for its invalid lines (422 ``validation_error``): each bad line
+        #: (``{"line", "custom_id", "message"}``, the first 1000); else None.
+        self.lines = lines
 
     def __repr__(self) -> str:
         return "GenerationApiError(code=%r, status=%r, message=%r, request_id=%r)" % (

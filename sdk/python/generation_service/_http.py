@@ -67,6 +67,7 @@ def error_from_response(status: int, headers: Any, body: bytes) -> GenerationApi
         message=str(envelope.get("message") or "HTTP %d" % status),
         request_id=envelope.get("request_id") or headers.get("x-request-id"),
         retry_after_s=parse_retry_after(headers.get("retry-after")),
+        lines=envelope["lines"] if isinstance(envelope.get("lines"), list) else None,
     )
 
 

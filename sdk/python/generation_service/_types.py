@@ -146,3 +146,69 @@ class Upload(TypedDict):
     #: Its media type, as its bytes show it.
     content_type: str
     bytes: int
+
+
+class BatchRequestCounts(TypedDict):
+    """Every line of a batch is in exactly one of these; ``total`` is their sum."""
+
+    total: int
+    #: Refused by the check at creation (``invalid_lines="skip"``): in the errors file, never charged.
+    invalid: int
+    #: Not admitted yet: no credits held.
+    waiting: int
+    #: Admitted (credits held), its generation queued.
+    queued: int
+    processing: int
+    completed: int
+    failed: int
+    canceled: int
+    expired: int
+
+
+class Batch(TypedDict):
+    """A batch: many generations from one JSONL file."""
+
+    id: str
+    object: Literal["batch"]
+    #: ``in_progress``, ``canceling`` (canceled, admitted generations still running), ``completed``, ``canceled`` or ``expired``.
+    status: str
+    #: As given at creation (``24h``, ``90m``, ``3600s``).
+    completion_window: str
+    created_at: str
+    #: The end of the completion window: lines not admitted by then are ``expired``.
+    expires_at: str
+    #: When the batch reached ``completed``, ``canceled`` or ``expired``.
+    finished_at: Optional[str]
+    canceled_at: Optional[str]
+    request_counts: BatchRequestCounts
+    #: Credits charged so far for the batch's completed lines.
+    credits_charged: int
+    #: Where ``batch.completed`` goes; None: nowhere.
+    webhook_url: Optional[str]
+    metadata: Dict[str, str]
+
+
+class BatchLineError(TypedDict):
+    #: ``validation_error``, ``insufficient_credits``, ``generation_failed``, ``canceled``, ``expired``, ...
+    code: str
+    message: str
+
+
+class BatchLineResult(TypedDict):
+    """One line of a batch's results file (``completed``) or errors file (every other outcome)."""
+
+    #: The line's number in the file, from 1.
+    line: int
+    #: None only for an invalid line whose ``custom_id`` could not be read.
+    custom_id: Optional[str]
+    #: ``completed``, ``failed``, ``canceled``, ``expired`` or ``invalid``.
+    outcome: str
+    #: The line's generation, once it was admitted.
+    generation: Optional[Generation]
+    #: Why it did not complete; None when completed.
+    error: Optional[BatchLineError]
+
+
+class BatchPage(TypedDict):
+    data: List[Batch]
+    next_cursor: Optional[str]

@@ -11,6 +11,11 @@ import unittest
 import urllib.request
 
 from generation_service import (
+    Batch,
+    BatchLineError,
+    BatchLineResult,
+    BatchPage,
+    BatchRequestCounts,
     Credits,
     Generation,
     GenerationApiError,
@@ -47,7 +52,8 @@ class AgainstStandalone(unittest.TestCase):
             schemas = {name[:-3] if name.endswith("Dto") else name: schema for name, schema in json.load(response)["components"]["schemas"].items()}
         for name, typed in [("Generation", Generation), ("GenerationOutput", GenerationOutput), ("Model", Model), ("Credits", Credits),
                             ("PlanLimits", PlanLimits), ("LedgerEntry", LedgerEntry), ("WebhookEvent", WebhookEvent),
-                            ("Upload", Upload)]:
+                            ("Upload", Upload), ("Batch", Batch), ("BatchRequestCounts", BatchRequestCounts),
+                            ("BatchLineResult", BatchLineResult), ("BatchLineError", BatchLineError), ("BatchPage", BatchPage)]:
             with self.subTest(schema=name):
                 self.assertEqual(sorted(typing.get_type_hints(typed)), sorted(schemas[name]["properties"]))
 

@@ -42,10 +42,10 @@ class Python39Syntax(unittest.TestCase):
 
         import generation_service as sdk
 
-        for name in ("Generation", "Model", "Credits", "LedgerEntry", "WebhookEvent", "StreamEvent", "VerifiedWebhook"):
+        for name in ("Generation", "Model", "Credits", "LedgerEntry", "WebhookEvent", "StreamEvent", "VerifiedWebhook", "Batch", "BatchLineResult"):
             with self.subTest(type=name):
                 self.assertTrue(typing.get_type_hints(getattr(sdk, name)))
-        for function in (sdk.verify_webhook, sdk.GenerationClient.__init__, sdk.Generations.create, sdk.Generations.wait):
+        for function in (sdk.verify_webhook, sdk.GenerationClient.__init__, sdk.Generations.create, sdk.Generations.wait, sdk.Batches.create, sdk.Batches.results):
             with self.subTest(function=function.__qualname__):
                 self.assertIn("return", typing.get_type_hints(function))
 

@@ -38,6 +38,7 @@ const DESCRIPTION = [
  */
 export const TAG_DESCRIPTIONS: Readonly<Record<string, string>> = {
   generations: 'Submit generations, read, list, cancel and follow them live, and their webhook deliveries.',
+  batches: 'Batches: a JSONL file of generate requests run at a lower priority within a completion window, with results and errors files.',
   models: 'The model catalogue: which models exist, their prices, inputs and whether your plan may use them.',
   account: "Your account: the model catalogue, your plan's limits, credits and the credit ledger.",
   uploads: 'Input media (images, audio) uploaded for models that take them.',

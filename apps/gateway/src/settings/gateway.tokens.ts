@@ -5,6 +5,7 @@ import type { ApiKeyCacheSettings } from './api-key-cache.settings';
 import type { GATEWAY_VARIABLES } from './gateway-variables.settings';
 import type { RateLimitSettings } from './rate-limit.settings';
 import type { UploadSettings } from './uploads.settings';
+import type { BatchSettings } from './batches.settings';
 
 /** DI token of the gateway's DataSource (schema `auth`). */
 export const AUTH_DB = Symbol('AUTH_DB');
@@ -37,6 +38,8 @@ export interface GatewaySettings extends SettingsOf<typeof GATEWAY_VARIABLES> {
   rateLimit?: RateLimitSettings;
   /** Uploads and fetched media URLs (UPLOAD_VARIABLES); unset: DEFAULT_UPLOAD_SETTINGS. */
   uploads?: UploadSettings;
+  /** Batches' files (BATCH_VARIABLES); unset: DEFAULT_BATCH_SETTINGS. */
+  batches?: BatchSettings;
   /** Base of `output_url` and of an upload's `url` (CDN_BASE_URL); unset: PUBLIC_BASE_URL/cdn. */
   cdnBaseUrl?: string;
   /** PAYMENTS_PROVIDER and the Stripe webhook's signing secret (payments/); unset: payments off. */

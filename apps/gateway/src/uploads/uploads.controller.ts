@@ -9,9 +9,10 @@ import type { Principal } from '../auth/api-keys.service';
 import { CurrentPrincipal } from '../auth/principal.decorator';
 import { UploadDto } from './upload.dto';
 import { rawBodyOf, RawBodyRoute } from '../http-common/raw-body';
+import { JSONL_MEDIA_TYPES } from '../http-common/bounded-body';
 import { UploadsService } from './uploads.service';
 
-const MEDIA_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))];
+const MEDIA_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType)), ...JSONL_MEDIA_TYPES];
 
 @ApiTags('uploads')
 @ApiAuthenticated()
@@ -25,12 +26,14 @@ export class UploadsController {
   @HttpCode(201)
   @ApiOperation({
     operationId: 'createUpload',
-    summary: 'Upload an input file (an image, video or audio a model takes)',
+    summary: 'Upload an input file (an image, video or audio a model takes, or a batch\'s JSONL file)',
     description:
       'The body is the file itself, with its media type as Content-Type (not multipart, not JSON); its bytes must be of that type. ' +
       'At most UPLOAD_MAX_MB (default 50 MB; 413 above). The answer names it: give its `id` or `url` to a media input ' +
       '(`format: "uri"`) of `POST /generate`. Only this account can use it, until `expires_at` (UPLOAD_TTL_HOURS, default 24); ' +
-      'then it is deleted. Its `url` needs no key (it is unguessable), so a provider can read it.',
+      'then it is deleted. Its `url` needs no key (it is unguessable), so a provider can read it. ' +
+      'A JSONL file (`application/jsonl` or `application/x-ndjson`, a batch\'s input) is kept for `POST /api/v1/batches` ' +
+      '(`input_file_id`); it is not served, and its `url` is a URN naming it (`urn:upload:upl_...`).',
   })
   @ApiConsumes(...MEDIA_TYPES)
   @ApiBody({ description: 'The file, as it is.', schema: { type: 'string', format: 'binary' } })

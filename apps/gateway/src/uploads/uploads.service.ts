@@ -11,8 +11,10 @@ import { UPLOAD_QUOTAS } from './upload-quotas';
 import { MediaFetchRefused, RemoteMedia } from './remote-media';
 import { UploadRow, UploadsRepository } from './uploads.repository';
 import { DEFAULT_UPLOAD_SETTINGS, UploadSettings } from '../settings/uploads.settings';
+import { BodyTooLargeError, isJsonlContentType, JSONL_MEDIA_TYPES, readBounded } from '../http-common/bounded-body';
+import { UploadFilesRepository } from './upload-files.repository';
 
-const ACCEPTED_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType))].join(', ');
+const ACCEPTED_TYPES = [...new Set(Object.values(OUTPUT_FORMATS).map((f) => f.contentType)), ...JSONL_MEDIA_TYPES].join(', ');
 
 const EMPTY = 'The upload is empty: send the file as the request body.';
 
@@ -33,6 +35,7 @@ export class UploadsService implements OnApplicationShutdown {
 
   constructor(
     private readonly uploads: UploadsRepository,
+    private readonly files: UploadFilesRepository,
     private readonly plans: AccountPlanService,
     @Inject(GATEWAY_SETTINGS) settings: GatewaySettings,
     // None in the operator CLI, which serves nothing and takes no uploads.
@@ -57,6 +60,7 @@ export class UploadsService implements OnApplicationShutdown {
 
   /** Stores the body (its declared type must be what its bytes are) as an upload of the account. */
   async create(accountId: string, contentType: string | undefined, body: AsyncIterable<Uint8Array> | undefined): Promise<UploadReply> {
+    if (isJsonlContentType(contentType)) return this.createJsonl(accountId, contentType as string, body);
     const declared = contentType === undefined ? null : formatOfContentType(contentType);
     if (!declared) {
       throw new DomainError('unsupported_media_type', `Send the file as the body, with its media type as Content-Type: one of ${ACCEPTED_TYPES}.`);
@@ -82,11 +86,42 @@ export class UploadsService implements OnApplicationShutdown {
   }
 
   /**
+   * Stores a JSONL file (a batch's input, `POST /api/v1/batches` with `input_file_id`): kept in the
+   * database, counted against the same daily quota as media. Its lines are checked when a batch names it.
+   */
+  private async createJsonl(accountId: string, contentType: string, body: AsyncIterable<Uint8Array> | undefined): Promise<UploadReply> {
+    if (!body) throw new ValidationError(EMPTY);
+    await this.assertRoom(accountId, 0);
+    let content: Buffer;
+    try {
+      content = await readBounded(body, this.limits.maxBytes);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) throw new DomainError('payload_too_large', `An upload is at most ${megabytes(this.limits.maxBytes)} (UPLOAD_MAX_MB).`);
+      throw error;
+    }
+    if (content.length === 0) throw new ValidationError(EMPTY);
+    await this.assertRoom(accountId, content.length, true);
+    const id = `upl_${randomBytes(12).toString('hex')}`;
+    const essence = contentType.split(';')[0].trim().toLowerCase();
+    const file = await this.files.insert({ id, accountId, contentType: essence, content }, this.limits.ttlSeconds);
+    // A JSONL file is not served (only POST /api/v1/batches reads it): its `url` is a URN naming it.
+    return { id: file.id, url: `urn:upload:${file.id}`, expires_at: file.expiresAt.toISOString(), content_type: file.contentType, bytes: file.bytes };
+  }
+
+  /** The bytes of the account's JSONL upload `id` (`422` naming `field` when there is none, or it expired). */
+  async readJsonl(accountId: string, id: string, field: string): Promise<Buffer> {
+    const found = UPLOAD_ID.test(id) ? await this.files.read(accountId, id) : null;
+    if (!found) throw new ValidationError(`${field}: no JSONL upload of this account has this id (POST /api/v1/uploads with Content-Type: application/jsonl)`);
+    if (found.file.expired) throw new ValidationError(`${field}: this upload expired at ${found.file.expiresAt.toISOString()}; upload the file again`);
+    return found.content;
+  }
+
+  /**
    * The media input `value` as the provider gets it: the URL of the account's upload it names (by id
    * or URL), or of a copy of the https URL it is, fetched now. A refusal names the field: nothing
    * else is kept. Returns the URL and, for a fetched copy, its upload (to remove if the submit fails).
    */
-  async resolve(accountId: string, field: string, value: string): Promise<{ url: string; fetched: UploadRow | null }> {
+  async resolve(accountId: string, field: string, value: string, options: { fetch: boolean } = { fetch: true }): Promise<{ url: string; fetched: UploadRow | null }> {
     const at = `input.${field}`;
     const key = UPLOAD_ID.test(value) ? null : ownUploadKey(this.contentBase, value);
     if (UPLOAD_ID.test(value) || key !== null) {
@@ -96,6 +131,7 @@ export class UploadsService implements OnApplicationShutdown {
       if (upload.expired) throw new ValidationError(`${at}: this upload expired at ${upload.expiresAt.toISOString()}; upload the file again`);
       return { url: this.urlOf(upload.objectKey), fetched: null };
     }
+    if (!options.fetch) throw new ValidationError(`${at}: a batch takes uploads only (an upload's id or URL, POST /api/v1/uploads); it does not fetch outside URLs`);
     await this.assertRoom(accountId, 0);
     let stored;
     try {
@@ -122,12 +158,13 @@ export class UploadsService implements OnApplicationShutdown {
 
   /** Deletes uploads past their end (and the grace): objects first, then rows. Returns how many. */
   async sweepExpired(limit = 500): Promise<number> {
-    if (!this.storage) return 0;
+    const files = await this.files.deleteExpired(UPLOAD_DELETE_GRACE_SECONDS, limit);
+    if (!this.storage) return files;
     const expired = await this.uploads.expired(UPLOAD_DELETE_GRACE_SECONDS, limit);
-    if (expired.length === 0) return 0;
+    if (expired.length === 0) return files;
     await this.storage.deleteMany(expired.map((u) => u.objectKey));
     await this.uploads.remove(expired.map((u) => u.id));
-    return expired.length;
+    return files + expired.length;
   }
 
   /**

@@ -36,6 +36,8 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     this.task = new PeriodicTask({
       name: 'Batch feeder',
       intervalMs: settings.pollIntervalMs,
+      // At once at start: lines a crash left `admitting` are taken again without waiting a poll.
+      runAtStart: true,
       run: () => this.pass(),
       onError: (error) => this.logger.error({ err: error }, 'Feeding batches failed'),
     });
@@ -76,8 +78,9 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     await this.feed.expireLines();
     for (const accountId of accounts) {
       const lines = await this.feed.takeLines(accountId, this.settings.batchMaxInFlight);
-      // One line after another: each is one hold and one admission (group-committed with submits).
-      for (const line of lines) await this.attempt(line, () => this.admit(line));
+      // Side by side, as concurrent submits: billing batches their holds and the admission writer
+      // group-commits their jobs (one after another, a 20,000-line batch would wait on round trips).
+      await inParallel(lines, BATCH_FEEDER_TIMINGS.admissionsAtOnce, (line) => this.attempt(line, () => this.admit(line)));
     }
     await this.ending.endAll();
   }
@@ -94,8 +97,9 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   /** Holds the line's credits, then admits its job; a refusal ends the line with nothing charged. */
   private async admit(line: AdmittingLine): Promise<void> {
     if (line.batch.status === 'canceling' || line.batch.canceled_at) {
-      await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'canceled', 'canceled', 'The batch was canceled before this line ran.');
+      // A crash may have left it held: released first, so that a failed release leaves the line to be taken again.
       await this.holds.release(line, 'batch canceled');
+      await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'canceled', 'canceled', 'The batch was canceled before this line ran.');
       return;
     }
     try {
@@ -144,6 +148,15 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     const status = await this.feed.markAdmitted(line.batch.id, line.line, line.jobId);
     if (status === 'canceling') await this.ending.cancelJobs(line.batch.account_id, [line.jobId]);
   }
+}
+
+/** Runs `work` over the items, at most `limit` at a time. */
+async function inParallel<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /** A refusal by its nature (4xx: no credits, a cap, a restricted account, a model refused), not a failure to ask. */

@@ -1,4 +1,4 @@
-/** The batch feeder's fixed timings (docs/design/batches.md, "How lines run"). */
+/** The batch feeder's fixed timings and sizes (docs/design/batches.md, "How lines run"). */
 export const BATCH_FEEDER_TIMINGS = {
   /** A line `admitting` for longer (its feeder died mid-admission) is taken again by any replica. */
   staleAdmittingMs: 10_000,
@@ -8,4 +8,6 @@ export const BATCH_FEEDER_TIMINGS = {
   unsealedSweepMs: 60_000,
   /** Stale lines one pass takes again at most. */
   staleBatch: 200,
+  /** Lines admitted side by side at most (each one hold and one admission in flight, as concurrent submits). */
+  admissionsAtOnce: 32,
 } as const;

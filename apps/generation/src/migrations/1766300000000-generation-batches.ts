@@ -2,7 +2,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Batches (docs/design/batches.md): `batches` and their `batch_lines`, which the feeder admits as jobs
- * when the account's parallel slots are free, and `models.batch_credits` (a model's batch price).
+ * when the account's parallel slots are free, and `models.batch_credits` (a model's batch price; the two demo image models get the seed catalogue's).
+ * A line's `outcome` is its job's once final, copied by the feeder so that counts read lines, not jobs.
  * Expand only: new tables and a nullable column the previous release neither reads nor writes. Jobs
  * get no batch column: a line names its job (`batch_lines.job_id`), so a submit's statements are unchanged.
  */

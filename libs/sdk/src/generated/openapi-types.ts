@@ -17,6 +17,82 @@ export interface AccountLowBalanceEvent {
   created_at: string;
 }
 
+export interface Batch {
+  id: string;
+  object: "batch";
+  /** `canceling`: canceled, with admitted generations still running. */
+  status: "in_progress" | "canceling" | "completed" | "canceled" | "expired";
+  /** As given at creation (`24h`, `90m`, `3600s`). */
+  completion_window: string;
+  created_at: string;
+  /** The end of the completion window: lines not admitted by then are `expired`. */
+  expires_at: string;
+  /** When it reached `completed`, `canceled` or `expired`. */
+  finished_at: string | null;
+  canceled_at: string | null;
+  request_counts: BatchRequestCounts;
+  /** Credits charged so far for the batch's completed lines. */
+  credits_charged: number;
+  /** Where `batch.completed` goes (the request's `webhook_url`, else the key's default); null: nowhere. */
+  webhook_url: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface BatchLineError {
+  /** `validation_error`, `insufficient_credits`, `generation_failed`, `canceled`, `expired`, ... */
+  code: string;
+  message: string;
+}
+
+export interface BatchLineResult {
+  /** The line's number in the file, from 1. */
+  line: number;
+  /** Null only for an invalid line whose `custom_id` could not be read. */
+  custom_id: string | null;
+  outcome: "completed" | "failed" | "canceled" | "expired" | "invalid";
+  /** The line's generation, once it was admitted. */
+  generation: Generation | null;
+  /** Why it did not complete; null when completed. */
+  error: BatchLineError | null;
+}
+
+export interface BatchPage {
+  data: Batch[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  next_cursor: string | null;
+}
+
+export interface BatchRequestCounts {
+  /** Every line of the file: the sum of the others. */
+  total: number;
+  /** Refused by the check at creation (`invalid_lines: "skip"`); never charged. */
+  invalid: number;
+  /** Not admitted yet: no credits held. */
+  waiting: number;
+  /** Admitted (credits held), queued. */
+  queued: number;
+  processing: number;
+  completed: number;
+  /** Its generation failed, or its credits could not be held (nothing charged). */
+  failed: number;
+  canceled: number;
+  /** Not admitted within the completion window; never charged. */
+  expired: number;
+}
+
+export interface CreateBatchRequest {
+  /** How long the batch may take: `<n>s`, `<n>m` or `<n>h`, from 60s to 168h. */
+  completion_window?: string;
+  /** `reject`: any bad line refuses the whole file (422 naming the lines); `skip`: the good lines run, the bad ones are in the errors file as `invalid`. */
+  invalid_lines?: "reject" | "skip";
+  /** Where `batch.completed` goes; else the API key's default webhook URL. */
+  webhook_url?: string;
+  /** The `id` of a JSONL upload of this account (`POST /api/v1/uploads`, `Content-Type: application/jsonl`). */
+  input_file_id: string;
+  /** Your own keys and values, returned on the batch (the generation's rules: 16 keys of up to 40 characters, values of up to 500). */
+  metadata?: Record<string, string>;
+}
+
 export interface Credits {
   plan: "free" | "lite" | "pro" | "enterprise";
   /** Credits that can be reserved now. */

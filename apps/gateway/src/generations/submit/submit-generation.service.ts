@@ -2,8 +2,6 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   GenerationRecord,
-  ModelInfo,
-  refuseModelUse,
   ReleaseCreditsRequest,
   ReserveCreditsReply,
   ReserveCreditsRequest,
@@ -11,8 +9,7 @@ import {
   SubmitGenerationRequest,
   Subjects,
 } from '@gen/contracts';
-import { DomainError, ValidationError } from '@gen/errors';
-import { checkMetadata, InputValidator, priceFor } from '@gen/model-inputs';
+import { DomainError } from '@gen/errors';
 import { NotDeliveredError, RpcClient } from '@gen/transport';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../../settings/gateway.tokens';
@@ -21,14 +18,13 @@ import { IdempotencyService, parseIdempotencyKey } from '../../idempotency/idemp
 import { ModelCatalogue } from '../../models/model-catalogue';
 import { AccountPlanService } from '../../plans/account-plan.service';
 import { withRpcRetries } from '../../rpc/rpc-retries';
-import { resolveMediaInputs } from '../../uploads/media-inputs';
 import { UploadsService } from '../../uploads/uploads.service';
 import type { GenerateRequestDto } from './generate-request.dto';
 import { GetGeneration } from '../records/get-generation.service';
 import { parseCancelAfter } from './cancel-after';
 import { SubmitDelivery } from './submit-delivery';
 import { submitFingerprint } from './submit-fingerprint';
-import { webhookDestination } from './webhook-destination';
+import { GenerateCheck } from './generate-check';
 
 /** A submit: the caller's account and API key (its default webhook, its spend), the body, and the optional headers. */
 export interface SubmitGenerationCommand {
@@ -57,8 +53,7 @@ const isFinal = (record: GenerationRecord) => record.status === 'completed' || r
 @Injectable()
 export class SubmitGeneration {
   private readonly logger = new Logger(SubmitGeneration.name);
-  /** Compiles each model's inputs schema once and keeps it; media inputs may name uploads. */
-  private readonly inputs: InputValidator;
+  private readonly checks: GenerateCheck;
 
   constructor(
     private readonly rpc: RpcClient,
@@ -71,7 +66,7 @@ export class SubmitGeneration {
     private readonly generations: GetGeneration,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {
-    this.inputs = new InputValidator({ contentBase: settings.cdnBaseUrl ?? `${settings.publicBaseUrl}/cdn`, uploadIds: true, allowHttp: (settings.mediaFetchPolicy ?? settings.webhookPolicy).allowHttp });
+    this.checks = new GenerateCheck(uploads, settings);
   }
 
   /**
@@ -125,20 +120,12 @@ export class SubmitGeneration {
       this.plans.get(command.accountId),
       this.keys.webhookDestination(command.apiKeyId),
     ]);
-    const catalogue = copy.models;
-    const refusal = refuseModelUse(catalogue.get(body.model), { model: body.model, type: body.type, plan: plan.plan });
-    if (refusal) throw new DomainError(refusal.code, refusal.message);
-    const model = catalogue.get(body.model) as ModelInfo;
-    // The input and metadata, checked before anything is held: a refused one stores and holds nothing.
-    const checked = this.inputs.check(model.inputs, body.input);
-    const metadata = checkMetadata(body.metadata);
-    const problems = [...(checked.ok ? [] : checked.errors), ...(metadata.ok ? [] : metadata.errors)];
-    if (problems.length > 0 || !checked.ok || !metadata.ok) throw new ValidationError(problems.join('; '));
-    const webhookUrl = webhookDestination(body.webhook_url, key, this.settings.webhookPolicy);
-    // Uploads named and media URLs fetched (docs/guide/uploads.md): the provider gets URLs it can read.
-    const { input, fetched } = await resolveMediaInputs(this.uploads, command.accountId, model.inputs, checked.input);
-    // The price follows the inputs it names (docs/guide/models.md, "Prices that follow inputs").
-    const credits = priceFor(model.credits, model.price_multipliers, input);
+    const { model, input, metadata, webhookUrl, credits, fetched } = await this.checks.check(body, {
+      accountId: command.accountId,
+      plan: plan.plan,
+      models: copy.models,
+      key,
+    });
     // Keyed by the job id: a run repeated on another billing replica holds nothing twice.
     await withRpcRetries(() => this.rpc.request<ReserveCreditsReply, ReserveCreditsRequest>(Subjects.billingReserve, {
       accountId: command.accountId,
@@ -168,7 +155,7 @@ export class SubmitGeneration {
       cancelAfterSeconds,
       catalogueVersion: copy.version,
       input,
-      metadata: metadata.metadata,
+      metadata,
     };
     let reply: SubmitGenerationReply;
     try {
