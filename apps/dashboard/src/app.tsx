@@ -3,6 +3,8 @@ import { ApiError, dashboardApi, onUnauthorized, roleAtLeast, Session, setCsrfTo
 import { EmptyState, Loading, LoadError, PageHeading } from './components/ui';
 import { AccountPage } from './pages/account-page';
 import { AuditPage } from './pages/audit-page';
+import { BatchPage } from './pages/batch-page';
+import { BatchesPage } from './pages/batches-page';
 import { BillingPage } from './pages/billing-page';
 import { ApiKeysPage } from './pages/api-keys-page';
 import { SignInPage, SignUpPage, ForgotPasswordPage, ResetPasswordPage } from './pages/auth-pages';
@@ -26,6 +28,7 @@ const NAV = [
   { to: '/models', label: 'Models', match: (path: string) => path === '/models' },
   { to: '/usage', label: 'Usage', match: (path: string) => path === '/usage' },
   { to: '/generations', label: 'Generations', match: (path: string) => path.startsWith('/generations') },
+  { to: '/batches', label: 'Batches', match: (path: string) => path.startsWith('/batches') },
   { to: '/billing', label: 'Billing', match: (path: string) => path === '/billing', needs: 'admin' as const },
   { to: '/settings/keys', label: 'Settings', match: (path: string) => path.startsWith('/settings') },
 ];
@@ -72,6 +75,9 @@ function Page({ path, session, onSessionChanged }: { path: string; session: Sess
   if (path === '/generations') return <GenerationsPage />;
   const generation = /^\/generations\/([^/]+)$/.exec(path);
   if (generation) return <GenerationPage id={decodeURIComponent(generation[1])} />;
+  if (path === '/batches') return <BatchesPage />;
+  const batch = /^\/batches\/([^/]+)$/.exec(path);
+  if (batch) return <BatchPage id={decodeURIComponent(batch[1])} />;
   if (path === '/settings/keys') return <ApiKeysPage />;
   return <NotFound />;
 }

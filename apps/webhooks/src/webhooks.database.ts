@@ -7,6 +7,7 @@ import { WebhooksDeliveries1763800000000 } from './migrations/1763800000000-webh
 import { WebhooksTestEvents1764500000000 } from './migrations/1764500000000-webhooks-test-events';
 import { WebhooksDestinationAtSubmit1764600000000 } from './migrations/1764600000000-webhooks-destination-at-submit';
 import { WebhooksAccountEvents1764980000001 } from './migrations/1764980000001-webhooks-account-events';
+import { WebhooksBatchEvents1766200000000 } from './migrations/1766200000000-webhooks-batch-events';
 
 export const WEBHOOKS_SCHEMA = 'webhooks';
 
@@ -21,6 +22,7 @@ export function webhooksDatabaseOptions(url: string, poolSize?: number): Service
       WebhooksTestEvents1764500000000,
       WebhooksDestinationAtSubmit1764600000000,
       WebhooksAccountEvents1764980000001,
+      WebhooksBatchEvents1766200000000,
     ],
     poolSize,
   };

@@ -5,6 +5,8 @@ import type { DataSource } from 'typeorm';
 import { AccountEventsController } from './account-events/account-events.controller';
 import { AccountEventsRepository } from './account-events/account-events.repository';
 import { AccountEventsService } from './account-events/account-events.service';
+import { BatchEventsController } from './batch-events/batch-events.controller';
+import { BatchEventsService } from './batch-events/batch-events.service';
 import { DeliveriesController } from './deliveries-api/deliveries.controller';
 import { DeliveryAttemptsRepository } from './deliveries/delivery-attempts.repository';
 import { DeliveryReadsRepository } from './deliveries/delivery-reads.repository';
@@ -31,7 +33,7 @@ export class WebhooksModule {
     parseAllowList(settings.allowList);
     return {
       module: WebhooksModule,
-      controllers: [DeliveriesController, TestEventsController, AccountEventsController],
+      controllers: [DeliveriesController, TestEventsController, AccountEventsController, BatchEventsController],
       providers: [
         { provide: WEBHOOKS_DB, useValue: options.dataSource },
         { provide: WEBHOOKS_SETTINGS, useValue: settings },
@@ -48,6 +50,7 @@ export class WebhooksModule {
         TestEventsService,
         AccountEventsRepository,
         AccountEventsService,
+        BatchEventsService,
         DeliveryStatsRepository,
         {
           provide: DeliveryMetrics,

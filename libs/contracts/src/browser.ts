@@ -14,3 +14,6 @@ export * from './messages/webhooks.replies';
 export * from './messages/auth.replies';
 export * from './dashboard';
 export * from './messages/payments.replies';
+// Types only, erased from the bundle: the batches' file holds its payload classes beside its replies'
+// interfaces, so the dashboard's tsconfig reads its decorators as the server does (experimentalDecorators).
+export type { BatchCounts, BatchLineResult, BatchStatus, BatchView, ListBatchesReply } from './messages/batches.messages';

@@ -4,6 +4,7 @@ import type {
   ApiKeyScope,
   AuditEntryReply,
   AuditPageReply,
+  BatchView,
   CheckoutReply,
   CreatedKeyReply,
   GenerateRequestBody,
@@ -17,6 +18,7 @@ import type {
   KeyView,
   LedgerEntryView,
   LedgerReply,
+  ListBatchesReply,
   ListGenerationsReply,
   ListInvoicesReply,
   ListPurchasesReply,
@@ -106,6 +108,10 @@ export type GenerateBody = GenerateRequestBody;
 /** The Billing page's data (docs/guide/billing.md). */
 export type BillingOverview = PaymentsOverview;
 export type Purchase = PurchaseView;
+/** A batch as the API shows it (docs/design/batches.md), and a cursor page of them. */
+export type Batch = BatchView;
+export type BatchesPage = ListBatchesReply;
+export type { BatchCounts, BatchStatus } from '@gen/contracts';
 
 export const dashboardApi = {
   session: () => api<Session>('GET', '/session'),
@@ -125,6 +131,9 @@ export const dashboardApi = {
   generation: (id: string) => api<GenerationDetail>('GET', `/generations/${encodeURIComponent(id)}`),
   redeliver: (id: string) => api<Delivery>('POST', `/generations/${encodeURIComponent(id)}/redeliver`),
   cancelGeneration: (id: string) => api<Generation>('POST', `/generations/${encodeURIComponent(id)}/cancel`),
+  batches: (cursor?: string, limit = 20) => api<BatchesPage>('GET', `/batches?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`),
+  batch: (id: string) => api<Batch>('GET', `/batches/${encodeURIComponent(id)}`),
+  cancelBatch: (id: string) => api<Batch>('POST', `/batches/${encodeURIComponent(id)}/cancel`),
   keys: () => api<{ data: ApiKey[] }>('GET', '/keys'),
   /** `scopes` and `webhook_url` are an admin's: a developer sends the name only (the key gets the account's defaults). */
   createKey: (input: { name: string; scopes?: Scope[]; webhook_url?: string | null }) => api<CreatedKey>('POST', '/keys', input),
@@ -189,3 +198,8 @@ export const AUDIT_CSV_URL = '/dashboard/api/audit/entries.csv';
 
 /** Where the CSV export of the ledger downloads from (a plain link: the browser sends the session cookie). */
 export const LEDGER_CSV_URL = '/dashboard/api/usage/ledger.csv';
+
+/** A batch's results or errors file (JSONL, one BatchLineResult a line): a plain link, the browser sends the session cookie. */
+export function batchFileUrl(id: string, file: 'results' | 'errors'): string {
+  return `/dashboard/api/batches/${encodeURIComponent(id)}/${file}`;
+}

@@ -25,7 +25,8 @@ export class DeliveriesAdminRepository {
   /**
    * Generations whose most recent delivery (original or redelivery) ended failed at or after
    * `since`, oldest first. A generation already redelivered successfully, or with a delivery still
-   * pending, is not listed; nor are test events (they belong to no generation).
+   * pending, is not listed; nor are test, account and batch events (they belong to no generation: with
+   * them, `DISTINCT ON (job_id)` would take every delivery without one for a single generation's).
    */
   failedSince(since: Date, options: { accountId?: string; limit: number }): Promise<FailedDelivery[]> {
     return sqlRows<FailedDelivery>(
@@ -33,7 +34,7 @@ export class DeliveriesAdminRepository {
       `SELECT * FROM (
          SELECT DISTINCT ON (job_id) id, job_id, account_id, api_key_id, event, url, url_source, body, status, finished_at
          FROM deliveries
-         WHERE ($2::uuid IS NULL OR account_id = $2) AND NOT test
+         WHERE ($2::uuid IS NULL OR account_id = $2) AND job_id IS NOT NULL
          ORDER BY job_id, created_at DESC
        ) latest
        WHERE status = 'failed' AND finished_at >= $1

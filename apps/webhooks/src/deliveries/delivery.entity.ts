@@ -7,7 +7,7 @@ export type DeliveryStatus = WebhookDeliveryStatus;
  * Where a delivery's URL came from.
  * - `job`: the destination the generation carried, resolved by the gateway at submit (the
  *   request's `webhook_url`, else the key's default URL then). Every generation delivery since
- *   migration 1764600000000.
+ *   migration 1764600000000; a batch event's too (the batch's destination, resolved at creation).
  * - `request`: a test event's URL (given, or the key's default when it was sent); before that
  *   migration, also a generation's `webhook_url`.
  * - `key`: the key's default URL, read when the event arrived: an account event's (migration
@@ -18,7 +18,7 @@ export type DestinationSource = 'job' | 'request' | 'key';
 
 /**
  * One webhook delivery: a body built once, sent up to three times under one delivery id.
- * Mirrors migrations 1763800000000, 1764500000000, 1764600000000 and 1764980000001 (names of constraints and indexes included).
+ * Mirrors migrations 1763800000000, 1764500000000, 1764600000000, 1764980000001 and 1766200000000 (names of constraints and indexes included).
  */
 @Entity({ name: 'deliveries' })
 @Unique('deliveries_event_id_unique', ['eventId'])
@@ -29,13 +29,13 @@ export type DestinationSource = 'job' | 'request' | 'key';
 @Index('deliveries_one_pending_test', ['apiKeyId'], { unique: true, where: `"status" = 'pending' AND "test"` })
 @Check('deliveries_id_format', `"id" ~ '^wh_[0-9A-Za-z]{20,}$'`)
 @Index('deliveries_account_events', ['accountId', 'createdAt'], { where: `"job_id" IS NULL AND NOT "test"` })
-@Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed', 'account.low_balance')`)
+@Check('deliveries_event_name', `"event" IN ('generation.completed', 'generation.failed', 'account.low_balance', 'batch.completed')`)
 @Check('deliveries_url_source', `"url_source" IN ('job', 'request', 'key')`)
 @Check('deliveries_status', `"status" IN ('pending', 'succeeded', 'failed')`)
 @Check('deliveries_attempts_made', `"attempts_made" BETWEEN 0 AND 3`)
 @Check('deliveries_pending_is_scheduled', `("status" = 'pending') = ("next_attempt_at" IS NOT NULL)`)
 @Check('deliveries_origin', `("event_id" IS NULL) <> ("redelivery_of" IS NULL)`)
-@Check('deliveries_test_has_no_job', `("job_id" IS NULL) = ("test" OR "event" = 'account.low_balance')`)
+@Check('deliveries_test_has_no_job', `("job_id" IS NULL) = ("test" OR "event" IN ('account.low_balance', 'batch.completed'))`)
 export class DeliveryEntity {
   /** `X-Service-Delivery-Id`: `wh_` + 24 base62 characters, the same for every attempt. */
   @PrimaryColumn('text', { primaryKeyConstraintName: 'deliveries_pkey' })
@@ -56,7 +56,7 @@ export class DeliveryEntity {
   @JoinColumn({ name: 'redelivery_of', foreignKeyConstraintName: 'deliveries_redelivery_of_fk' })
   original?: DeliveryEntity | null;
 
-  /** The generation; null for a test event and an account event (which have none). */
+  /** The generation; null for a test event, an account event and a batch event (which have none). */
   @Column('uuid', { name: 'job_id', nullable: true })
   jobId!: string | null;
 
