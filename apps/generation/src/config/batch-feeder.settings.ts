@@ -10,4 +10,6 @@ export const BATCH_FEEDER_TIMINGS = {
   staleBatch: 200,
   /** Lines admitted side by side at most (each one hold and one admission in flight, as concurrent submits). */
   admissionsAtOnce: 32,
+  /** A finish of a batch account's job asks for a pass this much later, so that a burst of finishes shares one. */
+  finishCoalesceMs: 100,
 } as const;
