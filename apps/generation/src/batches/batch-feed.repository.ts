@@ -67,8 +67,8 @@ export class BatchFeedRepository {
    */
   async takeLines(accountId: string, maxInFlight: number): Promise<AdmittingLine[]> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [ACCOUNT_LOCK, accountId]);
-      await tx.query(`SELECT pg_advisory_xact_lock($1, 0)`, [CAP_LOCK]);
+      // Both in one round trip, always in this order (the account's, then the cap's).
+      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_advisory_xact_lock($3, 0)`, [ACCOUNT_LOCK, accountId, CAP_LOCK]);
       const [load] = await sqlRows<{ queued: string; processing: string; admitting: string; batch_in_flight: string }>(
         tx,
         `SELECT (SELECT count(*) FROM jobs WHERE account_id = $1 AND status = 'queued') AS queued,

@@ -24,6 +24,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   /** Accounts that had a running batch at the last pass: a job of theirs finishing here nudges the feeder. */
   private feeding = new Set<string>();
   private lastSweep = 0;
+  private lastHousekeeping = 0;
   /** The pass a finish asked for, a moment later: the finishes of a burst share one pass. */
   private finishNudge?: NodeJS.Timeout;
 
@@ -83,7 +84,11 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async pass(): Promise<void> {
     if (Date.now() - this.lastSweep >= BATCH_FEEDER_TIMINGS.unsealedSweepMs) await this.sweepUnsealed();
-    const stale = await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch);
+    // Stale lines and ended windows are looked for at most once a second, not in every pass: a line is
+    // stale after 10 s, a window lasts hours, and a pass comes up to ten times a second while a batch runs.
+    const housekeeping = Date.now() - this.lastHousekeeping >= BATCH_FEEDER_TIMINGS.housekeepingMs;
+    if (housekeeping) this.lastHousekeeping = Date.now();
+    const stale = housekeeping ? await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch) : [];
     if (stale.length > 0) {
       const admitted = stale.filter((line) => line.jobExists);
       for (const line of stale.filter((l) => !l.jobExists)) {
@@ -93,10 +98,10 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     }
     const accounts = await this.feed.runningAccounts();
     this.feeding = new Set(accounts);
-    // No batch running (the usual case): two cheap statements a pass, nothing more.
+    // No batch running (the usual case): one cheap statement a pass (two once a second), nothing more.
     if (accounts.length === 0) return;
     await this.feed.settleLines();
-    await this.feed.expireLines();
+    if (housekeeping) await this.feed.expireLines();
     for (const accountId of accounts) {
       const lines = await this.feed.takeLines(accountId, this.settings.batchMaxInFlight);
       // Side by side, as concurrent submits: billing batches their holds and the admission writer
