@@ -14,7 +14,7 @@ import {
   Subjects,
   validateShape,
 } from '@gen/contracts';
-import { BatchFeeder } from '@gen/generation';
+import { BatchFeeder, BatchFeedRepository } from '@gen/generation';
 import { http } from '@gen/testing';
 import { RpcClient } from '@gen/transport';
 import { testModel } from '../support/factories';
@@ -298,6 +298,29 @@ describe('batches: generation (standalone)', () => {
       { line: 3, id: await jobOf(3), status: 'completed' },
     ]);
     expect(await settled(a)).toMatchObject({ available: 91, held: 0 });
+  });
+
+  it('marks the lines of a pass admitted in one statement: only lines still admitting under their job id; names those of a canceling batch', async () => {
+    const a = await account(2);
+    const batchId = await create(a, 2);
+    await addLines(a, batchId, [line(1), line(2)]);
+    // Taken by a feeder (fresh: not stale), their jobs not written: no other pass touches them.
+    await sql(
+      `WITH sealed AS (UPDATE generation.batches SET status = 'in_progress', sealed_at = now(), expires_at = now() + interval '1 hour' WHERE id = $1 RETURNING id)
+       UPDATE generation.batch_lines SET state = 'admitting', job_id = gen_random_uuid(), updated_at = now() WHERE batch_id = (SELECT id FROM sealed)`,
+      [batchId],
+    );
+    const jobs = await sql<{ line: number; job_id: string }>(`SELECT line, job_id FROM generation.batch_lines WHERE batch_id = $1 ORDER BY line`, [batchId]);
+    const [one, two] = jobs.map((j) => ({ batch: { id: batchId }, line: j.line, jobId: j.job_id }));
+    const feed = h.running.app.get(BatchFeedRepository);
+    const states = async () => (await sql<{ state: string }>(`SELECT state FROM generation.batch_lines WHERE batch_id = $1 ORDER BY line`, [batchId])).map((r) => r.state);
+
+    expect(await feed.markAdmitted([one, { ...two, jobId: randomUUID() }])).toEqual(new Set());
+    expect(await states()).toEqual(['admitted', 'admitting']);
+    expect(await feed.markAdmitted([one])).toEqual(new Set()); // no longer admitting: left as it is
+    await sql(`UPDATE generation.batches SET status = 'canceling', canceled_at = now() WHERE id = $1`, [batchId]);
+    expect(await feed.markAdmitted([two])).toEqual(new Set([two.jobId]));
+    expect(await states()).toEqual(['admitted', 'admitted']);
   });
 
   it('cancel: lines not admitted and queued jobs are canceled and refunded, a running job finishes', async () => {

@@ -17,4 +17,5 @@ export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/runtime/job-janitor.service';
 export { ParkedJobs } from './jobs/runtime/parked-jobs.service';
 export { BatchFeeder } from './batches/batch-feeder.service';
+export { BatchFeedRepository } from './batches/batch-feed.repository';
 export { generationRelease } from './generation.release';

@@ -67,8 +67,8 @@ export class BatchFeedRepository {
    */
   async takeLines(accountId: string, maxInFlight: number): Promise<AdmittingLine[]> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, [ACCOUNT_LOCK, accountId]);
-      await tx.query(`SELECT pg_advisory_xact_lock($1, 0)`, [CAP_LOCK]);
+      // Both in one round trip, always in this order (the account's, then the cap's).
+      await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_advisory_xact_lock($3, 0)`, [ACCOUNT_LOCK, accountId, CAP_LOCK]);
       const [load] = await sqlRows<{ queued: string; processing: string; admitting: string; batch_in_flight: string }>(
         tx,
         `SELECT (SELECT count(*) FROM jobs WHERE account_id = $1 AND status = 'queued') AS queued,
@@ -130,15 +130,20 @@ export class BatchFeedRepository {
     return rows.map((r) => ({ batch: byId.get(r.batch_id) as BatchRow, line: r.line, jobId: r.job_id, request: r.request, jobExists: r.job_exists }));
   }
 
-  /** The line's job is admitted; returns the batch's status then (a cancel may have come meanwhile), or null if the line was not admitting. */
-  async markAdmitted(batchId: string, line: number, jobId: string): Promise<string | null> {
-    const rows = await sqlRows<{ status: string }>(
+  /**
+   * The lines' jobs are admitted, in one statement; returns the job ids of those whose batch is
+   * `canceling` by then (a cancel came meanwhile). A line no longer `admitting` is left as it is.
+   */
+  async markAdmitted(lines: ReadonlyArray<{ batch: { id: string }; line: number; jobId: string }>): Promise<Set<string>> {
+    const rows = await sqlRows<{ job_id: string; status: string }>(
       this.db,
-      `UPDATE batch_lines l SET state = 'admitted', updated_at = now() FROM batches b
-       WHERE l.batch_id = $1 AND l.line = $2 AND l.job_id = $3 AND l.state = 'admitting' AND b.id = l.batch_id RETURNING b.status`,
-      [batchId, line, jobId],
+      `UPDATE batch_lines l SET state = 'admitted', updated_at = now()
+       FROM unnest($1::uuid[], $2::int[], $3::uuid[]) AS a(batch_id, line, job_id), batches b
+       WHERE l.batch_id = a.batch_id AND l.line = a.line AND l.job_id = a.job_id AND l.state = 'admitting' AND b.id = l.batch_id
+       RETURNING l.job_id, b.status`,
+      [lines.map((l) => l.batch.id), lines.map((l) => l.line), lines.map((l) => l.jobId)],
     );
-    return rows[0]?.status ?? null;
+    return new Set(rows.filter((r) => r.status === 'canceling').map((r) => r.job_id));
   }
 
   /** The line ends without a job (its hold refused, its model gone, its batch canceled): nothing charged. */

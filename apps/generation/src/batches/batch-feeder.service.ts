@@ -24,6 +24,9 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   /** Accounts that had a running batch at the last pass: a job of theirs finishing here nudges the feeder. */
   private feeding = new Set<string>();
   private lastSweep = 0;
+  private lastHousekeeping = 0;
+  /** The pass a finish asked for, a moment later: the finishes of a burst share one pass. */
+  private finishNudge?: NodeJS.Timeout;
 
   constructor(
     private readonly feed: BatchFeedRepository,
@@ -42,7 +45,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
       onError: (error) => this.logger.error({ err: error }, 'Feeding batches failed'),
     });
     finisher.onFinished((job) => {
-      if (this.feeding.has(job.accountId)) this.nudge();
+      if (this.feeding.has(job.accountId)) this.nudgeSoon();
     });
   }
 
@@ -51,12 +54,26 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.finishNudge);
     await this.task.stop();
   }
 
   /** Looks now (or right after the pass under way). */
   nudge(): void {
     this.task.trigger();
+  }
+
+  /**
+   * A pass in BATCH_FEEDER_TIMINGS.finishCoalesceMs: a pass per finish, back to back, cost more
+   * than the lines it admitted (each pass a transaction with two locks and its counts).
+   */
+  private nudgeSoon(): void {
+    if (this.finishNudge) return;
+    this.finishNudge = setTimeout(() => {
+      this.finishNudge = undefined;
+      this.nudge();
+    }, BATCH_FEEDER_TIMINGS.finishCoalesceMs);
+    this.finishNudge.unref();
   }
 
   /** Deletes the batches never sealed within ten minutes (their gateway died while sending them); nothing was held for them. */
@@ -67,50 +84,67 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
 
   private async pass(): Promise<void> {
     if (Date.now() - this.lastSweep >= BATCH_FEEDER_TIMINGS.unsealedSweepMs) await this.sweepUnsealed();
-    for (const line of await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch)) {
-      await this.attempt(line, () => (line.jobExists ? this.admitted(line) : this.admit(line)));
+    // Stale lines and ended windows are looked for at most once a second, not in every pass: a line is
+    // stale after 10 s, a window lasts hours, and a pass comes up to ten times a second while a batch runs.
+    const housekeeping = Date.now() - this.lastHousekeeping >= BATCH_FEEDER_TIMINGS.housekeepingMs;
+    if (housekeeping) this.lastHousekeeping = Date.now();
+    const stale = housekeeping ? await this.feed.takeStale(BATCH_FEEDER_TIMINGS.staleAdmittingMs, BATCH_FEEDER_TIMINGS.staleBatch) : [];
+    if (stale.length > 0) {
+      const admitted = stale.filter((line) => line.jobExists);
+      for (const line of stale.filter((l) => !l.jobExists)) {
+        if (await this.attempt(line, () => this.admit(line))) admitted.push(line);
+      }
+      await this.markAdmitted(admitted);
     }
     const accounts = await this.feed.runningAccounts();
     this.feeding = new Set(accounts);
-    // No batch running (the usual case): two cheap statements a pass, nothing more.
+    // No batch running (the usual case): one cheap statement a pass (two once a second), nothing more.
     if (accounts.length === 0) return;
     await this.feed.settleLines();
-    await this.feed.expireLines();
+    if (housekeeping) await this.feed.expireLines();
     for (const accountId of accounts) {
       const lines = await this.feed.takeLines(accountId, this.settings.batchMaxInFlight);
       // Side by side, as concurrent submits: billing batches their holds and the admission writer
       // group-commits their jobs (one after another, a 20,000-line batch would wait on round trips).
-      await inParallel(lines, BATCH_FEEDER_TIMINGS.admissionsAtOnce, (line) => this.attempt(line, () => this.admit(line)));
+      const admitted: AdmittingLine[] = [];
+      await inParallel(lines, BATCH_FEEDER_TIMINGS.admissionsAtOnce, async (line) => {
+        if (await this.attempt(line, () => this.admit(line))) admitted.push(line);
+      });
+      await this.markAdmitted(admitted);
     }
     await this.ending.endAll();
   }
 
   /** A line whose admission failed to ask (billing or the database unavailable) stays `admitting`: taken again once stale. */
-  private async attempt(line: AdmittingLine, admit: () => Promise<void>): Promise<void> {
+  private async attempt(line: AdmittingLine, admit: () => Promise<boolean>): Promise<boolean> {
     try {
-      await admit();
+      return await admit();
     } catch (error) {
       this.logger.warn({ err: error, batchId: line.batch.id, line: line.line }, 'Admitting a batch line failed; it is taken again later');
+      return false;
     }
   }
 
-  /** Holds the line's credits, then admits its job; a refusal ends the line with nothing charged. */
-  private async admit(line: AdmittingLine): Promise<void> {
+  /**
+   * Holds the line's credits, then admits its job: true once its job exists (the caller marks it
+   * admitted); a refusal ends the line with nothing charged.
+   */
+  private async admit(line: AdmittingLine): Promise<boolean> {
     if (line.batch.status === 'canceling' || line.batch.canceled_at) {
       // A crash may have left it held: released first, so that a failed release leaves the line to be taken again.
       await this.holds.release(line, 'batch canceled');
       await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'canceled', 'canceled', 'The batch was canceled before this line ran.');
-      return;
+      return false;
     }
     try {
       await this.holds.reserve(line);
     } catch (error) {
       if (!isRefusal(error)) throw error; // left `admitting`: taken again once stale
       await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'failed', error.code, error.message);
-      return;
+      return false;
     }
     try {
-      await this.jobs.submit({
+      await this.jobs.admit({
         jobId: line.jobId,
         accountId: line.batch.account_id,
         apiKeyId: line.batch.api_key_id,
@@ -132,21 +166,30 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
         // The account's queue filled meanwhile (interactive submits): the line waits for a later pass.
         await this.holds.release(line, 'batch line not admitted yet');
         await this.feed.markWaiting(line.batch.id, line.line, line.jobId);
-        return;
+        return false;
       }
       if (!isRefusal(error)) throw error;
       // The model changed since the gateway checked the line: it fails, its hold released.
       await this.holds.release(line, 'batch line refused');
       await this.feed.markEnded(line.batch.id, line.line, line.jobId, 'failed', error.code, error.message);
-      return;
+      return false;
     }
-    await this.admitted(line);
+    return true;
   }
 
-  /** The line's job exists: the line is admitted; if its batch was canceled meanwhile, the job is canceled too (refunded). */
-  private async admitted(line: AdmittingLine): Promise<void> {
-    const status = await this.feed.markAdmitted(line.batch.id, line.line, line.jobId);
-    if (status === 'canceling') await this.ending.cancelJobs(line.batch.account_id, [line.jobId]);
+  /**
+   * These lines' jobs exist: the lines are admitted (one statement for the pass's lines); the jobs
+   * of a batch canceled meanwhile are canceled too (refunded). A failure leaves them `admitting`:
+   * taken again once stale, their jobs found.
+   */
+  private async markAdmitted(lines: readonly AdmittingLine[]): Promise<void> {
+    if (lines.length === 0) return;
+    try {
+      const canceling = await this.feed.markAdmitted(lines);
+      for (const line of lines.filter((l) => canceling.has(l.jobId))) await this.ending.cancelJobs(line.batch.account_id, [line.jobId]);
+    } catch (error) {
+      this.logger.warn({ err: error, lines: lines.length }, 'Marking batch lines admitted failed; they are taken again later');
+    }
   }
 }
 

@@ -10,4 +10,8 @@ export const BATCH_FEEDER_TIMINGS = {
   staleBatch: 200,
   /** Lines admitted side by side at most (each one hold and one admission in flight, as concurrent submits). */
   admissionsAtOnce: 32,
+  /** A finish of a batch account's job asks for a pass this much later, so that a burst of finishes shares one. */
+  finishCoalesceMs: 100,
+  /** How often a pass also takes stale lines again and expires the waiting lines of ended windows. */
+  housekeepingMs: 1_000,
 } as const;

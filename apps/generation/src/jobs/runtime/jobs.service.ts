@@ -57,6 +57,23 @@ export class JobsService {
    * the slots themselves) is `429 rate_limit_exceeded`, and nothing is queued.
    */
   async submit(request: SubmitGenerationRequest): Promise<SubmitGenerationReply> {
+    const model = await this.admit(request);
+    const final = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : null;
+    // The final row is the record (no position, nothing more to read); else the job as it stands now.
+    if (final && final.accountId === request.accountId) {
+      return { finished: true, record: toGenerationRecord(final, this.settings.cdnBaseUrl) };
+    }
+    const found = await this.submitted.read(request.accountId, request.jobId);
+    if (!found) throw new NotFoundError(`No generation with id "${request.jobId}".`);
+    const record = toGenerationRecord(found.job, this.settings.cdnBaseUrl, found.ahead);
+    return { finished: record.status === 'completed' || record.status === 'failed', record };
+  }
+
+  /**
+   * The submit's admission without its reply (a batch line's, whose caller reads nothing back: one
+   * statement less a line). Throws as `submit` does; returns the job's model.
+   */
+  async admit(request: SubmitGenerationRequest): Promise<ModelDefinition> {
     // The same rules the gateway applied, against this replica's catalogue (it may have changed since).
     await this.catalogue.ready();
     // Checked against another catalogue than this replica's: read it again, so that the admission
@@ -109,15 +126,7 @@ export class JobsService {
     }
     // Still queued (behind the account's limit, or no free worker here): the claimers look now.
     if (!claimed.some((job) => job.id === request.jobId)) this.claimer.nudge();
-    const final = model.synchronous && request.waitMs > 0 ? await this.runner.waitForFinish(request.jobId, request.waitMs) : null;
-    // The final row is the record (no position, nothing more to read); else the job as it stands now.
-    if (final && final.accountId === request.accountId) {
-      return { finished: true, record: toGenerationRecord(final, this.settings.cdnBaseUrl) };
-    }
-    const found = await this.submitted.read(request.accountId, request.jobId);
-    if (!found) throw new NotFoundError(`No generation with id "${request.jobId}".`);
-    const record = toGenerationRecord(found.job, this.settings.cdnBaseUrl, found.ahead);
-    return { finished: record.status === 'completed' || record.status === 'failed', record };
+    return model;
   }
 
   async get(request: GetGenerationRequest): Promise<GenerationRecord> {
