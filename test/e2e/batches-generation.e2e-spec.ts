@@ -46,8 +46,9 @@ describe('batches: generation (standalone)', () => {
 
   beforeAll(async () => {
     h = await startStandaloneHarness(
-      // Four workers: a test can fill them all, so that admitted batch jobs stay queued.
-      { BATCH_MAX_IN_FLIGHT: '3', WORKER_CONCURRENCY: '4' },
+      // Four workers: a test can fill them all, so that admitted batch jobs stay queued. Batches may
+      // fill every slot here (BATCH_KEEP_FREE_PERCENT 0): the slot rules under test are the others.
+      { BATCH_MAX_IN_FLIGHT: '3', WORKER_CONCURRENCY: '4', BATCH_KEEP_FREE_PERCENT: '0' },
       {
         engines: { hold },
         models: [

@@ -13,6 +13,8 @@ import { Teams } from '../support/team';
  * the credits exactly once.
  */
 describe('standalone: payments, credit packs through Stripe Checkout', () => {
+  // Several operator CLI runs (a Node process each) and Stripe round trips a test: 30 s ran out on a loaded CI machine.
+  jest.setTimeout(120_000);
   let h: StandaloneHarness;
   let stripe: StripeStandIn;
   let smtp: SmtpSink;

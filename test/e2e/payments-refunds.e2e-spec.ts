@@ -15,6 +15,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (its submits get 402 saying why and what to do); the owners are mailed and the audit log says so.
  */
 describe('standalone: payments, refunds and disputes', () => {
+  // Several operator CLI runs (a Node process each) and Stripe round trips a test: 30 s ran out on a loaded CI machine.
+  jest.setTimeout(120_000);
   let h: StandaloneHarness;
   let stripe: StripeStandIn;
   let smtp: SmtpSink;

@@ -3,6 +3,7 @@ import { sqlRows } from '@gen/persistence';
 import { DataSource, QueryRunner } from 'typeorm';
 import { GENERATION_DB } from '../config/generation.tokens';
 import { OutboxMessage, OutboxRepository } from '../outbox/outbox.repository';
+import { BatchSlotLimits, batchSlots } from './batch-slots';
 import { BATCH_COUNTS } from './batch-store.repository';
 import { BatchRow, countsFromRow, CountsRow } from './batch-view';
 
@@ -58,14 +59,16 @@ export class BatchFeedRepository {
 
   /**
    * Marks the account's next waiting lines `admitting` with a fresh job id, and commits: at most its
-   * free slots (the batch's parallel limit less the account's jobs queued or processing and lines being
-   * admitted; none while any job of the account is queued) and what BATCH_MAX_IN_FLIGHT leaves.
+   * free slots (the slots the batch's parallel limit lends batches, batchSlots, less the account's jobs
+   * queued or processing and lines being admitted; none while any job of the account is queued) and
+   * what BATCH_MAX_IN_FLIGHT leaves.
    * Under the account's transaction lock and the cap's, so replicas never feed one account twice or
    * pass the cap together; oldest batch first, each in line order. Batch jobs in flight are read from
    * the admitted lines not settled yet (index batch_lines_unsettled: the jobs in flight and those
    * finished since the last pass), never from all of a deployment's jobs.
    */
-  async takeLines(accountId: string, maxInFlight: number): Promise<AdmittingLine[]> {
+  async takeLines(accountId: string, limits: BatchSlotLimits): Promise<AdmittingLine[]> {
+    const { maxInFlight, keepFreePercent } = limits;
     return this.db.transaction(async (tx) => {
       // Both in one round trip, always in this order (the account's, then the cap's).
       await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_advisory_xact_lock($3, 0)`, [ACCOUNT_LOCK, accountId, CAP_LOCK]);
@@ -91,7 +94,7 @@ export class BatchFeedRepository {
       );
       const taken: AdmittingLine[] = [];
       for (const batch of batches) {
-        const n = Math.min(batch.parallel_limit - accountBusy, capLeft);
+        const n = Math.min(batchSlots(batch.parallel_limit, keepFreePercent) - accountBusy, capLeft);
         if (n <= 0) break;
         const rows = await sqlRows<{ line: number; job_id: string; request: LineRequest }>(
           tx,

@@ -103,7 +103,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     await this.feed.settleLines();
     if (housekeeping) await this.feed.expireLines();
     for (const accountId of accounts) {
-      const lines = await this.feed.takeLines(accountId, this.settings.batchMaxInFlight);
+      const lines = await this.feed.takeLines(accountId, { maxInFlight: this.settings.batchMaxInFlight, keepFreePercent: this.settings.batchKeepFreePercent });
       // Side by side, as concurrent submits: billing batches their holds and the admission writer
       // group-commits their jobs (one after another, a 20,000-line batch would wait on round trips).
       const admitted: AdmittingLine[] = [];

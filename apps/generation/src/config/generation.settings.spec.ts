@@ -39,6 +39,7 @@ describe('generation settings', () => {
         upstreamAllowPrivateNetworks: false,
         espeakPath: 'espeak-ng',
         jobAdmitBatch: 100,
+        batchKeepFreePercent: 10,
         batchMaxInFlight: 500,
         jobFinishBatch: 100,
       outboxBatch: 50,
