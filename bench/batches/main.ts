@@ -1,11 +1,13 @@
 import 'reflect-metadata';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Pool as PgPool } from 'pg';
 import { request } from 'undici';
 import { FakeReplicate, startFakeReplicate } from '@gen/testing';
-import { syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
 import { runBenchmark } from '../support/cleanup';
-import { LoadResult, runLoad } from '../support/load';
+import type { LoadResult } from '../support/load';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { INSTANT_IMAGE, ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
@@ -26,6 +28,7 @@ const servers = benchServers();
 const LINES = positiveInteger('BENCH_BATCH_LINES', 20_000);
 const PREDICTION_MS = positiveInteger('BENCH_PREDICTION_MS', 3_000);
 const PARALLEL = positiveInteger('BENCH_PARALLEL', 500);
+const MAX_IN_FLIGHT = positiveInteger('BENCH_BATCH_MAX_IN_FLIGHT', PARALLEL);
 const CONNECTIONS = positiveInteger('BENCH_INTERACTIVE_CONNECTIONS', 4);
 const SECONDS = positiveInteger('BENCH_INTERACTIVE_SECONDS', 20);
 const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 64);
@@ -34,6 +37,7 @@ const ONLY = onlySet(['standalone', 'distributed']);
 const TOKEN = 'r8_bench-batches';
 const BATCH_MODEL = 'motion-lite-1';
 const TICKS = 100;
+const run = promisify(execFile);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const ms = (value: number) => value.toFixed(1);
@@ -62,8 +66,11 @@ async function linePrice(mode: RunningMode, key: string): Promise<number> {
   return model.batch_credits ?? model.credits;
 }
 
-const interactive = (mode: RunningMode, key: string): Promise<LoadResult> =>
-  runLoad(mode.url, { connections: CONNECTIONS, warmupSeconds: 3, seconds: SECONDS, request: () => syncGenerateRequest(key), outcome: syncGenerateOutcome });
+/** The interactive load, from a process of its own (interactive-load.ts): this one serves the fake. */
+async function interactive(mode: RunningMode, key: string): Promise<LoadResult> {
+  const { stdout } = await run(process.execPath, [join(__dirname, 'interactive-load.js'), mode.url, key, String(CONNECTIONS), String(SECONDS)], { maxBuffer: 1 << 20 });
+  return JSON.parse(stdout) as LoadResult;
+}
 
 const creates = (fake: FakeReplicate) => fake.calls('POST', /\/predictions$/).length;
 
@@ -78,7 +85,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
   const fake = await startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS });
   log(`- ${label}: starting`);
   const mode = await start({
-    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'true', BATCH_MAX_IN_FLIGHT: String(PARALLEL) },
+    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'true', BATCH_MAX_IN_FLIGHT: String(MAX_IN_FLIGHT) },
     parallel: PARALLEL,
   });
   const db = new PgPool({ connectionString: mode.databaseUrl, max: 2 });
@@ -97,7 +104,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     const created = await createBatch(mode, key, file);
     const startedAt = Date.now();
     // At full width: as many lines running as the account may run (or the batch ended already).
-    await waitBatch(mode, key, created.batch.id, (s) => isFinal(s) || s.request_counts.processing >= PARALLEL * 0.8, 300_000);
+    await waitBatch(mode, key, created.batch.id, (s) => isFinal(s) || s.request_counts.processing >= Math.min(PARALLEL, MAX_IN_FLIGHT) * 0.8, 300_000);
     log(`- ${label}: interactive sync submits while the batch runs`);
     const within = await interactive(mode, key);
     const done: BatchState = await waitBatch(mode, key, created.batch.id, isFinal, LIMIT_SECONDS * 1000);
@@ -154,7 +161,7 @@ async function main(): Promise<void> {
   const latency = (r: LoadResult) => `${ms(r.p50)} / ${ms(r.p99)}`;
   process.stdout.write(
     [
-      `## bench:batches: ${LINES} lines on the Replicate fake (${PREDICTION_MS} ms predictions), account parallel limit ${PARALLEL}`,
+      `## bench:batches: ${LINES} lines on the Replicate fake (${PREDICTION_MS} ms predictions), account parallel limit ${PARALLEL}, BATCH_MAX_IN_FLIGHT ${MAX_IN_FLIGHT}`,
       '',
       `Interactive sync submits on the same account (instant model, ${CONNECTIONS} connections, ${SECONDS} s each):`,
       '',
