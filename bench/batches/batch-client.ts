@@ -73,3 +73,33 @@ export async function credits(mode: RunningMode, key: string): Promise<{ availab
   if (answer.status !== 200) throw new Error(`GET /api/v1/credits answered ${answer.status}: ${answer.text.slice(0, 300)}`);
   return JSON.parse(answer.text) as { available: number; held: number };
 }
+
+/** The service process's garbage collection and event-loop delay, from its /metrics (prom-client's defaults). */
+export interface LoopStats {
+  /** Seconds spent in each kind of collection so far (major, minor, incremental, weakcb). */
+  gcSeconds: Record<string, number>;
+  gcCounts: Record<string, number>;
+  /** The longest event-loop delay since the previous scrape (prom-client resets it at each), seconds. */
+  lagMaxSeconds: number;
+}
+
+export async function loopStats(url: string): Promise<LoopStats> {
+  const text = await (await request(`${url}/metrics`)).body.text();
+  const stats: LoopStats = { gcSeconds: {}, gcCounts: {}, lagMaxSeconds: 0 };
+  for (const line of text.split('\n')) {
+    const gc = /^gen_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([0-9.e+-]+)/.exec(line);
+    if (gc) (gc[1] === 'sum' ? stats.gcSeconds : stats.gcCounts)[gc[2]] = Number(gc[3]);
+    const lag = /^gen_nodejs_eventloop_lag_max_seconds ([0-9.e+-]+)/.exec(line);
+    if (lag) stats.lagMaxSeconds = Number(lag[1]);
+  }
+  return stats;
+}
+
+/** What a window between two scrapes spent in major collections (count, total ms), and its longest event-loop delay. */
+export function loopWindow(before: LoopStats, after: LoopStats, seconds: number): string {
+  const kinds = Object.keys(after.gcSeconds);
+  const gcMs = kinds.reduce((sum, kind) => sum + (after.gcSeconds[kind] - (before.gcSeconds[kind] ?? 0)) * 1000, 0);
+  const majors = (after.gcCounts.major ?? 0) - (before.gcCounts.major ?? 0);
+  const majorMs = ((after.gcSeconds.major ?? 0) - (before.gcSeconds.major ?? 0)) * 1000;
+  return `GC ${((gcMs / (seconds * 1000)) * 100).toFixed(1)} % of the time, ${majors} major (${majorMs.toFixed(0)} ms); loop delay max ${(after.lagMaxSeconds * 1000).toFixed(0)} ms`;
+}

@@ -13,7 +13,7 @@ import { table } from '../support/markdown';
 import { INSTANT_IMAGE, ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { cli, sleep } from '../support/processes';
 import { benchServers, onlySet, positiveInteger } from '../support/settings';
-import { batchFile, batchFileLines, BatchState, createBatch, credits, isFinal, waitBatch } from './batch-client';
+import { batchFile, batchFileLines, BatchState, createBatch, credits, isFinal, loopStats, loopWindow, waitBatch } from './batch-client';
 
 /**
  * `npm run bench:batches` (issue 38): a batch of 20,000 lines on a provider-bound model (the
@@ -78,6 +78,8 @@ interface ModeResult {
   label: string;
   without: LoadResult;
   within: LoadResult;
+  /** The service process's GC and event-loop delay in each interactive window (standalone: the one process). */
+  loop: [string, string];
   batchRow: string[];
 }
 
@@ -93,8 +95,15 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     const key = mode.keys[0];
     await bindToFake(mode, fake);
     const price = await linePrice(mode, key);
+    // Standalone's one process answers /metrics on its port; distributed's gateway is not where the batch's work runs.
+    const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string]> => {
+      if (label !== 'standalone') return [await measure(), '-'];
+      const before = await loopStats(mode.url);
+      const result = await measure();
+      return [result, loopWindow(before, await loopStats(mode.url), SECONDS + 3)];
+    };
     log(`- ${label}: interactive sync submits, no batch (${CONNECTIONS} connections, ${SECONDS} s)`);
-    const without = await interactive(mode, key);
+    const [without, loopWithout] = await loopOf(() => interactive(mode, key));
 
     const before = await credits(mode, key);
     const since = new Date();
@@ -106,7 +115,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     // At full width: as many lines running as the account may run (or the batch ended already).
     await waitBatch(mode, key, created.batch.id, (s) => isFinal(s) || s.request_counts.processing >= Math.min(PARALLEL, MAX_IN_FLIGHT) * 0.8, 300_000);
     log(`- ${label}: interactive sync submits while the batch runs`);
-    const within = await interactive(mode, key);
+    const [within, loopWithin] = await loopOf(() => interactive(mode, key));
     const done: BatchState = await waitBatch(mode, key, created.batch.id, isFinal, LIMIT_SECONDS * 1000);
     const elapsed = (Date.now() - startedAt) / 1000;
     const cpuPerLine = (mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0) - cpu0) / LINES;
@@ -129,6 +138,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
       label,
       without,
       within,
+      loop: [loopWithout, loopWithin],
       batchRow: [
         label,
         String(LINES),
@@ -169,6 +179,10 @@ async function main(): Promise<void> {
         ['mode', 'p50 / p99 ms, no batch', 'p50 / p99 ms, batch running', 'req/s no batch', 'req/s batch running', 'not ok (no batch / batch)'],
         results.map((r) => [r.label, latency(r.without), latency(r.within), r.without.perSecond.toFixed(0), r.within.perSecond.toFixed(0), `${r.without.failed} / ${r.within.failed}`]),
       ),
+      '',
+      'The service process meanwhile (standalone; `gen_nodejs_gc_duration_seconds`, `gen_nodejs_eventloop_lag_max_seconds`):',
+      '',
+      table(['mode', 'no batch', 'batch running'], results.map((r) => [r.label, ...r.loop])),
       '',
       'The batch:',
       '',
