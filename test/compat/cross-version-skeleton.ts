@@ -156,8 +156,9 @@ export function crossVersionSkeleton(mix: VersionMix): void {
       const res = await fetch(`${h.url}/api/v1/batches`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/jsonl' }, body: lines.join('\n') });
       const body = (await res.json()) as any;
       if (mix.previous.gateway) {
-        // The older gateway has no such route: the spec's 404 envelope, nothing created.
-        expect({ status: res.status, code: body.error?.code }).toEqual({ status: 404, code: 'not_found' });
+        // The older gateway knows neither the route nor the JSONL media type (its body parsers answer
+        // before routing): the spec's 415 envelope, nothing created.
+        expect({ status: res.status, code: body.error?.code }).toEqual({ status: 415, code: 'unsupported_media_type' });
         return;
       }
       if (mix.previous.generation) {
