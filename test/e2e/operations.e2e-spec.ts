@@ -181,6 +181,7 @@ describe('operations (standalone)', () => {
       } finally {
         await open.close();
       }
-    });
+      // A whole second service started and stopped inside the test: 30 s ran out on a loaded CI machine.
+    }, 120_000);
   });
 });
