@@ -1,5 +1,6 @@
 import { request } from 'undici';
-import type { RunningMode } from '../support/modes';
+import type { Pool as PgPool } from 'pg';
+import { INSTANT_IMAGE, RunningMode } from '../support/modes';
 import { sleep } from '../support/processes';
 
 /** The parts of a batch (GET /api/v1/batches/{id}) the benchmark reads. */
@@ -87,10 +88,10 @@ export async function loopStats(url: string): Promise<LoopStats> {
   const text = await (await request(`${url}/metrics`)).body.text();
   const stats: LoopStats = { gcSeconds: {}, gcCounts: {}, lagMaxSeconds: 0 };
   for (const line of text.split('\n')) {
-    const gc = /^gen_nodejs_gc_duration_seconds_(sum|count)\{kind="(\w+)"\} ([0-9.e+-]+)/.exec(line);
+    const gc = /^gen_nodejs_gc_duration_seconds_(sum|count)\{[^}]*kind="(\w+)"[^}]*\} ([0-9.e+-]+)/.exec(line);
     if (gc) (gc[1] === 'sum' ? stats.gcSeconds : stats.gcCounts)[gc[2]] = Number(gc[3]);
-    const lag = /^gen_nodejs_eventloop_lag_max_seconds ([0-9.e+-]+)/.exec(line);
-    if (lag) stats.lagMaxSeconds = Number(lag[1]);
+    const lag = /^gen_nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)/.exec(line);
+    if (lag) stats.lagMaxSeconds = Math.max(stats.lagMaxSeconds, Number(lag[1]));
   }
   return stats;
 }
@@ -102,4 +103,21 @@ export function loopWindow(before: LoopStats, after: LoopStats, seconds: number)
   const majors = (after.gcCounts.major ?? 0) - (before.gcCounts.major ?? 0);
   const majorMs = ((after.gcSeconds.major ?? 0) - (before.gcSeconds.major ?? 0)) * 1000;
   return `GC ${((gcMs / (seconds * 1000)) * 100).toFixed(1)} % of the time, ${majors} major (${majorMs.toFixed(0)} ms); loop delay max ${(after.lagMaxSeconds * 1000).toFixed(0)} ms`;
+}
+
+/**
+ * Where the interactive (instant model) jobs created in a window spent their time, from their rows:
+ * claim wait (`created_at` to `started_at`) and run (`started_at` to `completed_at`), p50 / p99 / max ms.
+ * The rest of a request's latency is before its row (auth, the credit hold, admission) or after it (the reply).
+ */
+export async function interactivePhases(db: PgPool, from: Date, to: Date): Promise<string> {
+  const { rows } = await db.query<{ phase: string; p50: number; p99: number; max: number }>(
+    `SELECT phase, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50, percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99, max(ms) AS max
+       FROM (SELECT unnest(ARRAY['claim wait', 'run']) AS phase,
+                    unnest(ARRAY[extract(epoch FROM started_at - created_at), extract(epoch FROM completed_at - started_at)]) * 1000 AS ms
+               FROM generation.jobs WHERE model_id = $1 AND created_at BETWEEN $2 AND $3 AND completed_at IS NOT NULL) phases
+      GROUP BY phase ORDER BY phase`,
+    [INSTANT_IMAGE, from, to],
+  );
+  return rows.map((r) => `${r.phase} ${Number(r.p50).toFixed(1)} / ${Number(r.p99).toFixed(1)} / ${Number(r.max).toFixed(0)}`).join('; ');
 }

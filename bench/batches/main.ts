@@ -13,7 +13,7 @@ import { table } from '../support/markdown';
 import { INSTANT_IMAGE, ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { cli, sleep } from '../support/processes';
 import { benchServers, onlySet, positiveInteger } from '../support/settings';
-import { batchFile, batchFileLines, BatchState, createBatch, credits, isFinal, loopStats, loopWindow, waitBatch } from './batch-client';
+import { batchFile, batchFileLines, BatchState, createBatch, credits, interactivePhases, isFinal, loopStats, loopWindow, waitBatch } from './batch-client';
 
 /**
  * `npm run bench:batches` (issue 38): a batch of 20,000 lines on a provider-bound model (the
@@ -80,6 +80,8 @@ interface ModeResult {
   within: LoadResult;
   /** The service process's GC and event-loop delay in each interactive window (standalone: the one process). */
   loop: [string, string];
+  /** Where the interactive jobs' time went in each window, from their rows (`interactivePhases`). */
+  phases: [string, string];
   batchRow: string[];
 }
 
@@ -96,14 +98,18 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     await bindToFake(mode, fake);
     const price = await linePrice(mode, key);
     // Standalone's one process answers /metrics on its port; distributed's gateway is not where the batch's work runs.
-    const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string]> => {
-      if (label !== 'standalone') return [await measure(), '-'];
+    const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string, string]> => {
+      const from = new Date();
+      if (label !== 'standalone') {
+        const result = await measure();
+        return [result, '-', await interactivePhases(db, from, new Date())];
+      }
       const before = await loopStats(mode.url);
       const result = await measure();
-      return [result, loopWindow(before, await loopStats(mode.url), SECONDS + 3)];
+      return [result, loopWindow(before, await loopStats(mode.url), SECONDS + 3), await interactivePhases(db, from, new Date())];
     };
     log(`- ${label}: interactive sync submits, no batch (${CONNECTIONS} connections, ${SECONDS} s)`);
-    const [without, loopWithout] = await loopOf(() => interactive(mode, key));
+    const [without, loopWithout, phasesWithout] = await loopOf(() => interactive(mode, key));
 
     const before = await credits(mode, key);
     const since = new Date();
@@ -115,7 +121,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     // At full width: as many lines running as the account may run (or the batch ended already).
     await waitBatch(mode, key, created.batch.id, (s) => isFinal(s) || s.request_counts.processing >= Math.min(PARALLEL, MAX_IN_FLIGHT) * 0.8, 300_000);
     log(`- ${label}: interactive sync submits while the batch runs`);
-    const [within, loopWithin] = await loopOf(() => interactive(mode, key));
+    const [within, loopWithin, phasesWithin] = await loopOf(() => interactive(mode, key));
     const done: BatchState = await waitBatch(mode, key, created.batch.id, isFinal, LIMIT_SECONDS * 1000);
     const elapsed = (Date.now() - startedAt) / 1000;
     const cpuPerLine = (mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0) - cpu0) / LINES;
@@ -139,6 +145,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
       without,
       within,
       loop: [loopWithout, loopWithin],
+      phases: [phasesWithout, phasesWithin],
       batchRow: [
         label,
         String(LINES),
@@ -183,6 +190,10 @@ async function main(): Promise<void> {
       'The service process meanwhile (standalone; `gen_nodejs_gc_duration_seconds`, `gen_nodejs_eventloop_lag_max_seconds`):',
       '',
       table(['mode', 'no batch', 'batch running'], results.map((r) => [r.label, ...r.loop])),
+      '',
+      "The interactive jobs' phases from their rows, p50 / p99 / max ms (admitted: `created_at` to `started_at`, the wait for a claim; run: to `completed_at`):",
+      '',
+      table(['mode', 'no batch', 'batch running'], results.map((r) => [r.label, ...r.phases])),
       '',
       'The batch:',
       '',

@@ -4,6 +4,7 @@ export * from './service-data-source';
 export * from './statements/pg-errors';
 export * from './sql';
 export * from './statements/batch-queue';
+export * from './statements/laned-batch-queue';
 export * from './statements/pg-retry';
 export * from './statements/prepared';
 export * from './pg-notifications';

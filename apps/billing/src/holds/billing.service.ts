@@ -46,7 +46,7 @@ export class BillingService {
     // A restricted account (a refund of spent credits, a dispute: payments/) submits nothing: 402 and why.
     // Checked here, where every submit of either run mode reserves, before its hold joins a batch.
     try {
-      await this.payments.assertNotRestricted(request.accountId);
+      await this.payments.assertNotRestricted(request.accountId, request.lane);
     } catch (error) {
       this.metrics.hold('insufficient');
       throw error;
@@ -58,6 +58,7 @@ export class BillingService {
       request.minimum,
       request.modelId ?? null,
       request.apiKeyId ?? null,
+      request.lane,
     );
     switch (outcome.kind) {
       case 'reserved':

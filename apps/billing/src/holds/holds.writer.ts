@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue } from '@gen/persistence';
+import { BatchQueue, isRefusedValue, Lane, LanedBatchQueue } from '@gen/persistence';
 import { BILLING_BATCH_SETTINGS } from '../config/billing.tokens';
 import { BillingBatchSettings, DEFAULT_BILLING_BATCH_SETTINGS } from './billing-batch.settings';
 import { HoldsRepository, ReserveItem, ReserveOutcome, SettleItem, SettleOutcome } from './holds.repository';
@@ -10,7 +10,7 @@ import { HoldsRepository, ReserveItem, ReserveOutcome, SettleItem, SettleOutcome
  */
 @Injectable()
 export class HoldsWriter implements OnModuleDestroy {
-  private readonly reserves: BatchQueue<ReserveItem, ReserveOutcome>;
+  private readonly reserves: LanedBatchQueue<ReserveItem, ReserveOutcome>;
   private readonly settles: BatchQueue<SettleItem, SettleOutcome>;
 
   constructor(
@@ -19,7 +19,7 @@ export class HoldsWriter implements OnModuleDestroy {
   ) {
     const settings = { ...DEFAULT_BILLING_BATCH_SETTINGS, ...batches };
     // A batch PostgreSQL refuses for one item's value is run again item by item: only that item fails.
-    this.reserves = new BatchQueue((items) => this.repository.reserveBatch(items), { maxBatch: settings.reserveBatchMax, isolate: isRefusedValue });
+    this.reserves = new LanedBatchQueue((items) => this.repository.reserveBatch(items), { maxBatch: settings.reserveBatchMax, isolate: isRefusedValue });
     this.settles = new BatchQueue((items) => this.repository.settleBatch(items), { maxBatch: settings.settleBatchMax, isolate: isRefusedValue });
   }
 
@@ -28,7 +28,8 @@ export class HoldsWriter implements OnModuleDestroy {
    * the key (`keyId`) within its spending caps. Concurrent calls are applied in batches by
    * `reserve_batch`, one statement per batch, under the account rows' locks, so concurrent reserves
    * can never overdraw nor pass a cap; each call gets its own outcome. Reserving a job that has a
-   * hold already changes nothing ('already-reserved').
+   * hold already changes nothing ('already-reserved'). A `background` hold (a batch line's) is
+   * batched apart from the submits', which never wait behind it.
    */
   reserve(
     accountId: string,
@@ -37,8 +38,9 @@ export class HoldsWriter implements OnModuleDestroy {
     minimum: number,
     modelId: string | null = null,
     keyId: string | null = null,
+    lane: Lane = 'interactive',
   ): Promise<ReserveOutcome> {
-    return this.reserves.push({ accountId, jobId, amount, minimum, modelId, keyId });
+    return this.reserves.push({ accountId, jobId, amount, minimum, modelId, keyId }, lane);
   }
 
   /**

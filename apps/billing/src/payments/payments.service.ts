@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { BillingPaymentsSettings } from '@gen/config';
+import type { Lane } from '@gen/persistence';
 import type {
   CheckoutReply,
   CreateCheckoutRequest,
@@ -234,10 +235,10 @@ export class PaymentsService {
   }
 
   /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
-  async assertNotRestricted(accountId: string): Promise<void> {
+  async assertNotRestricted(accountId: string, lane: Lane = 'interactive'): Promise<void> {
     // Not an account id: no restriction to find (the reserve answers for an unknown account).
     if (!UUID.test(accountId)) return;
-    const restriction = await this.restrictions.read(accountId.toLowerCase());
+    const restriction = await this.restrictions.read(accountId.toLowerCase(), lane);
     if (restriction) throw new AccountRestrictedError(restriction.message);
   }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BatchQueue } from '@gen/persistence';
+import { Lane, LanedBatchQueue } from '@gen/persistence';
 import { PaymentsRepository, type Restriction } from './payments.repository';
 
 /**
@@ -9,17 +9,17 @@ import { PaymentsRepository, type Restriction } from './payments.repository';
  */
 @Injectable()
 export class RestrictionsReader {
-  private readonly queue: BatchQueue<string, Restriction | null>;
+  private readonly queue: LanedBatchQueue<string, Restriction | null>;
 
   constructor(repository: PaymentsRepository) {
-    this.queue = new BatchQueue(async (accountIds) => {
+    this.queue = new LanedBatchQueue(async (accountIds) => {
       const found = await repository.restrictionsOf([...new Set(accountIds)]);
       return accountIds.map((id) => found.get(id) ?? null);
     }, { maxBatch: 500 });
   }
 
   /** The account's restriction, or null. `accountId` is a UUID in lower case. */
-  read(accountId: string): Promise<Restriction | null> {
-    return this.queue.push(accountId);
+  read(accountId: string, lane: Lane = 'interactive'): Promise<Restriction | null> {
+    return this.queue.push(accountId, lane);
   }
 }

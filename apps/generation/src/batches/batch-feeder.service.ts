@@ -160,7 +160,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
         catalogueVersion: line.batch.catalogue_version ?? undefined,
         input: line.request.input,
         metadata: line.request.metadata,
-      });
+      }, 'background');
     } catch (error) {
       if (error instanceof RateLimitError) {
         // The account's queue filled meanwhile (interactive submits): the line waits for a later pass.

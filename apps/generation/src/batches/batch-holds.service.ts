@@ -20,6 +20,7 @@ export class BatchHolds {
       amount: line.request.credits,
       minimum: line.request.minimumCredits,
       apiKeyId: line.batch.api_key_id,
+      lane: 'background',
     });
   }
 

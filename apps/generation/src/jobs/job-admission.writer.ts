@@ -1,22 +1,23 @@
 import { Inject, Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
-import { BatchQueue, isRefusedValue } from '@gen/persistence';
+import { isRefusedValue, Lane, LanedBatchQueue } from '@gen/persistence';
 import { DEFAULT_JOB_ADMISSION_SETTINGS, JOB_ADMISSION_SETTINGS, JobAdmissionSettings } from '../config/job-admission.settings';
 import { Admission, Admitted, AdmitOutcome, ClaimOffer, JobAdmissionRepository, NewJob } from './job-admission.repository';
 
 /**
  * Group commit of admissions: each submit pushes its own, and those that arrive together are
  * written by one `admit_batch` statement and one synchronous commit (JobAdmissionRepository).
+ * A batch's lines go in the background lane: a submit never waits behind them.
  */
 @Injectable()
 export class JobAdmissionWriter implements OnModuleDestroy {
-  private readonly admissions: BatchQueue<Admission, Admitted>;
+  private readonly admissions: LanedBatchQueue<Admission, Admitted>;
 
   constructor(
     private readonly repository: JobAdmissionRepository,
     @Optional() @Inject(JOB_ADMISSION_SETTINGS) settings: JobAdmissionSettings | null = null,
   ) {
     // A batch PostgreSQL refuses for one item's value is run again item by item: only that item fails.
-    this.admissions = new BatchQueue((items) => this.write(items), {
+    this.admissions = new LanedBatchQueue((items) => this.write(items), {
       maxBatch: (settings ?? DEFAULT_JOB_ADMISSION_SETTINGS).maxBatch,
       isolate: isRefusedValue,
     });
@@ -35,8 +36,8 @@ export class JobAdmissionWriter implements OnModuleDestroy {
    * older queued job of its account instead of its own (the account's head goes first).
    * A job id that already exists is left as it is ('exists': a repeated submit).
    */
-  async admit(job: NewJob, maxWaiting: number, offer?: ClaimOffer): Promise<AdmitOutcome> {
-    const admitted = await this.admissions.push({ job, maxWaiting, offer });
+  async admit(job: NewJob, maxWaiting: number, offer?: ClaimOffer, lane: Lane = 'interactive'): Promise<AdmitOutcome> {
+    const admitted = await this.admissions.push({ job, maxWaiting, offer }, lane);
     if (admitted.kind !== 'queue-full') return admitted;
     return { ...admitted, retryAfterSeconds: await this.repository.nextSlotEstimate(job.accountId) };
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BatchQueue, isRefusedValue } from '@gen/persistence';
+import { isRefusedValue, Lane, LanedBatchQueue } from '@gen/persistence';
 import { GENERATION_SETTINGS, GenerationSettings } from '../config/generation.tokens';
 import { OUTBOX_SETTINGS, OutboxSettings } from '../config/outbox.settings';
 import { JOB_FINISHER_SETTINGS, JobFinisherSettings } from '../config/job-finisher.settings';
@@ -19,7 +19,7 @@ import { FinishedJob, FinishRequest, JobFinishRepository } from './job-finish.re
  */
 @Injectable()
 export class JobFinishWriter {
-  private readonly queue: BatchQueue<FinishRequest, FinishedJob | null>;
+  private readonly queue: LanedBatchQueue<FinishRequest, FinishedJob | null>;
 
   constructor(
     private readonly jobs: JobFinishRepository,
@@ -27,17 +27,21 @@ export class JobFinishWriter {
     @Inject(OUTBOX_SETTINGS) private readonly outbox: OutboxSettings,
     @Inject(JOB_FINISHER_SETTINGS) private readonly finisher: JobFinisherSettings,
   ) {
-    this.queue = new BatchQueue((requests) => this.jobs.finishMany(requests, { owner: this.settings.workerId, leaseMs: this.outbox.leaseMs }), {
+    this.queue = new LanedBatchQueue((requests) => this.jobs.finishMany(requests, { owner: this.settings.workerId, leaseMs: this.outbox.leaseMs }), {
       maxBatch: finisher.maxBatch,
       isolate: isRefusedValue,
     });
   }
 
-  /** Resolves once the final state and its event are durable: the job and its event, or null if it was not there to finish. */
-  async finish(request: FinishRequest): Promise<FinishedJob | null> {
+  /**
+   * Resolves once the final state and its event are durable: the job and its event, or null if it
+   * was not there to finish. `interactive`: a caller waits for this job (a synchronous submit); its
+   * finish never queues behind the others (a batch's, finishing in waves).
+   */
+  async finish(request: FinishRequest, lane: Lane = 'interactive'): Promise<FinishedJob | null> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.queue.push(request);
+        return await this.queue.push(request, lane);
       } catch (error) {
         if (attempt >= this.finisher.attempts || isRefusedValue(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, this.finisher.retryDelayMs * 2 ** (attempt - 1)));

@@ -31,7 +31,9 @@ export class JobFinisher {
    * Null if it was not there to finish; throws when the database kept failing the write.
    */
   async finish(jobId: string, owner: string | null, outcome: JobOutcome): Promise<FinishedJob | null> {
-    const finished = await this.writer.finish({ jobId, owner, outcome, event: (job) => finishedEvent(job, this.settings.cdnBaseUrl) });
+    // A synchronous caller waiting here goes first: a finish nobody waits on (an async job, a batch line) can wait a flush.
+    const lane = this.waits.isAwaited(jobId) ? 'interactive' : 'background';
+    const finished = await this.writer.finish({ jobId, owner, outcome, event: (job) => finishedEvent(job, this.settings.cdnBaseUrl) }, lane);
     if (finished) this.publish(finished);
     return finished;
   }

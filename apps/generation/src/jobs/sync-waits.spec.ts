@@ -36,4 +36,15 @@ describe('SyncWaits: a synchronous submit waits for its job', () => {
     row = job('completed');
     await expect(w.wait('j1', 10_000, true)).resolves.toBe(row);
   });
+
+  it('says whether a synchronous submit waits for the job now (its finish then goes in the interactive lane)', async () => {
+    const w = waits();
+    expect(w.isAwaited('j1')).toBe(false);
+    const waited = w.wait('j1', 10_000, true);
+    expect(w.isAwaited('j1')).toBe(true);
+    expect(w.isAwaited('j2')).toBe(false);
+    w.wake(job('completed'));
+    await waited;
+    expect(w.isAwaited('j1')).toBe(false);
+  });
 });

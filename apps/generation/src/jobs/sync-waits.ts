@@ -23,6 +23,11 @@ export class SyncWaits {
     this.finished.setMaxListeners(0);
   }
 
+  /** A synchronous submit on this process waits for the job now. */
+  isAwaited(jobId: string): boolean {
+    return this.finished.listenerCount(jobId) > 0;
+  }
+
   /** A job finished by this process: its waiters are answered with it. */
   wake(job: JobEntity): void {
     this.finished.emit(job.id, job);

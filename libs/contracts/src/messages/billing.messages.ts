@@ -6,6 +6,9 @@ import { PLANS, PlanName } from '../shared/generation';
  * decorators (PAYLOAD_CLASSES): the shape and types only; the rules of the domain (a positive
  * amount, a cap of at least 1) stay with the service, which words them for the customer.
  */
+export const HOLD_LANES = ['interactive', 'background'] as const;
+export type HoldLane = (typeof HOLD_LANES)[number];
+
 export class ReserveCreditsRequest {
   @IsString() accountId!: string;
   @IsString() jobId!: string;
@@ -14,6 +17,11 @@ export class ReserveCreditsRequest {
   @IsNumber() minimum!: number;
   /** The API key of the submit: its spending caps apply (docs/guide/limits.md). Absent: no key, no cap. */
   @IsOptional() @IsString() apiKeyId?: string;
+  /**
+   * `background`: nobody waits on this hold right now (a batch line's), so it is written in a group
+   * of its own and a submit's hold never queues behind it. Absent: `interactive`.
+   */
+  @IsOptional() @IsIn(HOLD_LANES) lane?: HoldLane;
 }
 
 export class ReleaseCreditsRequest {

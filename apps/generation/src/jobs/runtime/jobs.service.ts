@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { Lane } from '@gen/persistence';
 import {
   refuseModelUse,
   type CancelGenerationReply,
@@ -73,7 +74,7 @@ export class JobsService {
    * The submit's admission without its reply (a batch line's, whose caller reads nothing back: one
    * statement less a line). Throws as `submit` does; returns the job's model.
    */
-  async admit(request: SubmitGenerationRequest): Promise<ModelDefinition> {
+  async admit(request: SubmitGenerationRequest, lane: Lane = 'interactive'): Promise<ModelDefinition> {
     // The same rules the gateway applied, against this replica's catalogue (it may have changed since).
     await this.catalogue.ready();
     // Checked against another catalogue than this replica's: read it again, so that the admission
@@ -111,6 +112,7 @@ export class JobsService {
         },
         maxWaiting,
         offer,
+        lane,
       );
       if (admitted.kind === 'queued') claimed = admitted.claimed;
     } finally {
