@@ -17,6 +17,7 @@ import { GenerationController } from './generation.controller';
 import { BatchEnding } from './batches/batch-ending.service';
 import { BatchFeedRepository } from './batches/batch-feed.repository';
 import { BatchFeeder } from './batches/batch-feeder.service';
+import { EventLoopLoad } from './batches/event-loop-load';
 import { BatchHolds } from './batches/batch-holds.service';
 import { BatchesController } from './batches/batches.controller';
 import { BatchesService } from './batches/batches.service';
@@ -155,6 +156,7 @@ export class GenerationModule {
         BatchHolds,
         BatchEnding,
         BatchFeeder,
+        EventLoopLoad,
         BatchesService,
         {
           provide: CatalogueMetrics,

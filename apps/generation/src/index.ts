@@ -17,5 +17,6 @@ export { engineKinds } from './engine-kinds';
 export { JobJanitorService } from './jobs/runtime/job-janitor.service';
 export { ParkedJobs } from './jobs/runtime/parked-jobs.service';
 export { BatchFeeder } from './batches/batch-feeder.service';
+export { EventLoopLoad } from './batches/event-loop-load';
 export { BatchFeedRepository } from './batches/batch-feed.repository';
 export { generationRelease } from './generation.release';

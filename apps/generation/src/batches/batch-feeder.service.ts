@@ -8,6 +8,7 @@ import { JobsService } from '../jobs/runtime/jobs.service';
 import { AdmittingLine, BatchFeedRepository } from './batch-feed.repository';
 import { BatchEnding } from './batch-ending.service';
 import { BatchHolds } from './batch-holds.service';
+import { EventLoopLoad } from './event-loop-load';
 
 /**
  * Admits batch lines as jobs when their account has free parallel slots (docs/design/batches.md, "How
@@ -27,12 +28,15 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   private lastHousekeeping = 0;
   /** The pass a finish asked for, a moment later: the finishes of a burst share one pass. */
   private finishNudge?: NodeJS.Timeout;
+  /** Passes that admitted nothing because this process was busy (BATCH_YIELD_BUSY_PERCENT). */
+  yieldedPasses = 0;
 
   constructor(
     private readonly feed: BatchFeedRepository,
     private readonly jobs: JobsService,
     private readonly holds: BatchHolds,
     private readonly ending: BatchEnding,
+    private readonly load: EventLoopLoad,
     finisher: JobFinisher,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
@@ -102,7 +106,10 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     if (accounts.length === 0) return;
     await this.feed.settleLines();
     if (housekeeping) await this.feed.expireLines();
-    for (const accountId of accounts) {
+    // Lower priority than interactive work in CPU too: while this process is busier than the
+    // threshold, no line is admitted (those in flight go on, and their finishes free the time).
+    const feedable = this.yieldsToInteractive() ? [] : accounts;
+    for (const accountId of feedable) {
       const lines = await this.feed.takeLines(accountId, { maxInFlight: this.settings.batchMaxInFlight, keepFreePercent: this.settings.batchKeepFreePercent });
       // Side by side, as concurrent submits: billing batches their holds and the admission writer
       // group-commits their jobs (one after another, a 20,000-line batch would wait on round trips).
@@ -113,6 +120,13 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
       await this.markAdmitted(admitted);
     }
     await this.ending.endAll();
+  }
+
+  /** This process's event loop is busier than BATCH_YIELD_BUSY_PERCENT: batches wait. */
+  private yieldsToInteractive(): boolean {
+    const yields = this.settings.batchYieldBusyPercent < 100 && this.load.busyPercent() >= this.settings.batchYieldBusyPercent;
+    if (yields) this.yieldedPasses++;
+    return yields;
   }
 
   /** A line whose admission failed to ask (billing or the database unavailable) stays `admitting`: taken again once stale. */

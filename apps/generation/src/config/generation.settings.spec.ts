@@ -40,6 +40,7 @@ describe('generation settings', () => {
         espeakPath: 'espeak-ng',
         jobAdmitBatch: 100,
         batchKeepFreePercent: 10,
+        batchYieldBusyPercent: 70,
         batchMaxInFlight: 500,
         jobFinishBatch: 100,
       outboxBatch: 50,
