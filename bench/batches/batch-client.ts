@@ -82,16 +82,20 @@ export interface LoopStats {
   gcCounts: Record<string, number>;
   /** The longest event-loop delay since the previous scrape (prom-client resets it at each), seconds. */
   lagMaxSeconds: number;
+  /** Batch feeder passes that yielded to interactive work (`gen_batch_feeder_yields_total`), so far. */
+  yields: number;
 }
 
 export async function loopStats(url: string): Promise<LoopStats> {
   const text = await (await request(`${url}/metrics`)).body.text();
-  const stats: LoopStats = { gcSeconds: {}, gcCounts: {}, lagMaxSeconds: 0 };
+  const stats: LoopStats = { gcSeconds: {}, gcCounts: {}, lagMaxSeconds: 0, yields: 0 };
   for (const line of text.split('\n')) {
     const gc = /^gen_nodejs_gc_duration_seconds_(sum|count)\{[^}]*kind="(\w+)"[^}]*\} ([0-9.e+-]+)/.exec(line);
     if (gc) (gc[1] === 'sum' ? stats.gcSeconds : stats.gcCounts)[gc[2]] = Number(gc[3]);
     const lag = /^gen_nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)/.exec(line);
     if (lag) stats.lagMaxSeconds = Math.max(stats.lagMaxSeconds, Number(lag[1]));
+    const yields = /^gen_batch_feeder_yields_total(?:\{[^}]*\})? ([0-9.e+-]+)/.exec(line);
+    if (yields) stats.yields += Number(yields[1]);
   }
   return stats;
 }
@@ -102,7 +106,7 @@ export function loopWindow(before: LoopStats, after: LoopStats, seconds: number)
   const gcMs = kinds.reduce((sum, kind) => sum + (after.gcSeconds[kind] - (before.gcSeconds[kind] ?? 0)) * 1000, 0);
   const majors = (after.gcCounts.major ?? 0) - (before.gcCounts.major ?? 0);
   const majorMs = ((after.gcSeconds.major ?? 0) - (before.gcSeconds.major ?? 0)) * 1000;
-  return `GC ${((gcMs / (seconds * 1000)) * 100).toFixed(1)} % of the time, ${majors} major (${majorMs.toFixed(0)} ms); loop delay max ${(after.lagMaxSeconds * 1000).toFixed(0)} ms`;
+  return `GC ${((gcMs / (seconds * 1000)) * 100).toFixed(1)} % of the time, ${majors} major (${majorMs.toFixed(0)} ms); loop delay max ${(after.lagMaxSeconds * 1000).toFixed(0)} ms; feeder passes yielded ${after.yields - before.yields}`;
 }
 
 /**

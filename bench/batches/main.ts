@@ -98,15 +98,16 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     await bindToFake(mode, fake);
     const price = await linePrice(mode, key);
     // Standalone's one process answers /metrics on its port; distributed's gateway is not where the batch's work runs.
+    const serviceCpu = () => mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
     const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string, string]> => {
       const from = new Date();
-      if (label !== 'standalone') {
-        const result = await measure();
-        return [result, '-', await interactivePhases(db, from, new Date())];
-      }
-      const before = await loopStats(mode.url);
+      const cpuBefore = serviceCpu();
+      const before = label === 'standalone' ? await loopStats(mode.url) : undefined;
       const result = await measure();
-      return [result, loopWindow(before, await loopStats(mode.url), SECONDS + 3), await interactivePhases(db, from, new Date())];
+      const seconds = (Date.now() - from.getTime()) / 1000;
+      const cpu = `service CPU ${((serviceCpu() - cpuBefore) / seconds / 10).toFixed(0)} % of a core`;
+      const loop = before ? `${loopWindow(before, await loopStats(mode.url), seconds)}; ${cpu}` : cpu;
+      return [result, loop, await interactivePhases(db, from, new Date())];
     };
     log(`- ${label}: interactive sync submits, no batch (${CONNECTIONS} connections, ${SECONDS} s)`);
     const [without, loopWithout, phasesWithout] = await loopOf(() => interactive(mode, key));
@@ -187,7 +188,7 @@ async function main(): Promise<void> {
         results.map((r) => [r.label, latency(r.without), latency(r.within), r.without.perSecond.toFixed(0), r.within.perSecond.toFixed(0), `${r.without.failed} / ${r.within.failed}`]),
       ),
       '',
-      'The service process meanwhile (standalone; `gen_nodejs_gc_duration_seconds`, `gen_nodejs_eventloop_lag_max_seconds`):',
+      'The service meanwhile (standalone: its process\'s GC, longest event-loop delay and batch feeder passes yielded, from `/metrics`; both modes: the CPU of every service process over the window):',
       '',
       table(['mode', 'no batch', 'batch running'], results.map((r) => [r.label, ...r.loop])),
       '',

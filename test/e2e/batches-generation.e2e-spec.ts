@@ -226,15 +226,14 @@ describe('batches: generation (standalone)', () => {
 
   it('admits no line while this process is busier than BATCH_YIELD_BUSY_PERCENT, and goes on once it is not', async () => {
     const load = h.running.app.get(EventLoopLoad);
-    const feeder = h.running.app.get(BatchFeeder);
     const busy = jest.spyOn(load, 'busyPercent').mockReturnValue(95);
     try {
       const a = await account(4);
       const batchId = await create(a, 3);
       await addLines(a, batchId, [1, 2, 3].map((n) => line(n)));
       await seal(a, batchId);
-      const yielded = feeder.yieldedPasses;
-      await until('two passes yielded', async () => (feeder.yieldedPasses >= yielded + 2 ? true : undefined));
+      const yielded = load.yielded;
+      await until('two passes yielded', async () => (load.yielded >= yielded + 2 ? true : undefined));
       expect((await get(a, batchId)).request_counts).toMatchObject({ waiting: 3, queued: 0, processing: 0, completed: 0 });
       expect((await balance(a)).held).toBe(0);
       // At the threshold's edge (70 by default) the process counts as busy; below it the batch runs.

@@ -156,7 +156,11 @@ export class GenerationModule {
         BatchHolds,
         BatchEnding,
         BatchFeeder,
-        EventLoopLoad,
+        {
+          provide: EventLoopLoad,
+          inject: [{ token: MetricsRegistry, optional: true }],
+          useFactory: (registry: MetricsRegistry | undefined) => new EventLoopLoad(registry ?? new MetricsRegistry('generation', { defaultMetrics: false })),
+        },
         BatchesService,
         {
           provide: CatalogueMetrics,

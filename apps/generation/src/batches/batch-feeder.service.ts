@@ -28,8 +28,6 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   private lastHousekeeping = 0;
   /** The pass a finish asked for, a moment later: the finishes of a burst share one pass. */
   private finishNudge?: NodeJS.Timeout;
-  /** Passes that admitted nothing because this process was busy (BATCH_YIELD_BUSY_PERCENT). */
-  yieldedPasses = 0;
 
   constructor(
     private readonly feed: BatchFeedRepository,
@@ -125,7 +123,7 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
   /** This process's event loop is busier than BATCH_YIELD_BUSY_PERCENT: batches wait. */
   private yieldsToInteractive(): boolean {
     const yields = this.settings.batchYieldBusyPercent < 100 && this.load.busyPercent() >= this.settings.batchYieldBusyPercent;
-    if (yields) this.yieldedPasses++;
+    if (yields) this.load.yieldedPass();
     return yields;
   }
 

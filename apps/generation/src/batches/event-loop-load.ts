@@ -1,19 +1,37 @@
-import { Injectable } from '@nestjs/common';
+import { Counter, Gauge } from 'prom-client';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import type { MetricsRegistry } from '@gen/observability';
 
 /** Readings closer together than this return the previous one: a shorter window is mostly noise. */
 const MIN_WINDOW_MS = 200;
 
 /**
- * How busy this process's event loop has been lately, in percent of the time: the share the batch
- * feeder leaves to interactive work (docs/design/batches.md, "Yielding to a busy process"). Read at
- * each feeder pass: the utilization over the time since the previous reading (at least 200 ms).
+ * How busy this process's event loop has been lately, in percent of the time: the batch feeder
+ * admits lines only while it is under BATCH_YIELD_BUSY_PERCENT (docs/design/batches.md, "Yielding to
+ * a busy process"). Read at each feeder pass: the utilization since the previous reading (at least
+ * 200 ms). Metrics: the last reading, and the passes that yielded.
  */
-@Injectable()
 export class EventLoopLoad {
   private since: EventLoopUtilization = performance.eventLoopUtilization();
   private sinceAt = performance.now();
   private last = 0;
+  private readonly yields: Counter;
+  /** Passes that admitted nothing because this process was busy. */
+  yielded = 0;
+
+  constructor(metrics: MetricsRegistry) {
+    const registers = [metrics.registry];
+    const load = () => this.last;
+    new Gauge({
+      name: 'gen_event_loop_busy_percent',
+      help: "This process's event-loop utilization at the batch feeder's last reading (percent of the time)",
+      registers,
+      collect() {
+        this.set(load());
+      },
+    });
+    this.yields = new Counter({ name: 'gen_batch_feeder_yields_total', help: 'Batch feeder passes that admitted no line because this process was busy', registers });
+  }
 
   busyPercent(): number {
     const now = performance.now();
@@ -23,5 +41,11 @@ export class EventLoopLoad {
     this.since = current;
     this.sinceAt = now;
     return this.last;
+  }
+
+  /** The feeder let a pass go by for interactive work. */
+  yieldedPass(): void {
+    this.yielded++;
+    this.yields.inc();
   }
 }
