@@ -14,7 +14,7 @@ import { CreditMetrics } from '../metrics/credit-metrics';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { HoldsRepository } from './holds.repository';
 import { HoldsWriter } from './holds.writer';
-import { PaymentsService } from '../payments/payments.service';
+import { RestrictionsReader } from '../payments/restrictions.reader';
 
 @Injectable()
 export class BillingService {
@@ -25,7 +25,7 @@ export class BillingService {
     private readonly holdRows: HoldsRepository,
     private readonly accounts: BillingAccountsRepository,
     private readonly metrics: CreditMetrics,
-    private readonly payments: PaymentsService,
+    private readonly restrictions: RestrictionsReader,
   ) {}
 
   async openAccount(request: OpenBillingAccountRequest): Promise<BalanceReply> {
@@ -46,7 +46,7 @@ export class BillingService {
     // A restricted account (a refund of spent credits, a dispute: payments/) submits nothing: 402 and why.
     // Checked here, where every submit of either run mode reserves, before its hold joins a batch.
     try {
-      await this.payments.assertNotRestricted(request.accountId, request.lane);
+      await this.restrictions.assertNotRestricted(request.accountId, request.lane);
     } catch (error) {
       this.metrics.hold('insufficient');
       throw error;

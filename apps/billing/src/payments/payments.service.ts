@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { BillingPaymentsSettings } from '@gen/config';
-import type { Lane } from '@gen/persistence';
 import type {
   CheckoutReply,
   CreateCheckoutRequest,
@@ -18,11 +17,10 @@ import type {
   StripeEventReply,
   SubscriptionView,
 } from '@gen/contracts';
-import { AccountRestrictedError, DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
+import { DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
 import { formatMoney } from './money';
 import { CreditPack, PaymentsRepository, Purchase, StripeEventRecord } from './payments.repository';
-import { RestrictionsReader } from './restrictions.reader';
 import { TopUpsService } from './top-ups.service';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
@@ -109,7 +107,6 @@ export class PaymentsService {
     private readonly accounts: BillingAccountsRepository,
     private readonly subscriptions: SubscriptionsRepository,
     private readonly topUps: TopUpsService,
-    private readonly restrictions: RestrictionsReader,
     @Inject(STRIPE_API) private readonly stripe: Stripe | null,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -232,14 +229,6 @@ export class PaymentsService {
     const id = checkAccount(accountId);
     const [customer, subscription, restriction] = await Promise.all([this.repository.customerOf(id), this.subscriptions.subscriptionOf(id), this.repository.restriction(id)]);
     return { customer_id: customer, subscription: subscription && toSubscriptionView(subscription), restriction: restriction?.message ?? null };
-  }
-
-  /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
-  async assertNotRestricted(accountId: string, lane: Lane = 'interactive'): Promise<void> {
-    // Not an account id: no restriction to find (the reserve answers for an unknown account).
-    if (!UUID.test(accountId)) return;
-    const restriction = await this.restrictions.read(accountId.toLowerCase(), lane);
-    if (restriction) throw new AccountRestrictedError(restriction.message);
   }
 
   /** Whether the event was handled before (a cheap check before calling Stripe; the event's insert decides). */

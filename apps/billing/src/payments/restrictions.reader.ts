@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { AccountRestrictedError } from '@gen/errors';
 import { Lane, LanedBatchQueue } from '@gen/persistence';
 import { PaymentsRepository, type Restriction } from './payments.repository';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The restriction check every reserve makes: concurrent reserves share one statement
@@ -16,6 +19,14 @@ export class RestrictionsReader {
       const found = await repository.restrictionsOf([...new Set(accountIds)]);
       return accountIds.map((id) => found.get(id) ?? null);
     }, { maxBatch: 500 });
+  }
+
+  /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
+  async assertNotRestricted(accountId: string, lane: Lane = 'interactive'): Promise<void> {
+    // Not an account id: no restriction to find (the reserve answers for an unknown account).
+    if (!UUID.test(accountId)) return;
+    const restriction = await this.read(accountId.toLowerCase(), lane);
+    if (restriction) throw new AccountRestrictedError(restriction.message);
   }
 
   /** The account's restriction, or null. `accountId` is a UUID in lower case. */
