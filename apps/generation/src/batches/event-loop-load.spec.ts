@@ -12,9 +12,13 @@ describe('EventLoopLoad', () => {
     load.busyPercent();
     const until = Date.now() + 300;
     while (Date.now() < until); // this process's loop, busy
-    expect(load.busyPercent()).toBeGreaterThanOrEqual(80);
-    await sleep(300);
-    expect(load.busyPercent()).toBeLessThan(30);
+    const blocked = load.busyPercent();
+    expect(blocked).toBeGreaterThanOrEqual(80);
+    // Idle here, though a test worker's loop on a busy machine still has its own work (it read 32 % once in CI).
+    await sleep(600);
+    const idle = load.busyPercent();
+    expect(idle).toBeLessThan(50);
+    expect(idle).toBeLessThan(blocked - 30);
   });
 
   it('answers the previous reading for readings closer than 200 ms apart', async () => {
