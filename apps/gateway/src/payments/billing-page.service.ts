@@ -21,6 +21,7 @@ import {
 import type { AuditActor } from '../audit-log/audit-actions';
 import { AuditService } from '../audit-log/audit.service';
 import { RpcClient } from '@gen/transport';
+import { AccountPlanService } from '../plans/account-plan.service';
 import { GATEWAY_SETTINGS, GatewaySettings } from '../settings/gateway.tokens';
 
 /** The dashboard's Billing page: what billing answers, with the page's own URL for Stripe to send the customer back to. */
@@ -29,6 +30,7 @@ export class BillingPageService {
   constructor(
     private readonly rpc: RpcClient,
     private readonly audit: AuditService,
+    private readonly plans: AccountPlanService,
     @Inject(GATEWAY_SETTINGS) private readonly settings: GatewaySettings,
   ) {}
 
@@ -59,14 +61,18 @@ export class BillingPageService {
     });
   }
 
-  subscribe(accountId: string, plan: PlanName, email: string): Promise<SubscribeReply> {
-    return this.rpc.request<SubscribeReply, SubscribeRequest>(Subjects.billingPaymentsSubscribe, {
+  async subscribe(accountId: string, plan: PlanName, email: string): Promise<SubscribeReply> {
+    const reply = await this.rpc.request<SubscribeReply, SubscribeRequest>(Subjects.billingPaymentsSubscribe, {
       accountId,
       plan,
       email,
       successUrl: this.page('?subscription=success'),
       cancelUrl: this.page('?subscription=canceled'),
     });
+    // An upgrade applied already: this gateway's next request for the account has the new limits
+    // (other gateways drop their copy at the database's notice of the change).
+    if (reply.effective === 'now') this.plans.forget(accountId);
+    return reply;
   }
 
   topUp(accountId: string): Promise<TopUpView> {

@@ -76,6 +76,15 @@ export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
+  /**
+   * Drops the account's copy now. For a change this gateway made itself (a plan upgrade from the
+   * Billing page): the database's notice comes back asynchronously, and the very next request must
+   * already see the new limits.
+   */
+  forget(accountId: string): void {
+    this.cache.delete(accountId);
+  }
+
   /** Fresh numbers (GET /credits must show the balance as it is now). */
   fresh(accountId: string): Promise<BalanceReply> {
     this.cache.delete(accountId);
