@@ -24,6 +24,7 @@ import { LedgerService } from './ledger/ledger.service';
 import type { BillingPaymentsSettings } from '@gen/config';
 import { PaymentsController } from './payments/payments.controller';
 import { PaymentsRepository } from './payments/payments.repository';
+import { PaymentEventsService } from './payments/payment-events.service';
 import { PaymentsService } from './payments/payments.service';
 import { RestrictionsReader } from './payments/restrictions.reader';
 import { createStripeApi, PAYMENTS_SETTINGS, STRIPE_API } from './payments/stripe-api';
@@ -66,6 +67,7 @@ export class BillingModule {
         PaymentsRepository,
         RestrictionsReader,
         PaymentsService,
+        PaymentEventsService,
         SubscriptionsRepository,
         SubscriptionsService,
         TopUpsRepository,

@@ -1,7 +1,8 @@
 import type Stripe from 'stripe';
 import { ValidationError } from '@gen/errors';
 import { formatMoney } from './money';
-import { checkPack, parseStripeEvent } from './payments.service';
+import { parseStripeEvent } from './payment-events.service';
+import { checkPack } from './payments.service';
 import { subscriptionState } from './subscriptions.service';
 
 const pack = { id: 'starter', name: 'Starter', credits: 500, unitAmount: 500, currency: 'usd', active: true };

@@ -1,5 +1,7 @@
+import type { Logger } from '@nestjs/common';
 import Stripe from 'stripe';
 import type { BillingPaymentsSettings } from '@gen/config';
+import { DomainError, NotFoundError, ServiceUnavailableError } from '@gen/errors';
 
 /** DI token of billing's Stripe client (null with PAYMENTS_PROVIDER=none). */
 export const STRIPE_API = Symbol('STRIPE_API');
@@ -22,3 +24,25 @@ export function createStripeApi(settings: BillingPaymentsSettings): Stripe | nul
     appInfo: { name: 'generation-service-billing' },
   });
 }
+
+/** The Stripe client; with payments off, a 404 that says what to ask the operator for instead. */
+export function stripeOrOff(stripe: Stripe | null, whenOff: string): Stripe {
+  if (!stripe) throw new NotFoundError(whenOff);
+  return stripe;
+}
+
+/** A call to Stripe: its refusals and outages become a 503 that names Stripe (never a 500). */
+export async function callStripe<T>(logger: Logger, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof DomainError) throw error;
+    const stripeError = error as { type?: string; message?: string; statusCode?: number };
+    logger.warn({ type: stripeError.type, status: stripeError.statusCode, message: stripeError.message }, 'Stripe API call failed');
+    throw new ServiceUnavailableError(`Stripe did not complete the request (${stripeError.message ?? 'no answer'}); retry shortly.`, 5);
+  }
+}
+
+/** The id of a Stripe reference, whether it came as an id or as the expanded object. */
+export const stripeId = (value: unknown): string | null =>
+  typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;

@@ -1,5 +1,5 @@
 import { ServiceUnavailableError, ValidationError } from '@gen/errors';
-import type { PaymentsService } from './payments.service';
+import type { PaymentEventsService } from './payment-events.service';
 import { StripeEventsService } from './stripe-events.service';
 import type { SubscriptionsService } from './subscriptions.service';
 
@@ -8,7 +8,7 @@ const event = (type: string, object: Record<string, unknown> = { id: 'x' }) => (
 /** The routing of verified Stripe events: which side handles which type, and payments off. */
 describe('StripeEventsService', () => {
   const handled: string[] = [];
-  const payments = { onPaymentEvent: async () => (handled.push('payments'), { outcome: 'applied' as const }) } as unknown as PaymentsService;
+  const payments = { onPaymentEvent: async () => (handled.push('payments'), { outcome: 'applied' as const }) } as unknown as PaymentEventsService;
   const subscriptions = { onEvent: async () => (handled.push('subscriptions'), { outcome: 'applied' as const }) } as unknown as SubscriptionsService;
   const settings = { provider: 'stripe' as const, stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 };
   beforeEach(() => handled.splice(0));

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { BillingPaymentsSettings } from '@gen/config';
 import type { StripeEventReply, StripeEventRequest } from '@gen/contracts';
 import { ServiceUnavailableError } from '@gen/errors';
-import { parseStripeEvent, PaymentsService } from './payments.service';
+import { parseStripeEvent, PaymentEventsService } from './payment-events.service';
 import { PAYMENTS_SETTINGS } from './stripe-api';
 import { SubscriptionsService } from './subscriptions.service';
 
@@ -13,7 +13,7 @@ const SUBSCRIPTION_TYPES = ['customer.subscription.created', 'customer.subscript
 @Injectable()
 export class StripeEventsService {
   constructor(
-    private readonly payments: PaymentsService,
+    private readonly paymentEvents: PaymentEventsService,
     private readonly subscriptions: SubscriptionsService,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -26,6 +26,6 @@ export class StripeEventsService {
     if (SUBSCRIPTION_TYPES.includes(type) || (type === 'checkout.session.completed' && event.object.mode === 'subscription')) {
       return this.subscriptions.onEvent(event);
     }
-    return this.payments.onPaymentEvent(event);
+    return this.paymentEvents.onPaymentEvent(event);
   }
 }

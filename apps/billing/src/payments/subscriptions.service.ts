@@ -1,11 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import { PLANS, PlanName, StripeEventReply, SubscribeReply, SubscribeRequest } from '@gen/contracts';
-import { DomainError, NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { planLimits } from '../accounts/plans';
 import type { StripeEventRecord } from './payments.repository';
-import { PaymentsService, type ParsedStripeEvent } from './payments.service';
-import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
+import { PaymentEventsService, type ParsedStripeEvent } from './payment-events.service';
+import { PaymentsService } from './payments.service';
+import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
 import { SubscriptionRow, SubscriptionsRepository, SubscriptionTransition } from './subscriptions.repository';
 import type { BillingPaymentsSettings } from '@gen/config';
 
@@ -77,6 +78,7 @@ export class SubscriptionsService {
   constructor(
     private readonly repository: SubscriptionsRepository,
     private readonly payments: PaymentsService,
+    private readonly events: PaymentEventsService,
     @Inject(STRIPE_API) private readonly stripe: Stripe | null,
     @Inject(PAYMENTS_SETTINGS) private readonly settings: BillingPaymentsSettings,
   ) {}
@@ -151,15 +153,15 @@ export class SubscriptionsService {
   async onEvent(event: ParsedStripeEvent): Promise<StripeEventReply> {
     const object = event.object;
     let subscriptionId: string | null = null;
-    if (event.record.type === 'checkout.session.completed') subscriptionId = idOf(object.subscription);
+    if (event.record.type === 'checkout.session.completed') subscriptionId = stripeId(object.subscription);
     else if (event.record.type.startsWith('customer.subscription.')) subscriptionId = typeof object.id === 'string' ? object.id : null;
     else subscriptionId = invoiceSubscription(object);
-    if (!subscriptionId) return this.payments.ignoreEvent(event, 'ignored: no subscription');
-    if (await this.payments.eventSeen(event.record.eventId)) return { outcome: 'duplicate' };
+    if (!subscriptionId) return this.events.ignoreEvent(event, 'ignored: no subscription');
+    if (await this.events.eventSeen(event.record.eventId)) return { outcome: 'duplicate' };
     // The subscription as it is now, whatever order the events come in.
     const state = subscriptionState(await this.call(() => this.api().subscriptions.retrieve(subscriptionId)));
     const accountId = state.accountId ?? (await this.repository.accountOfSubscription(state.id));
-    if (!accountId || !UUID.test(accountId)) return this.payments.ignoreEvent(event, 'ignored: subscription of no known account');
+    if (!accountId || !UUID.test(accountId)) return this.events.ignoreEvent(event, 'ignored: subscription of no known account');
     const outcome = await this.apply(event.record, accountId, state, event.record.type === 'invoice.payment_failed');
     if (outcome === 'duplicate') return { outcome: 'duplicate' };
     return { outcome: outcome === 'applied' ? 'applied' : 'ignored' };
@@ -257,29 +259,18 @@ export class SubscriptionsService {
   }
 
   private api(): Stripe {
-    if (!this.stripe) throw new NotFoundError('Payments are not enabled on this service; ask the operator to change the plan (PAYMENTS_PROVIDER=none).');
-    return this.stripe;
+    return stripeOrOff(this.stripe, 'Payments are not enabled on this service; ask the operator to change the plan (PAYMENTS_PROVIDER=none).');
   }
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      if (error instanceof DomainError) throw error;
-      const stripeError = error as { message?: string; statusCode?: number };
-      this.logger.warn({ status: stripeError.statusCode, message: stripeError.message }, 'Stripe API call failed');
-      throw new ServiceUnavailableError(`Stripe did not complete the request (${stripeError.message ?? 'no answer'}); retry shortly.`, 5);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return callStripe(this.logger, work);
   }
 }
-
-const idOf = (value: unknown): string | null =>
-  typeof value === 'string' ? value : typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : null;
 
 /** An invoice's subscription: `subscription` in older API versions, `parent.subscription_details.subscription` in newer ones. */
 function invoiceSubscription(invoice: Record<string, unknown>): string | null {
   const parent = invoice.parent as { subscription_details?: { subscription?: unknown } } | undefined;
-  return idOf(invoice.subscription) ?? idOf(parent?.subscription_details?.subscription);
+  return stripeId(invoice.subscription) ?? stripeId(parent?.subscription_details?.subscription);
 }
 
 function PLAN_LIMITS_TEXT(plan: PlanName): string {
