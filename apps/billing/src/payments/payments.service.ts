@@ -70,8 +70,9 @@ const purchaseView = (p: Purchase): PurchaseView => ({
 
 /**
  * Money through Stripe (docs/operations/payments.md): credit packs bought with Checkout, the
- * customer portal, and the Stripe events that grant what was paid for. Billing is the only service
- * that calls Stripe's API; the gateway checks the webhook signatures and hands events here.
+ * customer portal, invoices and the account's Stripe customer; the events that grant what was paid
+ * for are PaymentEventsService's. Billing is the only service that calls Stripe's API; the gateway
+ * checks the webhook signatures and hands events here.
  */
 @Injectable()
 export class PaymentsService {
