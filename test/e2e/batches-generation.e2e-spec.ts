@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { BillingService } from '@gen/billing';
 import {
-  AddBatchLinesReply,
-  BalanceReply,
   BatchFinishedEvent,
-  BatchLinePayload,
-  BatchLinesReply,
   BatchLinesReplyPayload,
-  BatchView,
   BatchViewPayload,
   ListBatchesReply,
   ListBatchesReplyPayload,
@@ -16,22 +10,10 @@ import {
 } from '@gen/contracts';
 import { BatchFeeder, BatchFeedRepository, EventLoopLoad } from '@gen/generation';
 import { http } from '@gen/testing';
-import { RpcClient } from '@gen/transport';
 import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
+import { BatchAccount, batchMessages, sleep, until } from '../support/batch-messages';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /**
  * The generation service's side of batches (docs/design/batches.md), driven through its
@@ -41,7 +23,6 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 
  */
 describe('batches: generation (standalone)', () => {
   let h: StandaloneHarness;
-  let rpc: RpcClient;
   const hold = new HoldEngine('hold');
 
   beforeAll(async () => {
@@ -57,74 +38,13 @@ describe('batches: generation (standalone)', () => {
         ],
       },
     );
-    rpc = h.running.app.get(RpcClient);
   });
   afterAll(async () => {
     hold.releaseAll();
     await h?.close();
   });
 
-  const sql = <T>(query: string, params: unknown[] = []) => h.running.databases.generation.query(query, params) as Promise<T[]>;
-  const ask = <T>(subject: string, payload: unknown) => rpc.request<T>(subject, payload);
-
-  async function account(parallel: number, credits = 1000) {
-    const created = await h.account('pro', credits);
-    await h.running.app.get(BillingService).setPlan(created.accountId, 'enterprise', { rpm: 100_000, parallel });
-    return { ...created, parallel };
-  }
-  type Account = Awaited<ReturnType<typeof account>>;
-
-  const line = (n: number, model = 'quick-1', credits = 3): BatchLinePayload => ({
-    line: n,
-    customId: `req-${n}`,
-    model,
-    prompt: `line ${n}`,
-    type: 'TEXT_TO_AUDIO',
-    input: {},
-    metadata: { n: String(n) },
-    credits,
-    minimumCredits: credits,
-    webhookUrl: null,
-  });
-
-  async function create(a: Account, total: number, options: { windowSeconds?: number } = {}): Promise<string> {
-    const batchId = randomUUID();
-    await ask<AddBatchLinesReply>(Subjects.generationBatchCreate, {
-      batchId,
-      accountId: a.accountId,
-      apiKeyId: a.keyId,
-      plan: 'enterprise',
-      parallelLimit: a.parallel,
-      completionWindow: '24h',
-      completionWindowSeconds: options.windowSeconds ?? 86_400,
-      webhookUrl: 'https://hooks.example.com/batches',
-      metadata: { job: 'test' },
-      totalLines: total,
-    });
-    return batchId;
-  }
-  const addLines = (a: Account, batchId: string, lines: BatchLinePayload[], invalid: unknown[] = []) =>
-    ask<AddBatchLinesReply>(Subjects.generationBatchLines, { batchId, accountId: a.accountId, lines, invalid });
-  const seal = (a: Account, batchId: string) => ask<BatchView>(Subjects.generationBatchSeal, { batchId, accountId: a.accountId });
-  const get = (a: Account, batchId: string) => ask<BatchView>(Subjects.generationBatchGet, { batchId, accountId: a.accountId });
-  const cancel = (a: Account, batchId: string) => ask<BatchView>(Subjects.generationBatchCancel, { batchId, accountId: a.accountId });
-  const page = (a: Account, batchId: string, file: 'results' | 'errors', afterLine = 0, limit = 1000) =>
-    ask<BatchLinesReply>(Subjects.generationBatchResults, { batchId, accountId: a.accountId, file, afterLine, limit });
-  const balance = (a: Account) => ask<BalanceReply>(Subjects.billingBalance, { accountId: a.accountId });
-  const ended = (a: Account, batchId: string) =>
-    until(`batch ${batchId} ended`, async () => {
-      const view = await get(a, batchId);
-      return ['completed', 'canceled', 'expired'].includes(view.status) ? view : undefined;
-    });
-  const settled = (a: Account) => until('holds settled', async () => ((await balance(a)).held === 0 ? balance(a) : undefined));
-  const events = (batchId: string) =>
-    sql<{ payload: BatchFinishedEvent }>(`SELECT payload FROM generation.outbox WHERE pattern = 'batch.completed' AND payload->'batch'->>'id' = $1`, [batchId]);
-  /** The batch's jobs by state, from its lines. */
-  const batchJobs = (batchId: string) =>
-    sql<{ line: number; id: string; status: string }>(
-      `SELECT l.line, j.id, j.status FROM generation.batch_lines l JOIN generation.jobs j ON j.id = l.job_id WHERE l.batch_id = $1 ORDER BY l.line`,
-      [batchId],
-    );
+  const { sql, ask, account, line, create, addLines, seal, get, cancel, page, balance, ended, settled, events, batchJobs } = batchMessages(() => h);
 
   it('takes a batch in parts, invisible until sealed; runs it; charges exactly its completed lines; writes batch.completed once', async () => {
     const a = await account(4, 100);
@@ -181,7 +101,7 @@ describe('batches: generation (standalone)', () => {
     // Every worker busy (three jobs of another account, one of this one): this account's next
     // interactive job waits in its queue although two of its three slots are free.
     const other = await account(10);
-    const submit = (who: Account) => http(h.url, 'POST', '/api/v1/generate', { key: who.key, body: { model: 'held-1', prompt: 'interactive', type: 'TEXT_TO_AUDIO' } });
+    const submit = (who: BatchAccount) => http(h.url, 'POST', '/api/v1/generate', { key: who.key, body: { model: 'held-1', prompt: 'interactive', type: 'TEXT_TO_AUDIO' } });
     const busy: string[] = [];
     for (let i = 0; i < 3; i++) {
       busy.push(((await submit(other)).body as { id: string }).id);
