@@ -121,9 +121,10 @@ describe('distributed: batches over HTTP', () => {
     expect(created.status).toBe(201);
     await eventually(batchOf(key, created.body.id), (b) => b.request_counts.processing === 2, 30_000, 100);
     // Two of the account's three slots, never the third: it stays free for an interactive submit, which starts at once.
+    // (A line takes about a second here: between one finishing and the next admitted, fewer than two can be busy.)
     for (let i = 0; i < 10; i++) {
       const [busy] = await h.query<{ n: string }>(`SELECT count(*) AS n FROM generation.jobs WHERE account_id = $1 AND status IN ('queued', 'processing')`, [accountId]);
-      expect(Number(busy.n)).toBe(2);
+      expect(Number(busy.n)).toBeLessThanOrEqual(2);
       await sleep(100);
     }
     const interactive = await http(h.url, 'POST', '/api/v1/generate', { key, body: { model: 'pixel-flux-1', prompt: 'a red shoe', type: 'TEXT_TO_IMAGE' } });

@@ -29,6 +29,7 @@ describe('generation settings', () => {
         providerParking: true,
         providerCheckIntervalMs: 100,
         providerCheckBatch: 200,
+        providerCheckJitterPercent: 20,
         leaseMs: 15_000,
         maxAttempts: 3,
         pollIntervalMs: 500,

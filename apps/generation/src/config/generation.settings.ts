@@ -16,6 +16,7 @@ export const GENERATION_VARIABLES = {
   providerParking: flag('PROVIDER_PARKING', true, 'provider jobs wait upstream parked in the database, checked by a poll scheduler; `false` keeps each one in a worker slot for its whole life (the behaviour before parking, for comparison)'),
   providerCheckIntervalMs: int('PROVIDER_CHECK_INTERVAL_MS', 100, 'how often each process looks for parked jobs due for a status check', { min: 10, max: 10_000 }),
   providerCheckBatch: int('PROVIDER_CHECK_BATCH', 200, 'parked jobs one status-check claim takes at most', { min: 1, max: 10_000 }),
+  providerCheckJitterPercent: int('PROVIDER_CHECK_JITTER_PERCENT', 20, "spread of a parked job's next status check, as a share of its delay (up to this much earlier or later), so that jobs submitted together are not checked, collected and finished in one burst", { min: 0, max: 50 }),
   leaseMs: int('JOB_LEASE_MS', 15_000, "a job's lease; a dead worker's jobs are retried after it", { min: 500, max: 600_000 }),
   maxAttempts: int('JOB_MAX_ATTEMPTS', 3, 'attempts before a job is failed and refunded', { min: 1, max: 20 }),
   pollIntervalMs: int('JOB_POLL_INTERVAL_MS', 500, 'how often queued work and expired leases are looked for', { min: 20, max: 60_000 }),

@@ -8,6 +8,7 @@ import { JobClaimsRepository } from '../job-claims.repository';
 import { JobReadsRepository } from '../job-reads.repository';
 import { ParkedJobsWriter } from '../parked-jobs.writer';
 import { pending } from '../upstream-pending';
+import { spreadCheckDelay } from './check-spread';
 import { JobProgress } from './job-progress.service';
 import { CANCELED, LEASE_LOST, Run } from './running-jobs';
 
@@ -68,8 +69,9 @@ export class ProviderPhases {
           throw error;
         }
         this.upstreamMetrics.checked(model.id, 'not-now');
-        const backoff = Math.max(error.retryAfterMs ?? 0, phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected), NOT_NOW_BACKOFF_MS);
-        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: backoff });
+        const floor = Math.max(error.retryAfterMs ?? 0, NOT_NOW_BACKOFF_MS);
+        const backoff = Math.max(floor, phases.nextCheckMs(job.upstreamChecks + 1, callbackExpected));
+        return this.park(run, { submittedTotalMs: null, checked: true, delayMs: backoff, notBeforeMs: floor });
       }
       this.upstreamMetrics.checked(model.id, result.ended ? 'ended' : 'pending');
       if (!result.ended) {
@@ -85,14 +87,14 @@ export class ProviderPhases {
   /** Parks the job (no lease, a next check); if it is no longer ours (canceled meanwhile, taken over), stops as such. */
   private async park(
     run: Run,
-    park: { submittedTotalMs: number | null; checked: boolean; delayMs: number } & UpstreamPending,
+    park: { submittedTotalMs: number | null; checked: boolean; delayMs: number; notBeforeMs?: number } & UpstreamPending,
   ): Promise<typeof PARKED> {
     const signal = run.abort.signal;
     const parked = await this.parked
       .park({
         jobId: run.job.id,
         owner: this.settings.workerId,
-        delayMs: park.delayMs,
+        delayMs: spreadCheckDelay(park.delayMs, this.settings.providerCheckJitterPercent, park.notBeforeMs),
         submittedTotalMs: park.submittedTotalMs,
         checked: park.checked,
         progress: park.progress ?? null,
