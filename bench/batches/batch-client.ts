@@ -125,3 +125,15 @@ export async function interactivePhases(db: PgPool, from: Date, to: Date): Promi
   );
   return rows.map((r) => `${r.phase} ${Number(r.p50).toFixed(1)} / ${Number(r.p99).toFixed(1)} / ${Number(r.max).toFixed(0)}`).join('; ');
 }
+
+/**
+ * Batch jobs (of `model`) that finished between `from` and `to`: how far the batch went on while the
+ * interactive load ran (the feeder yields to a busy process, so it may have gone on slowly, or not at all).
+ */
+export async function batchJobsFinished(db: PgPool, model: string, from: Date, to: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM generation.jobs WHERE model_id = $1 AND completed_at BETWEEN $2 AND $3`,
+    [model, from, to],
+  );
+  return rows[0].n;
+}

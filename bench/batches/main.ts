@@ -13,7 +13,7 @@ import { table } from '../support/markdown';
 import { INSTANT_IMAGE, ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { cli, sleep } from '../support/processes';
 import { benchServers, onlySet, positiveInteger } from '../support/settings';
-import { batchFile, batchFileLines, BatchState, createBatch, credits, interactivePhases, isFinal, loopStats, loopWindow, waitBatch } from './batch-client';
+import { batchFile, batchFileLines, batchJobsFinished, BatchState, createBatch, credits, interactivePhases, isFinal, loopStats, loopWindow, waitBatch } from './batch-client';
 
 /**
  * `npm run bench:batches` (issue 38): a batch of 20,000 lines on a provider-bound model (the
@@ -82,6 +82,8 @@ interface ModeResult {
   loop: [string, string];
   /** Where the interactive jobs' time went in each window, from their rows (`interactivePhases`). */
   phases: [string, string];
+  /** The batch's lines that finished during the interactive window while it ran, and the window's seconds. */
+  batchInWindow: { lines: number; seconds: number };
   batchRow: string[];
 }
 
@@ -99,7 +101,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     const price = await linePrice(mode, key);
     // Standalone's one process answers /metrics on its port; distributed's gateway is not where the batch's work runs.
     const serviceCpu = () => mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
-    const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string, string]> => {
+    const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string, string, { lines: number; seconds: number }]> => {
       const from = new Date();
       const cpuBefore = serviceCpu();
       const before = label === 'standalone' ? await loopStats(mode.url) : undefined;
@@ -107,7 +109,8 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
       const seconds = (Date.now() - from.getTime()) / 1000;
       const cpu = `service CPU ${((serviceCpu() - cpuBefore) / seconds / 10).toFixed(0)} % of a core`;
       const loop = before ? `${loopWindow(before, await loopStats(mode.url), seconds)}; ${cpu}` : cpu;
-      return [result, loop, await interactivePhases(db, from, new Date())];
+      const to = new Date();
+      return [result, loop, await interactivePhases(db, from, to), { lines: await batchJobsFinished(db, BATCH_MODEL, from, to), seconds }];
     };
     log(`- ${label}: interactive sync submits, no batch (${CONNECTIONS} connections, ${SECONDS} s)`);
     const [without, loopWithout, phasesWithout] = await loopOf(() => interactive(mode, key));
@@ -122,7 +125,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     // At full width: as many lines running as the account may run (or the batch ended already).
     await waitBatch(mode, key, created.batch.id, (s) => isFinal(s) || s.request_counts.processing >= Math.min(PARALLEL, MAX_IN_FLIGHT) * 0.8, 300_000);
     log(`- ${label}: interactive sync submits while the batch runs`);
-    const [within, loopWithin, phasesWithin] = await loopOf(() => interactive(mode, key));
+    const [within, loopWithin, phasesWithin, batchInWindow] = await loopOf(() => interactive(mode, key));
     const done: BatchState = await waitBatch(mode, key, created.batch.id, isFinal, LIMIT_SECONDS * 1000);
     const elapsed = (Date.now() - startedAt) / 1000;
     const cpuPerLine = (mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0) - cpu0) / LINES;
@@ -147,6 +150,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
       within,
       loop: [loopWithout, loopWithin],
       phases: [phasesWithout, phasesWithin],
+      batchInWindow,
       batchRow: [
         label,
         String(LINES),
@@ -184,8 +188,16 @@ async function main(): Promise<void> {
       `Interactive sync submits on the same account (instant model, ${CONNECTIONS} connections, ${SECONDS} s each):`,
       '',
       table(
-        ['mode', 'p50 / p99 ms, no batch', 'p50 / p99 ms, batch running', 'req/s no batch', 'req/s batch running', 'not ok (no batch / batch)'],
-        results.map((r) => [r.label, latency(r.without), latency(r.within), r.without.perSecond.toFixed(0), r.within.perSecond.toFixed(0), `${r.without.failed} / ${r.within.failed}`]),
+        ['mode', 'p50 / p99 ms, no batch', 'p50 / p99 ms, batch running', 'req/s no batch', 'req/s batch running', 'not ok (no batch / batch)', 'batch lines finished in the window (lines/s)'],
+        results.map((r) => [
+          r.label,
+          latency(r.without),
+          latency(r.within),
+          r.without.perSecond.toFixed(0),
+          r.within.perSecond.toFixed(0),
+          `${r.without.failed} / ${r.within.failed}`,
+          `${r.batchInWindow.lines} (${(r.batchInWindow.lines / r.batchInWindow.seconds).toFixed(0)})`,
+        ]),
       ),
       '',
       'The service meanwhile (standalone: its process\'s GC, longest event-loop delay and batch feeder passes yielded, from `/metrics`; both modes: the CPU of every service process over the window):',

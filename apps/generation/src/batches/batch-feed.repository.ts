@@ -68,7 +68,7 @@ export class BatchFeedRepository {
    * finished since the last pass), never from all of a deployment's jobs.
    */
   async takeLines(accountId: string, limits: BatchSlotLimits): Promise<AdmittingLine[]> {
-    const { maxInFlight, keepFreePercent } = limits;
+    const { maxInFlight, keepFreePercent, maxLines } = limits;
     return this.db.transaction(async (tx) => {
       // Both in one round trip, always in this order (the account's, then the cap's).
       await tx.query(`SELECT pg_advisory_xact_lock($1, hashtext($2)), pg_advisory_xact_lock($3, 0)`, [ACCOUNT_LOCK, accountId, CAP_LOCK]);
@@ -86,7 +86,7 @@ export class BatchFeedRepository {
       // An interactive job waiting in the account's queue goes first: no line is admitted before it starts.
       if (Number(load.queued) > 0) return [];
       let accountBusy = Number(load.processing) + Number(load.admitting);
-      let capLeft = maxInFlight - Number(load.batch_in_flight);
+      let capLeft = Math.min(maxInFlight - Number(load.batch_in_flight), maxLines);
       const batches = await sqlRows<BatchRow>(
         tx,
         `SELECT * FROM batches WHERE account_id = $1 AND status = 'in_progress' AND expires_at > now() ORDER BY sealed_at, id`,

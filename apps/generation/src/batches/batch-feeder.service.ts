@@ -108,7 +108,11 @@ export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShu
     // threshold, no line is admitted (those in flight go on, and their finishes free the time).
     const feedable = this.yieldsToInteractive() ? [] : accounts;
     for (const accountId of feedable) {
-      const lines = await this.feed.takeLines(accountId, { maxInFlight: this.settings.batchMaxInFlight, keepFreePercent: this.settings.batchKeepFreePercent });
+      const maxLines = this.settings.batchAdmitPerPass;
+      const lines = await this.feed.takeLines(accountId, { maxInFlight: this.settings.batchMaxInFlight, keepFreePercent: this.settings.batchKeepFreePercent, maxLines });
+      // Paced: slots that freed together are refilled over several passes, not in one wave of jobs
+      // that would then run and finish together; the next pass comes shortly while slots are left.
+      if (lines.length === maxLines) this.nudgeSoon();
       // Side by side, as concurrent submits: billing batches their holds and the admission writer
       // group-commits their jobs (one after another, a 20,000-line batch would wait on round trips).
       const admitted: AdmittingLine[] = [];

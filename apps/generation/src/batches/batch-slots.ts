@@ -4,6 +4,8 @@ export interface BatchSlotLimits {
   maxInFlight: number;
   /** Share of an account's parallel slots its batches leave free for its interactive requests. */
   keepFreePercent: number;
+  /** Lines one pass takes at most (the rest wait for the next pass, a moment later). */
+  maxLines: number;
 }
 
 /**

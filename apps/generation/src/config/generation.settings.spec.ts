@@ -42,6 +42,7 @@ describe('generation settings', () => {
         jobAdmitBatch: 100,
         batchKeepFreePercent: 10,
         batchYieldBusyPercent: 70,
+        batchAdmitPerPass: 24,
         batchMaxInFlight: 500,
         jobFinishBatch: 100,
       outboxBatch: 50,

@@ -33,6 +33,7 @@ export const GENERATION_VARIABLES = {
   jobAdmitBatch: int('JOB_ADMIT_BATCH', DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch, 'submits admitted by one statement and one commit at most (group commit)', { min: 1, max: 10_000 }),
   batchKeepFreePercent: int('BATCH_KEEP_FREE_PERCENT', 10, "share of an account's parallel slots its batches leave free for its interactive requests (at least one slot when the account has two or more), so a submit never waits behind batch lines", { min: 0, max: 90 }),
   batchYieldBusyPercent: int('BATCH_YIELD_BUSY_PERCENT', 70, "how busy a generation process's event loop may be (percent of the time, lately) for its batch feeder to admit more batch lines; busier, batches wait and interactive work goes first (100: never wait)", { min: 1, max: 100 }),
+  batchAdmitPerPass: int('BATCH_ADMIT_PER_PASS', 24, "batch lines one feeder pass admits at most, per account (the next pass follows 100 ms later while more slots are free): slots that free together are refilled over a second or two rather than at once, so a batch's jobs do not start, run and finish in waves that make interactive requests wait", { min: 1, max: 10_000 }),
   batchMaxInFlight: int('BATCH_MAX_IN_FLIGHT', 500, "batches' jobs queued or processing at once, deployment-wide (batch lines wait beyond it, so batches never fill every provider slot)", { min: 1, max: 1_000_000 }),
   jobFinishBatch: int('JOB_FINISH_BATCH', DEFAULT_JOB_FINISHER_SETTINGS.maxBatch, 'job finishes written in one transaction at most (group commit)', { min: 1, max: 10_000 }),
 };
