@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool as PgPool } from 'pg';
 import { request } from 'undici';
 import { FakeReplicate, startFakeReplicate } from '@gen/testing';
 import { runBenchmark } from '../support/cleanup';
+import { processesCpuMs } from '../support/cpu';
 import type { LoadResult } from '../support/load';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
@@ -36,22 +36,10 @@ const LIMIT_SECONDS = positiveInteger('BENCH_LIMIT_SECONDS', 2_400);
 const ONLY = onlySet(['standalone', 'distributed']);
 const TOKEN = 'r8_bench-batches';
 const BATCH_MODEL = 'motion-lite-1';
-const TICKS = 100;
 const run = promisify(execFile);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const ms = (value: number) => value.toFixed(1);
-
-/** A process's CPU time so far (user + system), in ms. */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
-  } catch {
-    return 0;
-  }
-}
 
 async function bindToFake(mode: RunningMode, fake: FakeReplicate): Promise<void> {
   const engine = { engine: 'replicate', baseUrl: fake.url, upstreamModel: 'fake/ok-video', tokenEnv: 'BENCH_REPLICATE_TOKEN', outputOrigins: [fake.cdnUrl], timeouts: { totalMs: 600_000 } };
@@ -100,7 +88,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     await bindToFake(mode, fake);
     const price = await linePrice(mode, key);
     // Standalone's one process answers /metrics on its port; distributed's gateway is not where the batch's work runs.
-    const serviceCpu = () => mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
+    const serviceCpu = () => processesCpuMs(mode.processes.map((app) => app.pid));
     const loopOf = async (measure: () => Promise<LoadResult>): Promise<[LoadResult, string, string, { lines: number; seconds: number }]> => {
       const from = new Date();
       const cpuBefore = serviceCpu();
@@ -119,7 +107,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     const since = new Date();
     const file = batchFile(LINES, BATCH_MODEL, 'TEXT_TO_VIDEO');
     log(`- ${label}: a batch of ${LINES} lines (${(file.length / 1024 / 1024).toFixed(1)} MB)`);
-    const cpu0 = mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
+    const cpu0 = processesCpuMs(mode.processes.map((app) => app.pid));
     const created = await createBatch(mode, key, file);
     const startedAt = Date.now();
     // At full width: as many lines running as the account may run (or the batch ended already).
@@ -128,7 +116,7 @@ async function runMode(label: string, start: (options: ModeOptions) => Promise<R
     const [within, loopWithin, phasesWithin, batchInWindow] = await loopOf(() => interactive(mode, key));
     const done: BatchState = await waitBatch(mode, key, created.batch.id, isFinal, LIMIT_SECONDS * 1000);
     const elapsed = (Date.now() - startedAt) / 1000;
-    const cpuPerLine = (mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0) - cpu0) / LINES;
+    const cpuPerLine = (processesCpuMs(mode.processes.map((app) => app.pid)) - cpu0) / LINES;
 
     const results = await batchFileLines(mode, key, created.batch.id, 'results');
     const errors = await batchFileLines(mode, key, created.batch.id, 'errors');

@@ -4,6 +4,7 @@ import { Pool as PgPool } from 'pg';
 import { Pool } from 'undici';
 import { FakeReplicate, startFakeReplicate } from '@gen/testing';
 import { runBenchmark } from '../support/cleanup';
+import { processCpuMs, processesCpuMs } from '../support/cpu';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
@@ -42,9 +43,8 @@ const ONLY = onlySet(['baseline', 'standalone', 'distributed']);
 /** `BENCH_SCENARIOS`: which runs of each mode (all when unset), to profile one of them alone. */
 const SCENARIOS = onlySet(['scale', 'parked', 'capped', 'callbacks'], 'BENCH_SCENARIOS');
 const TOKEN = 'r8_bench-providers-scale';
-/** The generation process's page size for /proc's statm, and clock ticks per second for its stat. */
+/** The generation process's page size for /proc's statm. */
 const PAGE = 4096;
-const TICKS = 100;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
@@ -54,17 +54,6 @@ function rss(pid: number | undefined): number {
   if (pid === undefined) return 0;
   try {
     return Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * PAGE;
-  } catch {
-    return 0;
-  }
-}
-
-/** The process's CPU time so far (user + system), in ms. */
-function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS;
   } catch {
     return 0;
   }
@@ -212,7 +201,7 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
 
     if (SCENARIOS.has('scale')) {
       log(`- ${label}: scale, ${JOBS} submits of ${PREDICTION_MS} ms predictions at ${CONNECTIONS} connections`);
-      const serviceCpu = () => mode.processes.reduce((sum, app) => sum + cpuMs(app.pid), 0);
+      const serviceCpu = () => processesCpuMs(mode.processes.map((app) => app.pid));
       const scaleCpu0 = serviceCpu();
       const machine0 = machineTicks();
       const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
@@ -238,10 +227,10 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
     }
     const parkedRss = rss(mode.generation.pid);
     const window = Math.min(5_000, Math.max(1_000, parked.firstAt + PARKED_PREDICTION_MS - Date.now() - 1_000));
-    const cpu0 = cpuMs(mode.generation.pid);
+    const cpu0 = processCpuMs(mode.generation.pid);
     const reads0 = statusReads(long);
     await sleep(window);
-    const cpuPerCheck = (cpuMs(mode.generation.pid) - cpu0) / Math.max(1, statusReads(long) - reads0);
+    const cpuPerCheck = (processCpuMs(mode.generation.pid) - cpu0) / Math.max(1, statusReads(long) - reads0);
     const checksPerSecond = ((statusReads(long) - reads0) * 1000) / window;
     const parkedDone = await waitFinished(db, mode, parked.ids, PARKED_PREDICTION_MS + 300_000);
     rows.push({
