@@ -50,7 +50,7 @@ describe('BatchFeedRepository.takeLines (PostgreSQL)', () => {
       customId: `req-${i + 1}`,
       model: 'quick-1',
       prompt: `line ${i + 1}`,
-      type: 'TEXT_TO_AUDIO',
+      type: 'TEXT_TO_AUDIO' as const,
       input: {},
       metadata: {},
       credits: 1,
