@@ -4,19 +4,9 @@ import { http } from '@gen/testing';
 import { runCli } from '../support/cli';
 import { DistributedHarness, startDistributed } from '../support/distributed-harness';
 import { openSse } from '../support/sse';
+import { sleep, until } from '../support/until';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CANCELED = 'Canceled at your request. Your credits were refunded.';
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 function storedFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })

@@ -12,8 +12,9 @@ import { BatchFeeder, BatchFeedRepository, EventLoopLoad } from '@gen/generation
 import { http } from '@gen/testing';
 import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
-import { BatchAccount, batchMessages, sleep, until } from '../support/batch-messages';
+import { BatchAccount, batchMessages } from '../support/batch-messages';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+import { sleep, until } from '../support/until';
 
 /**
  * The generation service's side of batches (docs/design/batches.md), driven through its

@@ -8,23 +8,13 @@ import { testModel } from '../support/factories';
 import { HoldEngine } from '../support/hold-engine';
 import { openSse } from '../support/sse';
 import { StandaloneHarness, startStandaloneHarness } from '../support/standalone-harness';
+import { sleep, until } from '../support/until';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const CANCELED = 'Canceled at your request. Your credits were refunded.';
 const DEADLINE = 'Canceled: the generation did not finish within its Cancel-After deadline. Your credits were refunded.';
 
 const model = (id: string, engine: string, synchronous: boolean, credits: number, type: ModelDefinitionInput['type'] = 'TEXT_TO_AUDIO'): ModelDefinitionInput =>
   testModel({ id, engine, synchronous, credits, type });
-
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Job control end to end in standalone: cancel, Cancel-After, queue position, progress, live status, retention. */
 describe('job control (standalone)', () => {

@@ -3,19 +3,7 @@ import { BillingService } from '@gen/billing';
 import { AddBatchLinesReply, BalanceReply, BatchFinishedEvent, BatchLinePayload, BatchLinesReply, BatchView, Subjects } from '@gen/contracts';
 import { RpcClient } from '@gen/transport';
 import type { StandaloneHarness } from './standalone-harness';
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `check` every 50 ms until it gives a value. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+import { until } from './until';
 
 /** An account of a batch test: its key and its parallel limit (the enterprise plan's, set by the test). */
 export interface BatchAccount {
