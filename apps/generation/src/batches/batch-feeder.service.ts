@@ -15,8 +15,8 @@ import { EventLoopLoad } from './event-loop-load';
  * lines run"): every JOB_POLL_INTERVAL_MS, and at once when a batch is sealed or a batch job of an
  * account with a running batch finishes here. Each pass: lines left `admitting` by a crash are taken
  * again, windows that ended expire their waiting lines, each account with a running batch gets its
- * free slots' worth of lines (held in billing, then admitted as the submit admits a job), and batches
- * whose every line has an outcome end.
+ * free slots' worth of lines, at most BATCH_ADMIT_PER_PASS (held in billing, then admitted as the
+ * submit admits a job), and batches whose every line has an outcome end.
  */
 @Injectable()
 export class BatchFeeder implements OnApplicationBootstrap, BeforeApplicationShutdown {
