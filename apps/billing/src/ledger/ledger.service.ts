@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { LedgerEntryView, LedgerReply, LedgerRequest, UsageDay, UsageModel, UsageReply, UsageRequest } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { LedgerRepository, LedgerRow } from './ledger.repository';
+import { ACCOUNT_ID } from '../accounts/account-id';
 
 export const MAX_LEDGER_PAGE = 500;
 export const MAX_USAGE_DAYS = 366;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `next_cursor`: the id of the page's last row, opaque to clients. */
 export function encodeLedgerCursor(id: string): string {
@@ -42,7 +42,7 @@ export function daysBetween(from: string, to: string): string[] {
 }
 
 function checkAccount(accountId: unknown): void {
-  if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new ValidationError('accountId must be a UUID');
+  if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw new ValidationError('accountId must be a UUID');
 }
 
 /** What an account's credits did: the ledger a page at a time, and spending per day and model. */

@@ -5,8 +5,7 @@ import { ValidationError } from '@gen/errors';
 import { formatMoney } from './money';
 import { PaymentsRepository, StripeEventRecord } from './payments.repository';
 import { callStripe, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { ACCOUNT_ID } from '../accounts/account-id';
 
 /** A Stripe event as billing reads it: the envelope fields, and the object it is about. */
 export interface ParsedStripeEvent {
@@ -75,7 +74,7 @@ export class PaymentEventsService {
     const session = event.object as Partial<Stripe.Checkout.Session>;
     const metadata = session.metadata ?? {};
     const credits = Number(metadata.credits);
-    if (session.mode !== 'payment' || typeof session.id !== 'string' || !UUID.test(metadata.account_id ?? '') || typeof metadata.pack_id !== 'string' || !Number.isSafeInteger(credits) || credits <= 0) {
+    if (session.mode !== 'payment' || typeof session.id !== 'string' || !ACCOUNT_ID.test(metadata.account_id ?? '') || typeof metadata.pack_id !== 'string' || !Number.isSafeInteger(credits) || credits <= 0) {
       return this.ignoreEvent(event, 'ignored: not a credit pack checkout');
     }
     // Delayed methods (bank debits) complete unpaid; their async_payment_succeeded event grants.

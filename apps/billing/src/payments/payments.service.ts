@@ -22,8 +22,8 @@ import { CreditPack, PaymentsRepository, Purchase } from './payments.repository'
 import { TopUpsService } from './top-ups.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeOrOff } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
+import { ACCOUNT_ID } from '../accounts/account-id';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PACK_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const CURRENCY = /^[a-z]{3}$/;
 export const MAX_PURCHASES_PAGE = 100;
@@ -40,7 +40,7 @@ export function checkPack(pack: CreditPack): CreditPack {
 }
 
 function checkAccount(accountId: unknown): string {
-  if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new NotFoundError('No billing account for this account.');
+  if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw new NotFoundError('No billing account for this account.');
   return accountId;
 }
 

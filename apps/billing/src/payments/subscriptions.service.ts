@@ -9,9 +9,9 @@ import { PaymentsService } from './payments.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
 import { SubscriptionRow, SubscriptionsRepository, SubscriptionTransition } from './subscriptions.repository';
 import type { BillingPaymentsSettings } from '@gen/config';
+import { ACCOUNT_ID } from '../accounts/account-id';
 
 const RANK: Record<PlanName, number> = { free: 0, lite: 1, pro: 2, enterprise: 3 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PRICE_ID = /^(price|plan)_\w{1,200}$/;
 /** Stripe statuses in which the plan is paid for (or on trial). */
 const PAID = ['active', 'trialing'];
@@ -102,7 +102,7 @@ export class SubscriptionsService {
    */
   async subscribe(request: SubscribeRequest): Promise<SubscribeReply> {
     const stripe = this.api();
-    if (!UUID.test(request.accountId)) throw new NotFoundError('No billing account for this account.');
+    if (!ACCOUNT_ID.test(request.accountId)) throw new NotFoundError('No billing account for this account.');
     const target = request.plan as PlanName;
     if (!(PLANS as readonly string[]).includes(target)) throw new ValidationError(`plan: one of ${PLANS.join(', ')}.`);
     const prices = await this.repository.planPrices();
@@ -161,7 +161,7 @@ export class SubscriptionsService {
     // The subscription as it is now, whatever order the events come in.
     const state = subscriptionState(await this.call(() => this.api().subscriptions.retrieve(subscriptionId)));
     const accountId = state.accountId ?? (await this.repository.accountOfSubscription(state.id));
-    if (!accountId || !UUID.test(accountId)) return this.events.ignoreEvent(event, 'ignored: subscription of no known account');
+    if (!accountId || !ACCOUNT_ID.test(accountId)) return this.events.ignoreEvent(event, 'ignored: subscription of no known account');
     const outcome = await this.apply(event.record, accountId, state, event.record.type === 'invoice.payment_failed');
     if (outcome === 'duplicate') return { outcome: 'duplicate' };
     return { outcome: outcome === 'applied' ? 'applied' : 'ignored' };

@@ -43,7 +43,7 @@ export class AccountPlanService implements OnModuleInit, OnModuleDestroy {
   /** Drops the named account's copy (every copy when the payload names none). */
   private drop(payload: unknown): void {
     const accountId = (payload as Partial<AccountChangedBroadcast> | null)?.accountId;
-    if (typeof accountId === 'string') this.cache.delete(accountId);
+    if (typeof accountId === 'string') this.forget(accountId);
     else this.cache.clear();
   }
 
