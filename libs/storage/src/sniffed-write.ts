@@ -35,36 +35,54 @@ export interface SniffedObject {
   format: OutputFormat;
 }
 
+/** An object that arrives whole within this many bytes is written in one piece: no stream, no rename. */
+export const WHOLE_OBJECT_BYTES = 64 * 1024;
+
+/** Bytes read ahead of a write, and whether the source ended within them. */
+interface Prefix {
+  chunks: Buffer[];
+  bytes: number;
+  ended: boolean;
+}
+
+/** Reads from `iterator` into `prefix` until it holds at least `limit` bytes or the source ends. */
+async function readAhead(iterator: AsyncIterator<Uint8Array>, prefix: Prefix, limit: number): Promise<void> {
+  while (!prefix.ended && prefix.bytes < limit) {
+    const next = await iterator.next();
+    if (next.done) {
+      prefix.ended = true;
+      return;
+    }
+    const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
+    prefix.chunks.push(chunk);
+    prefix.bytes += chunk.length;
+  }
+}
+
 /**
  * Streams `source` into a new object, its format recognised from its first bytes (never a sender's
  * claim), counting as it goes: only the first bytes and the part in flight are in memory, and a
- * source longer than `maxBytes` is cut off there (the rest is never read) with nothing kept.
+ * source longer than `maxBytes` is cut off there (the rest is never read) with nothing kept. A
+ * source that ends within WHOLE_OBJECT_BYTES (most images, and every status-sized output) is put in
+ * one write: the stream and rename of a streamed write cost more CPU than the bytes themselves.
  */
 export async function putSniffed(storage: OutputStorage, source: AsyncIterable<Uint8Array>, rules: SniffedWrite): Promise<SniffedObject> {
   const iterator = source[Symbol.asyncIterator]();
-  const head: Buffer[] = [];
-  let headBytes = 0;
-  let ended = false;
+  const prefix: Prefix = { chunks: [], bytes: 0, ended: false };
+  let format: OutputFormat | null;
   try {
-    while (headBytes < SNIFF_BYTES) {
-      const next = await iterator.next();
-      if (next.done) {
-        ended = true;
-        break;
-      }
-      const chunk = Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength);
-      head.push(chunk);
-      headBytes += chunk.length;
-    }
+    await readAhead(iterator, prefix, SNIFF_BYTES);
+    format = sniffFormat(Buffer.concat(prefix.chunks, prefix.bytes));
+    if (!format || !rules.accept(format)) throw new UnacceptedFormatError(format, prefix.bytes === 0);
+    await readAhead(iterator, prefix, Math.min(WHOLE_OBJECT_BYTES, rules.maxBytes + 1));
+    if (prefix.bytes > rules.maxBytes) throw new ObjectTooLargeError(rules.maxBytes);
   } catch (error) {
     await iterator.return?.();
     throw error;
   }
-  const first = Buffer.concat(head, headBytes);
-  const format = sniffFormat(first);
-  if (!format || !rules.accept(format)) {
-    await iterator.return?.();
-    throw new UnacceptedFormatError(format, headBytes === 0);
+  if (prefix.ended) {
+    const key = await storage.put(Buffer.concat(prefix.chunks, prefix.bytes), format.extension);
+    return { key, bytes: prefix.bytes, format };
   }
   let bytes = 0;
   const counted = async function* (): AsyncGenerator<Buffer> {
@@ -73,9 +91,8 @@ export async function putSniffed(storage: OutputStorage, source: AsyncIterable<U
       if (bytes > rules.maxBytes) throw new ObjectTooLargeError(rules.maxBytes);
       return chunk;
     };
-    yield take(first);
-    if (ended) return;
     try {
+      for (const chunk of prefix.chunks) yield take(chunk);
       for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
         yield take(Buffer.from(next.value.buffer, next.value.byteOffset, next.value.byteLength));
       }
