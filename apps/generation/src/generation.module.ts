@@ -49,6 +49,7 @@ import { JobRunner } from './jobs/runtime/job-runner.service';
 import { JobRuntime } from './jobs/runtime/job-runtime.service';
 import { LeaseKeeper } from './jobs/runtime/lease-keeper.service';
 import { ProviderPhases } from './jobs/runtime/provider-phases.service';
+import { QueuedWorkHint } from './jobs/runtime/queued-work-hint';
 import { RunningJobs } from './jobs/runtime/running-jobs';
 import { SyncWaits } from './jobs/sync-waits';
 import { UpstreamRefsRepository } from './jobs/upstream-refs.repository';
@@ -127,6 +128,7 @@ export class GenerationModule {
         CallbackReceiver,
         // The job runtime (docs/design/architecture.md): claimer -> runner, with its leases, progress and finisher.
         RunningJobs,
+        QueuedWorkHint,
         JobClaimer,
         JobRunner,
         EngineCalls,

@@ -9,13 +9,15 @@ import type { ClaimOffer } from '../job-admission.repository';
 import { JobClaimsRepository } from '../job-claims.repository';
 import { JobRunner } from './job-runner.service';
 import { LeaseKeeper } from './lease-keeper.service';
+import { QueuedWorkHint } from './queued-work-hint';
 import { Pool, RunningJobs } from './running-jobs';
 
 /**
  * Claims queued jobs while this process has free slots and hands them to the `JobRunner`, fairly
  * across accounts (each account's parallel slots respected in SQL). Work is found both by a local
- * nudge (a submit, a slot freed, a reclaimed job) and by polling (other replicas, restarts); a
- * submit's admission may claim its job at once with a worker `offer`ed here.
+ * nudge (a submit left queued, a reclaimed job, a slot freed while work may be queued: QueuedWorkHint)
+ * and by polling (other replicas, restarts); a submit's admission may claim its job at once with a
+ * worker `offer`ed here.
  */
 @Injectable()
 export class JobClaimer {
@@ -30,6 +32,7 @@ export class JobClaimer {
     private readonly leases: LeaseKeeper,
     private readonly catalogue: CatalogueService,
     private readonly limits: BindingLimits,
+    private readonly hint: QueuedWorkHint,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {
     this.claims = new PeriodicTask({
@@ -38,7 +41,11 @@ export class JobClaimer {
       run: () => this.pump(),
       onError: (error) => this.logger.error({ err: error }, 'Claiming jobs failed'),
     });
-    running.onFreed(() => this.nudge());
+    // A freed slot looks for work only when some may be queued: most slots free with the queue empty,
+    // and each look is a statement (a provider job's CPU, measured in bench:providers-scale).
+    running.onFreed(() => {
+      if (!this.hint.empty && !this.running.isClosed) this.claims.trigger();
+    });
   }
 
   start(): void {
@@ -73,8 +80,9 @@ export class JobClaimer {
     for (const job of claimed) this.runner.run(job);
   }
 
-  /** Looks for claimable work now (coalesces concurrent calls). */
+  /** A job may be queued: looks for claimable work now (coalesces concurrent calls). */
   nudge(): void {
+    this.hint.queued();
     if (this.running.isClosed) return;
     this.claims.trigger();
   }
@@ -88,12 +96,17 @@ export class JobClaimer {
    */
   private async pump(): Promise<void> {
     const stopping = () => this.running.isClosed;
+    // Nothing queued at all: the other pool's pass has nothing to claim either.
+    let nothingQueued = false;
     for (const pass of this.claimPasses()) {
       // Another round only while some account gave all it was asked for (it may have more).
       let more = true;
-      while (more && !stopping() && this.running.free(pass.pool) > 0) {
+      while (more && !nothingQueued && !stopping() && this.running.free(pass.pool) > 0) {
         more = false;
+        const look = this.hint.look();
         const accounts = await this.jobs.accountsWithQueuedJobs(100);
+        this.hint.looked(look, accounts.length > 0);
+        nothingQueued = accounts.length === 0;
         const share = Math.max(1, Math.floor(this.running.free(pass.pool) / Math.max(1, accounts.length)));
         for (const accountId of accounts) {
           const capacity = this.running.free(pass.pool);

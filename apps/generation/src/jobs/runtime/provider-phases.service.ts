@@ -10,6 +10,7 @@ import { ParkedJobsWriter } from '../parked-jobs.writer';
 import { pending } from '../upstream-pending';
 import { spreadCheckDelay } from './check-spread';
 import { JobProgress } from './job-progress.service';
+import { QueuedWorkHint } from './queued-work-hint';
 import { CANCELED, LEASE_LOST, Run } from './running-jobs';
 
 /** A run's result when the job was parked (waiting upstream with no worker) or went back to the queue. */
@@ -33,6 +34,7 @@ export class ProviderPhases {
     private readonly reads: JobReadsRepository,
     private readonly upstreamMetrics: UpstreamMetrics,
     private readonly progress: JobProgress,
+    private readonly queuedWork: QueuedWorkHint,
     @Inject(GENERATION_SETTINGS) private readonly settings: GenerationSettings,
   ) {}
 
@@ -115,5 +117,6 @@ export class ProviderPhases {
   /** A claimed job that cannot start now (its binding is full): queued again in its place, no attempt used. */
   private async handBackToQueue(run: Run): Promise<void> {
     await this.jobs.release(this.settings.workerId, [run.job.id]);
+    this.queuedWork.queued();
   }
 }
