@@ -71,10 +71,7 @@ export class JobClaimsRepository {
    */
   async saveProgress(owner: string, progress: ReadonlyMap<string, number>): Promise<void> {
     if (progress.size === 0) return;
-    await this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL synchronous_commit = off`);
-      await tx.query(SAVE_PROGRESS, [owner, [...progress.keys()], [...progress.values()]]);
-    });
+    await this.db.query(SAVE_PROGRESS, [owner, [...progress.keys()], [...progress.values()]]);
   }
 
   /** One job of `release`: true when it was still ours and is queued again. */

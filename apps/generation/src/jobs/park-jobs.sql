@@ -1,6 +1,7 @@
 -- The upstream clock starts at the first park after a submit (kept on a later attach); the next
 -- check is never later than the upstream deadline, so a job past it is failed on time. A check
 -- replaces the provider's queue position (none read: the job left the queue); a park without a check keeps it.
+-- Committed asynchronously, set by the statement itself (one round trip, no transaction around it).
 WITH p AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::boolean[], $6::real[], $7::int[])
     AS p(id, owner, delay_ms, total_ms, checked, progress, queue_position)
@@ -17,6 +18,6 @@ UPDATE jobs SET lease_owner = NULL, lease_expires_at = NULL,
                              COALESCE(jobs.upstream_deadline_at, now() + COALESCE(p.total_ms, 2147483647) * interval '1 millisecond')),
        progress = COALESCE(p.progress, jobs.progress),
        upstream_queue_position = CASE WHEN p.checked THEN p.queue_position ELSE COALESCE(p.queue_position, jobs.upstream_queue_position) END
-FROM p
+FROM p, (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous_commit
 WHERE jobs.id = p.id AND jobs.id IN (SELECT id FROM locked) AND jobs.status = 'processing' AND jobs.lease_owner = p.owner
 RETURNING jobs.id

@@ -42,9 +42,8 @@ export class ParkedJobsRepository {
    */
   async parkBatch(items: readonly Park[]): Promise<boolean[]> {
     // Rows are locked in id order (as the heartbeat's index scan does), and a deadlock victim runs again.
-    const rows = await retryOnConflict(() => this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL synchronous_commit = off`);
-      return sqlRows<{ id: string }>(tx, PARK_SQL, [
+    const rows = await retryOnConflict(() =>
+      sqlRows<{ id: string }>(this.db, PARK_SQL, [
         items.map((i) => i.jobId),
         items.map((i) => i.owner),
         items.map((i) => Math.max(0, Math.round(i.delayMs))),
@@ -52,8 +51,8 @@ export class ParkedJobsRepository {
         items.map((i) => i.checked),
         items.map((i) => i.progress),
         items.map((i) => (i.queuePosition === null ? null : Math.max(0, Math.round(i.queuePosition)))),
-      ]);
-    }));
+      ]),
+    );
     const parked = new Set(rows.map((r) => r.id.toLowerCase()));
     return items.map((i) => parked.has(i.jobId.toLowerCase()));
   }
@@ -66,10 +65,7 @@ export class ParkedJobsRepository {
    */
   async claimDue(owner: string, leaseMs: number, limit: number, skipModels: readonly string[]): Promise<JobEntity[]> {
     if (limit <= 0) return [];
-    const rows = await this.db.transaction(async (tx) => {
-      await tx.query(`SET LOCAL synchronous_commit = off`);
-      return sqlRows<JobRow>(tx, CLAIM_DUE_SQL, [owner, leaseMs, limit, skipModels]);
-    });
+    const rows = await sqlRows<JobRow>(this.db, CLAIM_DUE_SQL, [owner, leaseMs, limit, skipModels]);
     return rows.map(jobFromRow);
   }
 
