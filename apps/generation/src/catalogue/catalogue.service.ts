@@ -140,6 +140,11 @@ export class CatalogueService implements OnModuleInit, OnApplicationBootstrap, O
     return info;
   }
 
+  /** Every model's definition as read (the claims' and checks' view: no API shape built). */
+  definitions(): IterableIterator<ModelDefinition> {
+    return this.byId.values();
+  }
+
   find(modelId: string): ModelDefinition | undefined {
     return this.byId.get(modelId);
   }

@@ -93,8 +93,16 @@ export class ModelEngines implements OnApplicationShutdown {
   }
 }
 
+/** Each definition's key, made once: a definition is never changed, a catalogue change brings new ones. */
+const bindingKeys = new WeakMap<ModelDefinition, string>();
+
 /** Models with the same id and binding share an engine (and its connection pool). */
 function bindingKey(model: ModelDefinition): string {
-  return `${model.id}\u0000${model.engine}\u0000${stableJson(model.params)}`;
+  let key = bindingKeys.get(model);
+  if (key === undefined) {
+    key = `${model.id}\u0000${model.engine}\u0000${stableJson(model.params)}`;
+    bindingKeys.set(model, key);
+  }
+  return key;
 }
 

@@ -4,10 +4,9 @@ import type { UpstreamPhases } from '../ports/engine';
 /** The catalogue's models whose engine is parked, with their phases (their binding, its limits). */
 function parkedModels(catalogue: CatalogueService): Array<{ modelId: string; phases: UpstreamPhases }> {
   const found: Array<{ modelId: string; phases: UpstreamPhases }> = [];
-  for (const info of catalogue.list()) {
-    const model = catalogue.find(info.id);
-    const phases = model ? catalogue.engineFor(model).engine?.phases : undefined;
-    if (model && phases) found.push({ modelId: model.id, phases });
+  for (const model of catalogue.definitions()) {
+    const phases = catalogue.engineFor(model).engine?.phases;
+    if (phases) found.push({ modelId: model.id, phases });
   }
   return found;
 }

@@ -124,10 +124,7 @@ export class JobClaimer {
   private claimPasses(): Array<{ pool: Pool; skip: string[] }> {
     if (!this.settings.providerParking) return [{ pool: 'cpu', skip: [] }];
     const byPool: Record<Pool, string[]> = { cpu: [], io: [] };
-    for (const info of this.catalogue.list()) {
-      const model = this.catalogue.find(info.id);
-      if (model) byPool[this.running.poolOfModel(model)].push(model.id);
-    }
+    for (const model of this.catalogue.definitions()) byPool[this.running.poolOfModel(model)].push(model.id);
     const blocked = modelsOnBindings(this.catalogue, this.limits.blockedBindings());
     const passes: Array<{ pool: Pool; skip: string[] }> = [];
     if (this.running.free('io') > 0) passes.push({ pool: 'io', skip: [...byPool.cpu, ...blocked] });
