@@ -1,6 +1,9 @@
+import { Pool as PgPool } from 'pg';
 import { runCount, type CountOptions } from '../support/count-load';
 import { processesCpuMs } from '../support/cpu';
+import type { RunningMode } from '../support/modes';
 import { sleep } from '../support/processes';
+import { submitJobs, waitJobsFinal } from '../support/provider-jobs';
 import type { Measurement } from './verdict';
 
 export interface RouteRun extends Omit<CountOptions, 'requests'> {
@@ -37,4 +40,38 @@ export async function measureRoute(route: string, url: string, pids: Pids, run: 
   const idleMs = (idleMsPerSecond * (performance.now() - from)) / 1000;
   const spentMs = Math.max(0, processesCpuMs(pids()) - before - idleMs);
   return { route, cpuUsPerRequest: (spentMs * 1000) / run.requests, requests: run.requests, failed: result.failed };
+}
+
+export interface ProviderJobsRun {
+  /** A model bound to a fake provider (bindToFake). */
+  model: string;
+  type: string;
+  connections: number;
+  /** Jobs submitted and waited for first, not counted. */
+  warmup: number;
+  /** Jobs whose CPU is charged: from the first submit until every one of them is final. */
+  jobs: number;
+}
+
+/**
+ * A provider job's CPU: asynchronous submits, then everything the service does until each job is
+ * final (the upstream submit, its parked checks, the output fetched and stored, the finish and
+ * settle), over every process in `pids`, less their idle rate, per job.
+ */
+export async function measureProviderJobs(route: string, mode: RunningMode, pids: Pids, run: ProviderJobsRun, idleMsPerSecond = 0): Promise<Measurement> {
+  const db = new PgPool({ connectionString: mode.databaseUrl, max: 1 });
+  try {
+    const warm = await submitJobs(mode, run.model, run.type, run.warmup, run.connections);
+    await waitJobsFinal(db, warm.ids, 120_000);
+    const before = processesCpuMs(pids());
+    const from = performance.now();
+    const measured = await submitJobs(mode, run.model, run.type, run.jobs, run.connections);
+    const done = await waitJobsFinal(db, measured.ids, 300_000);
+    // The database reads of the wait are the bench's own, not the service's: only the processes' CPU counts.
+    const idleMs = (idleMsPerSecond * (performance.now() - from)) / 1000;
+    const spentMs = Math.max(0, processesCpuMs(pids()) - before - idleMs);
+    return { route, cpuUsPerRequest: (spentMs * 1000) / run.jobs, requests: run.jobs, failed: done.failed };
+  } finally {
+    await db.end();
+  }
 }

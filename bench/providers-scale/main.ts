@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { Pool as PgPool } from 'pg';
-import { Pool } from 'undici';
 import { FakeReplicate, startFakeReplicate } from '@gen/testing';
 import { runBenchmark } from '../support/cleanup';
 import { processCpuMs, processesCpuMs } from '../support/cpu';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { ModeOptions, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
-import { cli, sleep } from '../support/processes';
+import { sleep } from '../support/processes';
+import { bindToFake, fakeReplicateEnv, jobsProgress, submitJobs, waitJobsFinal } from '../support/provider-jobs';
 import { benchServers, onlySet, positiveInteger } from '../support/settings';
 
 /**
@@ -69,65 +69,6 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-/** Binds a catalogue model to the fake with the operator CLI, then waits out the catalogue refresh. */
-async function bind(mode: RunningMode, modelId: string, fake: FakeReplicate, scenario: string, extra: Record<string, unknown> = {}): Promise<void> {
-  const engine = {
-    engine: 'replicate',
-    baseUrl: fake.url,
-    upstreamModel: `fake/${scenario}`,
-    tokenEnv: 'BENCH_REPLICATE_TOKEN',
-    outputOrigins: [fake.cdnUrl],
-    timeouts: { totalMs: 600_000 },
-    ...extra,
-  };
-  await cli(mode.databaseUrl, ['models', 'update', '--id', modelId, '--engine', JSON.stringify(engine)]);
-  await sleep(3_500);
-}
-
-/** `count` async submits over CONNECTIONS keep-alive connections; the job ids and when the last was answered. */
-async function submitAll(mode: RunningMode, model: string, type: string, count: number): Promise<{ ids: string[]; firstAt: number; lastAt: number }> {
-  const pool = new Pool(mode.url, { connections: CONNECTIONS, pipelining: 1, headersTimeout: 60_000, bodyTimeout: 60_000 });
-  const ids: string[] = [];
-  let next = 0;
-  const firstAt = Date.now();
-  const lane = async (index: number) => {
-    const key = mode.keys[index % mode.keys.length];
-    while (next < count) {
-      const i = next++;
-      const res = await pool.request({
-        method: 'POST',
-        path: '/api/v1/generate',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model, prompt: `bench prompt ${i}`, type }),
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 202) throw new Error(`submit ${i}: HTTP ${res.statusCode} ${text.slice(0, 200)}`);
-      ids.push((JSON.parse(text) as { id: string }).id);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, i) => lane(i)));
-  const lastAt = Date.now();
-  await pool.close();
-  return { ids, firstAt, lastAt };
-}
-
-interface Progress {
-  finished: number;
-  failed: number;
-  parked: number;
-}
-
-async function progress(db: PgPool, ids: string[]): Promise<Progress> {
-  const { rows } = await db.query<{ finished: number; failed: number; parked: number }>(
-    `SELECT count(*) FILTER (WHERE status IN ('completed', 'failed'))::int AS finished,
-            count(*) FILTER (WHERE status = 'failed')::int AS failed,
-            count(*) FILTER (WHERE status = 'processing' AND next_check_at IS NOT NULL)::int AS parked
-     FROM generation.jobs WHERE id = ANY($1::uuid[])`,
-    [ids],
-  );
-  return rows[0];
-}
-
 /**
  * Where the jobs' time went, from their own timestamps: queued (submit to claim), starting (claim to
  * parked, i.e. the upstream submit and its reference stored) and upstream (parked to final: the
@@ -149,17 +90,11 @@ async function stages(db: PgPool, ids: string[]): Promise<string> {
   return ['queued', 'starting', 'upstream'].map((c) => `${c} ${f(r[`${c}_50`])} / ${f(r[`${c}_95`])} / ${f(r[`${c}_max`])}`).join('; ');
 }
 
-/** Waits until every job is final; samples the generation process's RSS meanwhile. */
+/** Waits until every job is final; the generation process's peak RSS meanwhile. */
 async function waitFinished(db: PgPool, mode: RunningMode, ids: string[], timeoutMs: number): Promise<{ at: number; failed: number; peakRss: number }> {
-  const deadline = Date.now() + timeoutMs;
   let peakRss = 0;
-  for (;;) {
-    peakRss = Math.max(peakRss, rss(mode.generation.pid));
-    const p = await progress(db, ids);
-    if (p.finished === ids.length) return { at: Date.now(), failed: p.failed, peakRss };
-    if (Date.now() > deadline) throw new Error(`${ids.length - p.finished} of ${ids.length} jobs still unfinished after ${timeoutMs} ms`);
-    await sleep(50);
-  }
+  const done = await waitJobsFinal(db, ids, timeoutMs, () => (peakRss = Math.max(peakRss, rss(mode.generation.pid))));
+  return { ...done, peakRss };
 }
 
 const statusReads = (fake: FakeReplicate) => fake.calls('GET', /^\/v1\/predictions\/[^/]+$/).length;
@@ -178,26 +113,26 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
   ]);
   log(`- ${label}: starting`);
   const mode = await start({
-    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'true' },
+    generationEnv: { ...fakeReplicateEnv(TOKEN), PROVIDER_PARKING: 'true' },
     parallel: JOBS * 2,
   });
   const db = new PgPool({ connectionString: mode.databaseUrl, max: 2 });
   try {
-    await bind(mode, 'motion-lite-1', fast, 'ok-video');
+    await bindToFake(mode, 'motion-lite-1', fast, 'ok-video');
     const idleRss = rss(mode.generation.pid);
 
     // Parked first, on a fresh process: its RSS is that of the parked jobs, not of an earlier burst's heap.
     if (SCENARIOS.has('parked')) {
       log(`- ${label}: parked, ${JOBS} jobs of ${PARKED_PREDICTION_MS} ms`);
-      await bind(mode, 'tone-weaver-1', long, 'ok-audio');
+      await bindToFake(mode, 'tone-weaver-1', long, 'ok-audio');
       const beforeRss = rss(mode.generation.pid);
-      const parked = await submitAll(mode, 'tone-weaver-1', 'TEXT_TO_AUDIO', JOBS);
+      const parked = await submitJobs(mode, 'tone-weaver-1', 'TEXT_TO_AUDIO', JOBS, CONNECTIONS);
       // Every job waiting upstream, none in a slot: the memory it takes, and the CPU of its checks alone.
       const allParkedBy = Date.now() + PARKED_PREDICTION_MS / 2;
-      let p = await progress(db, parked.ids);
+      let p = await jobsProgress(db, parked.ids);
       while (p.parked < JOBS * 0.98 && Date.now() < allParkedBy) {
         await sleep(100);
-        p = await progress(db, parked.ids);
+        p = await jobsProgress(db, parked.ids);
       }
       const parkedRss = rss(mode.generation.pid);
       const window = Math.min(5_000, Math.max(1_000, parked.firstAt + PARKED_PREDICTION_MS - Date.now() - 1_000));
@@ -231,7 +166,7 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
       const serviceCpu = () => processesCpuMs(mode.processes.map((app) => app.pid));
       const scaleCpu0 = serviceCpu();
       const machine0 = machineTicks();
-      const scale = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS);
+      const scale = await submitJobs(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', JOBS, CONNECTIONS);
       const scaleDone = await waitFinished(db, mode, scale.ids, 300_000);
       const scaleCpu = serviceCpu() - scaleCpu0;
       const machine1 = machineTicks();
@@ -255,8 +190,8 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
 
     if (SCENARIOS.has('capped')) {
       log(`- ${label}: capped, ${CAPPED_JOBS} jobs with maxInFlight ${CAP}`);
-      await bind(mode, 'mesh-smith-1', capped, 'ok-3d', { maxInFlight: CAP });
-      const cappedRun = await submitAll(mode, 'mesh-smith-1', 'TEXT_TO_3D', CAPPED_JOBS);
+      await bindToFake(mode, 'mesh-smith-1', capped, 'ok-3d', { maxInFlight: CAP });
+      const cappedRun = await submitJobs(mode, 'mesh-smith-1', 'TEXT_TO_3D', CAPPED_JOBS, CONNECTIONS);
       const cappedDone = await waitFinished(db, mode, cappedRun.ids, 600_000);
       rows.push({
         label: `${label}, maxInFlight ${CAP}`,
@@ -274,8 +209,8 @@ async function parkedService(label: string, start: (options: ModeOptions) => Pro
 
     if (SCENARIOS.has('callbacks')) {
       log(`- ${label}: callbacks on, ${CALLBACK_JOBS} jobs`);
-      await bind(mode, 'voice-1', calling, 'ok-audio', { callbacks: true });
-      const called = await submitAll(mode, 'voice-1', 'TEXT_TO_AUDIO', CALLBACK_JOBS);
+      await bindToFake(mode, 'voice-1', calling, 'ok-audio', { callbacks: true });
+      const called = await submitJobs(mode, 'voice-1', 'TEXT_TO_AUDIO', CALLBACK_JOBS, CONNECTIONS);
       const calledDone = await waitFinished(db, mode, called.ids, 600_000);
       const accepted = calling.callbacks.filter((c) => c.status === 200).length;
       rows.push({
@@ -302,15 +237,15 @@ async function baseline(rows: Row[]): Promise<void> {
   const fake = await startFakeReplicate({ token: TOKEN, durationMs: PREDICTION_MS });
   log(`- baseline (standalone, PROVIDER_PARKING=false): starting`);
   const mode = await startStandaloneMode(servers, WORKERS, 1, {
-    generationEnv: { BENCH_REPLICATE_TOKEN: TOKEN, UPSTREAM_ALLOW_PRIVATE_NETWORKS: 'true', PROVIDER_PARKING: 'false' },
+    generationEnv: { ...fakeReplicateEnv(TOKEN), PROVIDER_PARKING: 'false' },
     parallel: JOBS * 2,
   });
   const db = new PgPool({ connectionString: mode.databaseUrl, max: 2 });
   try {
-    await bind(mode, 'motion-lite-1', fake, 'ok-video');
+    await bindToFake(mode, 'motion-lite-1', fake, 'ok-video');
     const idleRss = rss(mode.generation.pid);
     log(`- baseline: ${BASELINE_JOBS} submits`);
-    const run = await submitAll(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', BASELINE_JOBS);
+    const run = await submitJobs(mode, 'motion-lite-1', 'TEXT_TO_VIDEO', BASELINE_JOBS, CONNECTIONS);
     const done = await waitFinished(db, mode, run.ids, 600_000);
     rows.push({
       label: `standalone, in a slot (before; PROVIDER_PARKING=false)`,
