@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { startFakeReplicate } from '@gen/testing';
 import { seedJobs, syncGenerateOutcome, syncGenerateRequest } from '../support/api-requests';
 import { runBenchmark } from '../support/cleanup';
+import { idleCpuPerSecond } from '../support/cpu';
 import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { ROOT, sleep } from '../support/processes';
 import { bindToFake, fakeReplicateEnv } from '../support/provider-jobs';
 import { benchServers, positiveInteger } from '../support/settings';
-import { idleCpuPerSecond, measureProviderJobs, measureRoute, type ProviderJobsRun, type RouteRun } from './measure';
+import { measureProviderJobs, measureRoute, type ProviderJobsRun, type RouteRun } from './measure';
 import { startReferenceServer } from './reference-server';
 import { Budgets, judge, judgeRoute, machineFactor, Measurement } from './verdict';
 

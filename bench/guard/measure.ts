@@ -2,7 +2,6 @@ import { Pool as PgPool } from 'pg';
 import { runCount, type CountOptions } from '../support/count-load';
 import { processesCpuMs } from '../support/cpu';
 import type { RunningMode } from '../support/modes';
-import { sleep } from '../support/processes';
 import { submitJobs, waitJobsFinal } from '../support/provider-jobs';
 import type { Measurement } from './verdict';
 
@@ -14,18 +13,6 @@ export interface RouteRun extends Omit<CountOptions, 'requests'> {
 }
 
 type Pids = () => ReadonlyArray<number | undefined>;
-
-/**
- * The CPU the processes spend doing nothing asked of them (timers, polls, heartbeats), in ms per
- * second: it goes on whatever the requests cost, and more of it per request the slower the machine
- * serves them, so it is taken off.
- */
-export async function idleCpuPerSecond(pids: Pids, seconds = 3): Promise<number> {
-  const before = processesCpuMs(pids());
-  const from = performance.now();
-  await sleep(seconds * 1000);
-  return ((processesCpuMs(pids()) - before) * 1000) / (performance.now() - from);
-}
 
 /**
  * One route's CPU per request: a warm-up, then `requests` requests whose cost is the CPU every

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sleep } from './processes';
 
 /**
  * CPU time of processes, read from `/proc/<pid>/stat` (user + system, Linux only): what the
@@ -31,4 +32,16 @@ export function processesCpuMs(pids: ReadonlyArray<number | undefined>): number 
 export function cpuMeter(pids: () => ReadonlyArray<number | undefined>): (requests: number) => number {
   const before = processesCpuMs(pids());
   return (requests) => (requests > 0 ? ((processesCpuMs(pids()) - before) * 1000) / requests : Number.NaN);
+}
+
+/**
+ * The CPU the processes spend doing nothing asked of them (timers, polls, heartbeats), in ms per
+ * second: it goes on whatever the requests cost, and more of it per request the slower the machine
+ * serves them, so it is taken off.
+ */
+export async function idleCpuPerSecond(pids: () => ReadonlyArray<number | undefined>, seconds = 3): Promise<number> {
+  const before = processesCpuMs(pids());
+  const from = performance.now();
+  await sleep(seconds * 1000);
+  return ((processesCpuMs(pids()) - before) * 1000) / (performance.now() - from);
 }
