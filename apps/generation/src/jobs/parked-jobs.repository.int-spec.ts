@@ -15,7 +15,6 @@ describe('ParkedJobsRepository and progress (PostgreSQL)', () => {
   let db: DataSource;
   let jobs: JobStore;
   let parked: ParkedJobsRepository;
-  const accountId = randomUUID();
 
   beforeAll(async () => {
     database = await createTestDatabase('parked-jobs');
