@@ -22,6 +22,12 @@ import { Floor, startFloor } from './floor';
 const servers = benchServers();
 const SECONDS = positiveNumber('BENCH_SECONDS', 8);
 const WARMUP_SECONDS = positiveNumber('BENCH_WARMUP_SECONDS', 2);
+/**
+ * Before a mode's first row, each route's load on the fresh service and floor, not measured: the
+ * rows compare steady states. Without it the first row of each route measured the JIT's first
+ * seconds as well (bench/HISTORY.md, 29 November: 886 against 555 µs per sync generation).
+ */
+const PROCESS_WARMUP_SECONDS = positiveNumber('BENCH_PROCESS_WARMUP_SECONDS', 8);
 const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 50);
 /** The service's WORKER_CONCURRENCY: more than the connections, so workers never queue sync jobs. */
 const WORKERS = positiveInteger('BENCH_WORKER_CONCURRENCY', 64);
@@ -34,7 +40,10 @@ const SETTLE_SECONDS = 2;
 const RUN_SECONDS = WARMUP_SECONDS + SECONDS + SETTLE_SECONDS;
 const PLANNED_RUNS = 1 + MODES.length * ROUTES.length * ACCOUNT_COUNTS.length * 2;
 /** The watchdog: start-up and seeding of each mode, plus every run, with room for a slow machine. */
-const LIMIT_SECONDS = positiveNumber('BENCH_LIMIT_SECONDS', Math.ceil(60 + 90 * MODES.length + 1.5 * RUN_SECONDS * PLANNED_RUNS));
+const LIMIT_SECONDS = positiveNumber(
+  'BENCH_LIMIT_SECONDS',
+  Math.ceil(60 + 90 * MODES.length + 1.5 * (RUN_SECONDS * PLANNED_RUNS + 2 * PROCESS_WARMUP_SECONDS * MODES.length * ROUTES.length)),
+);
 
 type ModeName = (typeof MODES)[number];
 type RouteName = (typeof ROUTES)[number];
@@ -128,6 +137,11 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
     const run: ModeRun = { rows: [] };
     const floorPids = () => [floor?.pid];
     const servicePids = () => mode.processes.map((p) => p.pid);
+    for (const route of ROUTES) {
+      const pair = targets(mode, floor, jobs, route, ACCOUNT_COUNTS[0]);
+      progress(`${name} ${route}: warming the service and the floor, ${PROCESS_WARMUP_SECONDS} s each (not measured)`);
+      for (const target of [pair.service, pair.floor]) await runLoad(target.url, { connections: CONNECTIONS, warmupSeconds: 0, seconds: PROCESS_WARMUP_SECONDS, ...target });
+    }
     // The service idles from here to its first run: its background rate is measured meanwhile.
     const idleFrom = await counters.settled();
     if (withCeiling) {
@@ -231,7 +245,7 @@ async function main(): Promise<void> {
     '',
     `- commit: ${commit}`,
     `- machine: ${coreCount()} cores, load average ${loadBefore} before, ${loadAverage()} after (1, 5, 15 min); Node ${process.version}; PostgreSQL ${pgVersion} at ${new URL(servers.pgAdminUrl).host}; NATS at ${new URL(servers.natsUrl).host}`,
-    `- load: ${CONNECTIONS} keep-alive connections (undici, one request in flight each), ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per cell; the floor and the service measured back to back for each row`,
+    `- load: ${CONNECTIONS} keep-alive connections (undici, one request in flight each), ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per cell, after ${PROCESS_WARMUP_SECONDS} s of each route's load on the fresh service and floor (not measured); the floor and the service measured back to back for each row`,
     `- floor: a bare Fastify route with plain pg, in a database of its own on the same server: GET does one SELECT by id on a copy of generation.jobs (same definition and rows), POST one UPDATE ... RETURNING of the account's balance row`,
     `- CPU µs: user + system CPU of the server's processes (all of the service's, or the floor server) per answer of the run, warm-up included (/proc/<pid>/stat, 10 ms ticks); PostgreSQL's not counted`,
     `- db tx, rows written: per request of the service run (warm-up included), from its database's pg_stat_database counters (xact_commit, read-only transactions included; tup_inserted + tup_updated + tup_deleted), net of its idle background rate`,
