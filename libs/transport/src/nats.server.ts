@@ -15,7 +15,22 @@ import {
 } from 'nats';
 import { runEventHandlers, settleReply } from './event-dispatch';
 import { NatsTransportConfig, eventSubject, requestSubject, streamSubjects } from './nats.config';
+import { connectNats } from './nats-connect';
 import { MessageRefusals, payloadProblems, refusalEnvelope } from './payload-check';
+
+/** The connection's options, and ServerNats's (queue group, shutdown). */
+function serverOptions(config: NatsTransportConfig) {
+  return {
+    servers: config.url,
+    name: `${config.service}-server`,
+    // Reconnect for as long as the server is away (nats.js gives up after 10 attempts, ~20 s, and
+    // closes the connection for good: subscriptions and consumers would never come back).
+    maxReconnectAttempts: -1,
+    queue: `${config.subjectPrefix}${config.service}`,
+    // Draining is done here (stopAccepting, then in-flight work), not by ServerNats's fixed grace period.
+    gracefulShutdown: false,
+  };
+}
 
 /**
  * Distributed mode's server: request/reply handlers on core NATS (one queue group per service, so
@@ -45,17 +60,13 @@ export class NatsJetStreamServer extends ServerNats {
     private readonly config: NatsTransportConfig,
     private readonly drainTimeoutMs = 10_000,
   ) {
-    super({
-      servers: config.url,
-      name: `${config.service}-server`,
-      // Reconnect for as long as the server is away (nats.js gives up after 10 attempts, ~20 s, and
-      // closes the connection for good: subscriptions and consumers would never come back).
-      maxReconnectAttempts: -1,
-      queue: `${config.subjectPrefix}${config.service}`,
-      // Draining is done here (stopAccepting, then in-flight work), not by ServerNats's fixed grace period.
-      gracefulShutdown: false,
-    });
+    super(serverOptions(config));
     this.status.subscribe((status) => (this.connected = status === 'connected'));
+  }
+
+  /** ServerNats's connection, made as every connection of ours is (nats-connect.ts). */
+  override createNatsClient(): Promise<NatsConnection> {
+    return connectNats(serverOptions(this.config));
   }
 
   /** True while this server's NATS connection is up (readiness). */

@@ -1,8 +1,9 @@
 import { Logger, OnApplicationShutdown } from '@nestjs/common';
 import { DomainError, domainErrorFromRpc, isRpcErrorPayload, ServiceUnavailableError } from '@gen/errors';
-import { connect, Events, Msg, NatsConnection, headers as natsHeaders } from 'nats';
+import { Events, Msg, NatsConnection, headers as natsHeaders } from 'nats';
 import { InProcessBus } from './in-process.transport';
 import { MuxedRequests } from './muxed-requests';
+import { connectNats } from './nats-connect';
 import { NatsTransportConfig, eventSubject, requestSubject } from './nats.config';
 import { ensureEventStream } from './nats.server';
 
@@ -114,7 +115,7 @@ export class NatsRpcClient extends RpcClient implements OnApplicationShutdown {
       if (!this.connected) throw new NatsConnectionLost('reconnecting');
       return this.nc;
     }
-    this.connecting ??= connect({
+    this.connecting ??= connectNats({
       servers: this.config.url,
       name: `${this.config.service}-client`,
       // Reconnects for as long as the server is away (see NatsJetStreamServer): meanwhile requests
