@@ -44,12 +44,17 @@ export class TurnCoalescingTransport extends NodeTransport {
 }
 
 /**
- * `connect` of `nats`, with TurnCoalescingTransport. nats.js keeps one transport factory for the
- * process and uses it for every dial, reconnects too, so every connection of ours is made here
- * (NatsRpcClient, NatsJetStreamServer); a plain `connect` from `nats` elsewhere in the process would
- * set its own factory back, making later dials write per microtask again (slower, not wrong).
+ * `connect` of `nats`, with TurnCoalescingTransport and without async traces: nats.js otherwise builds
+ * an Error (a stack trace) for every request it makes, a JetStream publish's ack wait included, only
+ * to give a failure its caller's stack; our callers turn every failure into a DomainError of their
+ * own (rpc-client.ts), and the traces were 3 % of the generation process's busy time under load.
+ *
+ * nats.js keeps one transport factory for the process and uses it for every dial, reconnects too, so
+ * every connection of ours is made here (NatsRpcClient, NatsJetStreamServer); a plain `connect` from
+ * `nats` elsewhere in the process would set its own factory back, making later dials write per
+ * microtask again (slower, not wrong).
  */
 export function connectNats(options: ConnectionOptions): Promise<NatsConnection> {
   setTransportFactory({ factory: () => new TurnCoalescingTransport(), dnsResolveFn: nodeResolveHost });
-  return NatsConnectionImpl.connect(options);
+  return NatsConnectionImpl.connect({ noAsyncTraces: true, ...options });
 }
