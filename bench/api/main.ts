@@ -48,10 +48,14 @@ const LIMIT_SECONDS = positiveNumber(
 type ModeName = (typeof MODES)[number];
 type RouteName = (typeof ROUTES)[number];
 
-/** Issue 13's goals: the service's share of the floor's throughput (and a p99 bound where it states one). */
+/**
+ * Issue 34's goals: the service's share of the floor's throughput, with p99 under 50 ms at 50
+ * connections (issue 13's, met before, were 0.5 and 0.35 for reads, 0.25 with p99 < 100 ms and 0.15
+ * for the sync POST). Judged on every row, the four-account rows too.
+ */
 const TARGETS: Record<RouteName, Record<ModeName, { ratio: number; p99Ms?: number }>> = {
-  get: { standalone: { ratio: 0.5 }, distributed: { ratio: 0.35 } },
-  post: { standalone: { ratio: 0.25, p99Ms: 100 }, distributed: { ratio: 0.15 } },
+  get: { standalone: { ratio: 0.8, p99Ms: 50 }, distributed: { ratio: 0.6, p99Ms: 50 } },
+  post: { standalone: { ratio: 0.5, p99Ms: 50 }, distributed: { ratio: 0.3, p99Ms: 50 } },
 };
 
 /** Completed generations per account made before measuring: each connection reads a job of its own. */
