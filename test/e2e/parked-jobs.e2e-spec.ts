@@ -209,13 +209,24 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
     const id = await submit(key, 'parked-held');
     expect(await eventually(() => row(id), (r) => r.lease_owner === null && r.next_check_at !== null)).toMatchObject({ lease_owner: null });
     const parkedJobs = h.running.app.get(ParkedJobs);
-    // Push its next check far out, then wake it: due at once.
-    await h.running.databases.generation.query(`UPDATE jobs SET next_check_at = now() + interval '1 hour' WHERE id = $1`, [id]);
-    const outcome = await parkedJobs.wake(id);
-    expect(['woken', 'not-parked']).toContain(outcome);
+    // Push its next check far out while it is parked (not in the middle of a check, which would park
+    // it again on its own cadence), then wake it: due at once.
+    const pushedOut = async () =>
+      (
+        await h.running.databases.generation.query<Array<{ n: number }>>(
+          `WITH pushed AS (UPDATE jobs SET next_check_at = now() + interval '1 hour'
+                           WHERE id = $1 AND lease_owner IS NULL AND next_check_at IS NOT NULL RETURNING id)
+           SELECT count(*)::int AS n FROM pushed`,
+          [id],
+        )
+      )[0].n;
+    expect(await eventually(pushedOut, (n) => n === 1)).toBe(1);
+    expect(await parkedJobs.wake(id)).toBe('woken');
     // Checked (and parked again on its short cadence) instead of an hour from now.
-    const woken = await eventually(() => row(id), (r) => r.next_check_at !== null && r.next_check_at.getTime() < Date.now() + 60_000);
-    expect(woken.next_check_at!.getTime()).toBeLessThan(Date.now() + 60_000);
+    const dueSoon = (r: { next_check_at: Date | null }) => r.next_check_at !== null && r.next_check_at.getTime() < Date.now() + 60_000;
+    const woken = await eventually(() => row(id), dueSoon);
+    // The whole row on failure: its status, lease and next check say where it stopped.
+    expect({ ...woken, dueSoon: dueSoon(woken) }).toMatchObject({ status: 'processing', dueSoon: true });
     expect(await parkedJobs.wake('00000000-0000-4000-8000-000000000000')).toBe('unknown');
     await http(h.url, 'POST', `/api/v1/generations/${id}/cancel`, { key });
     expect(await parkedJobs.wake(id)).toBe('not-parked');
