@@ -14,6 +14,13 @@ export interface RouteRun extends Omit<CountOptions, 'requests'> {
 
 type Pids = () => ReadonlyArray<number | undefined>;
 
+/** Starts charging: the returned function gives the CPU ms every process in `pids` spent since, less their idle rate. */
+function chargeFrom(pids: Pids, idleMsPerSecond: number): () => number {
+  const before = processesCpuMs(pids());
+  const from = performance.now();
+  return () => Math.max(0, processesCpuMs(pids()) - before - (idleMsPerSecond * (performance.now() - from)) / 1000);
+}
+
 /**
  * One route's CPU per request: a warm-up, then `requests` requests whose cost is the CPU every
  * process in `pids` spent from the first to the last answer (user + system, /proc), less their
@@ -21,12 +28,9 @@ type Pids = () => ReadonlyArray<number | undefined>;
  */
 export async function measureRoute(route: string, url: string, pids: Pids, run: RouteRun, idleMsPerSecond = 0): Promise<Measurement> {
   await runCount(url, { ...run, requests: run.warmup });
-  const before = processesCpuMs(pids());
-  const from = performance.now();
+  const spent = chargeFrom(pids, idleMsPerSecond);
   const result = await runCount(url, run);
-  const idleMs = (idleMsPerSecond * (performance.now() - from)) / 1000;
-  const spentMs = Math.max(0, processesCpuMs(pids()) - before - idleMs);
-  return { route, cpuUsPerRequest: (spentMs * 1000) / run.requests, requests: run.requests, failed: result.failed };
+  return { route, cpuUsPerRequest: (spent() * 1000) / run.requests, requests: run.requests, failed: result.failed };
 }
 
 export interface ProviderJobsRun {
@@ -50,14 +54,11 @@ export async function measureProviderJobs(route: string, mode: RunningMode, pids
   try {
     const warm = await submitJobs(mode, run.model, run.type, run.warmup, run.connections);
     await waitJobsFinal(db, warm.ids, 120_000);
-    const before = processesCpuMs(pids());
-    const from = performance.now();
+    const spent = chargeFrom(pids, idleMsPerSecond);
     const measured = await submitJobs(mode, run.model, run.type, run.jobs, run.connections);
     const done = await waitJobsFinal(db, measured.ids, 300_000);
     // The database reads of the wait are the bench's own, not the service's: only the processes' CPU counts.
-    const idleMs = (idleMsPerSecond * (performance.now() - from)) / 1000;
-    const spentMs = Math.max(0, processesCpuMs(pids()) - before - idleMs);
-    return { route, cpuUsPerRequest: (spentMs * 1000) / run.jobs, requests: run.jobs, failed: done.failed };
+    return { route, cpuUsPerRequest: (spent() * 1000) / run.jobs, requests: run.jobs, failed: done.failed };
   } finally {
     await db.end();
   }
