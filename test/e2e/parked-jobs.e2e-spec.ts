@@ -71,6 +71,8 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
       {
         models: [
           model('parked-held', held, 'held'),
+          // Pending until canceled: 'held' predictions succeed at their next poll once the first test released them.
+          model('parked-pending', held, 'never-finishes'),
           model('parked-long', long, 'ok'),
           model('parked-capped', timed, 'ok', { maxInFlight: 3 }),
           model('parked-silent', held, 'poll-503', { timeouts: { connectMs: 500, requestMs: 500, totalMs: 2_000 } }),
@@ -180,7 +182,7 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
 
   it('canceling a parked job cancels its prediction upstream and refunds it', async () => {
     const { key } = await enterprise(5, 100);
-    const id = await submit(key, 'parked-held');
+    const id = await submit(key, 'parked-pending');
     expect(await eventually(() => row(id), (r) => r.upstream_ref !== null && r.lease_owner === null)).toMatchObject({ lease_owner: null });
     const ref = (await row(id)).upstream_ref as string;
     const predictionId = ref.replace(/^replicate:/, '');
@@ -206,7 +208,7 @@ describe('standalone: provider jobs wait upstream parked, not in a worker', () =
 
   it('wake makes a parked job due now; a job not parked, or none, says so', async () => {
     const { key } = await enterprise(5);
-    const id = await submit(key, 'parked-held');
+    const id = await submit(key, 'parked-pending');
     expect(await eventually(() => row(id), (r) => r.lease_owner === null && r.next_check_at !== null)).toMatchObject({ lease_owner: null });
     const parkedJobs = h.running.app.get(ParkedJobs);
     // Push its next check far out while it is parked (not in the middle of a check, which would park
