@@ -167,6 +167,27 @@ describe('DeliveryStore', () => {
       expect(stored.body.equals(batch[1]!.body)).toBe(true);
     });
 
+    it('each delivery of a batch keeps its own body bytes, whatever their lengths and the rows skipped between them', async () => {
+      const seen = delivery({ body: Buffer.from('{"seen":true}') });
+      await store(seen);
+      const bodies = [Buffer.from('{"a":1}'), Buffer.from([0x00, 0xff, 0x5c, 0x22, 0x2c, 0x7b]), Buffer.alloc(70_000, 0x61), Buffer.from('{"é":"\\"}')];
+      const batch = [
+        delivery({ body: bodies[0]! }),
+        delivery({ body: bodies[1]! }),
+        delivery({ eventId: seen.eventId, body: Buffer.from('{"again":true}') }),
+        delivery({ body: bodies[2]! }),
+        delivery({ body: bodies[3]! }),
+      ];
+      const { inserted } = await repo.insert(batch, { count: 2, at: T, leaseMs: LEASE });
+      expect(inserted.has(batch[2]!.id)).toBe(false);
+      for (const d of [batch[0]!, batch[1]!, batch[3]!, batch[4]!]) {
+        const stored = (await db.query(`SELECT body FROM deliveries WHERE id = $1`, [d.id]))[0] as { body: Buffer };
+        expect(stored.body.equals(d.body)).toBe(true);
+      }
+      const kept = (await db.query(`SELECT body FROM deliveries WHERE id = $1`, [seen.id]))[0] as { body: Buffer };
+      expect(kept.body.toString()).toBe('{"seen":true}');
+    });
+
     it('a delivery stored unclaimed starts with a claim of its own, once, whoever claims it first', async () => {
       const batch = [delivery(), delivery(), delivery()];
       await repo.insert(batch);

@@ -63,6 +63,7 @@ export class DeliveryAttemptsRepository {
     if (deliveries.length === 0) return { inserted: new Set(), claimed: [] };
     const token = randomUUID();
     const column = <K extends keyof NewDelivery>(key: K) => deliveries.map((d) => d[key]);
+    const bodies = bodiesParameter(deliveries);
     const rows = await sqlRows<{ id: string; attempts_made: number }>(
       this.db,
       INSERT_DELIVERIES,
@@ -76,13 +77,15 @@ export class DeliveryAttemptsRepository {
         column('event'),
         column('url'),
         column('urlSource'),
-        column('body'),
+        bodies.blob,
         deliveries.map((d) => new Date(d.firstAttemptAt)),
         deliveries.map((_, i) => i < claim.count),
         token,
         new Date(claim.at + claim.leaseMs),
         new Date(claim.at),
         deliveries.map((d) => d.test ?? false),
+        bodies.offsets,
+        bodies.lengths,
       ],
     );
     const attemptsMade = new Map(rows.map((r) => [r.id, Number(r.attempts_made)]));
@@ -213,6 +216,23 @@ export class DeliveryAttemptsRepository {
     );
     return rows.map((r) => ({ id: r.id, jobId: r.job_id, accountId: r.account_id, event: r.event, url: r.url }));
   }
+}
+
+/**
+ * The deliveries' bodies as one parameter, each at its offset: node-postgres sends a Buffer as it is,
+ * but an array of them as text, each body written out in hex and escaped (twice its size, and the
+ * largest part of an insert's cost).
+ */
+function bodiesParameter(deliveries: readonly NewDelivery[]): { blob: Buffer; offsets: number[]; lengths: number[] } {
+  const offsets: number[] = [];
+  const lengths: number[] = [];
+  let offset = 0;
+  for (const d of deliveries) {
+    offsets.push(offset);
+    lengths.push(d.body.length);
+    offset += d.body.length;
+  }
+  return { blob: Buffer.concat(deliveries.map((d) => d.body), offset), offsets, lengths };
 }
 
 /** Attempt 1 of a delivery this process just inserted and claimed under `leaseToken`. */

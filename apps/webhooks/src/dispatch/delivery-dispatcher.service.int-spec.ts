@@ -142,8 +142,9 @@ describe('DeliveryDispatcher', () => {
   });
 
   it('submit() with every slot taken: waits for a slot (the event stays unacknowledged), then is stored claimed, or unclaimed after 250 ms', async () => {
-    // One slot for new deliveries (maxInFlight 2, 90 % of it for new ones, at least 1).
-    const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000 });
+    // One slot for new deliveries (maxInFlight 2, 90 % of it for new ones, at least 1); a wait of
+    // 250 ms rather than the default second keeps the test short.
+    const d = dispatcher(undefined, { maxInFlight: 2, pollIntervalMs: 60_000, admissionWaitMs: 250 });
     d.onApplicationBootstrap();
     const claim = jest.spyOn(repo.attempts, 'claim');
     try {
