@@ -5,6 +5,7 @@ export * from './model-rules';
 export * from './shared/health';
 export * from './shared/provider-callbacks';
 export * from './shared/member-roles';
+export * from './shared/ids';
 export * from './validation';
 export * from './dashboard';
 export * from './asyncapi';

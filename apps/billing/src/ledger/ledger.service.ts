@@ -1,8 +1,8 @@
+import { isUuid } from '@gen/contracts';
 import { Injectable } from '@nestjs/common';
 import type { LedgerEntryView, LedgerReply, LedgerRequest, UsageDay, UsageModel, UsageReply, UsageRequest } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { LedgerRepository, LedgerRow } from './ledger.repository';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 export const MAX_LEDGER_PAGE = 500;
 export const MAX_USAGE_DAYS = 366;
@@ -42,7 +42,7 @@ export function daysBetween(from: string, to: string): string[] {
 }
 
 function checkAccount(accountId: unknown): void {
-  if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw new ValidationError('accountId must be a UUID');
+  if (!isUuid(accountId)) throw new ValidationError('accountId must be a UUID');
 }
 
 /** What an account's credits did: the ledger a page at a time, and spending per day and model. */

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { GetLowBalanceRequest, LowBalanceView, MAX_LOW_BALANCE_THRESHOLD, SetLowBalanceRequest } from '@gen/contracts';
+import { GetLowBalanceRequest, isUuid, LowBalanceView, MAX_LOW_BALANCE_THRESHOLD, SetLowBalanceRequest } from '@gen/contracts';
 import { NotFoundError, ValidationError } from '@gen/errors';
 import { LowBalanceRepository, LowBalanceRow } from './low-balance.repository';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 /**
  * Checks a threshold: a whole number of credits from 0 to MAX_LOW_BALANCE_THRESHOLD, or null. 0 and
@@ -17,7 +16,7 @@ export function checkThreshold(value: unknown): number | null {
 }
 
 function checkAccount(accountId: unknown): string {
-  if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw new NotFoundError('No billing account for this account.');
+  if (!isUuid(accountId)) throw new NotFoundError('No billing account for this account.');
   return accountId;
 }
 

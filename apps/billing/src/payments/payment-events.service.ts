@@ -1,3 +1,4 @@
+import { isUuid } from '@gen/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { StripeEventReply } from '@gen/contracts';
@@ -5,7 +6,6 @@ import { ValidationError } from '@gen/errors';
 import { formatMoney } from './money';
 import { PaymentsRepository, StripeEventRecord } from './payments.repository';
 import { callStripe, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 /** A Stripe event as billing reads it: the envelope fields, and the object it is about. */
 export interface ParsedStripeEvent {
@@ -74,7 +74,7 @@ export class PaymentEventsService {
     const session = event.object as Partial<Stripe.Checkout.Session>;
     const metadata = session.metadata ?? {};
     const credits = Number(metadata.credits);
-    if (session.mode !== 'payment' || typeof session.id !== 'string' || !ACCOUNT_ID.test(metadata.account_id ?? '') || typeof metadata.pack_id !== 'string' || !Number.isSafeInteger(credits) || credits <= 0) {
+    if (session.mode !== 'payment' || typeof session.id !== 'string' || !isUuid(metadata.account_id) || typeof metadata.pack_id !== 'string' || !Number.isSafeInteger(credits) || credits <= 0) {
       return this.ignoreEvent(event, 'ignored: not a credit pack checkout');
     }
     // Delayed methods (bank debits) complete unpaid; their async_payment_succeeded event grants.

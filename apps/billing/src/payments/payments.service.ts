@@ -1,3 +1,4 @@
+import { isUuid } from '@gen/contracts';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
 import type { BillingPaymentsSettings } from '@gen/config';
@@ -22,7 +23,6 @@ import { CreditPack, PaymentsRepository, Purchase } from './payments.repository'
 import { TopUpsService } from './top-ups.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeOrOff } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 const PACK_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const CURRENCY = /^[a-z]{3}$/;
@@ -40,7 +40,7 @@ export function checkPack(pack: CreditPack): CreditPack {
 }
 
 function checkAccount(accountId: unknown): string {
-  if (typeof accountId !== 'string' || !ACCOUNT_ID.test(accountId)) throw new NotFoundError('No billing account for this account.');
+  if (!isUuid(accountId)) throw new NotFoundError('No billing account for this account.');
   return accountId;
 }
 

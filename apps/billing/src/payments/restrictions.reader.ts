@@ -1,8 +1,8 @@
+import { isUuid } from '@gen/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccountRestrictedError } from '@gen/errors';
 import { Lane, LanedBatchQueue } from '@gen/persistence';
 import { PaymentsRepository, type Restriction } from './payments.repository';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 /**
  * The restriction check every reserve makes: concurrent reserves share one statement
@@ -23,7 +23,7 @@ export class RestrictionsReader {
   /** Billing's check on every reserve (both run modes): a restricted account's submits are refused with 402 and why. */
   async assertNotRestricted(accountId: string, lane: Lane = 'interactive'): Promise<void> {
     // Not an account id: no restriction to find (the reserve answers for an unknown account).
-    if (!ACCOUNT_ID.test(accountId)) return;
+    if (!isUuid(accountId)) return;
     const restriction = await this.read(accountId.toLowerCase(), lane);
     if (restriction) throw new AccountRestrictedError(restriction.message);
   }

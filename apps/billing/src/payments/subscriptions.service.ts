@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
-import { PLANS, PlanName, StripeEventReply, SubscribeReply, SubscribeRequest } from '@gen/contracts';
+import { isUuid, PlanName, PLANS, StripeEventReply, SubscribeReply, SubscribeRequest } from '@gen/contracts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { planLimits } from '../accounts/plans';
 import type { StripeEventRecord } from './payments.repository';
@@ -9,7 +9,6 @@ import { PaymentsService } from './payments.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
 import { SubscriptionRow, SubscriptionsRepository, SubscriptionTransition } from './subscriptions.repository';
 import type { BillingPaymentsSettings } from '@gen/config';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 const RANK: Record<PlanName, number> = { free: 0, lite: 1, pro: 2, enterprise: 3 };
 const PRICE_ID = /^(price|plan)_\w{1,200}$/;
@@ -102,7 +101,7 @@ export class SubscriptionsService {
    */
   async subscribe(request: SubscribeRequest): Promise<SubscribeReply> {
     const stripe = this.api();
-    if (!ACCOUNT_ID.test(request.accountId)) throw new NotFoundError('No billing account for this account.');
+    if (!isUuid(request.accountId)) throw new NotFoundError('No billing account for this account.');
     const target = request.plan as PlanName;
     if (!(PLANS as readonly string[]).includes(target)) throw new ValidationError(`plan: one of ${PLANS.join(', ')}.`);
     const prices = await this.repository.planPrices();
@@ -161,7 +160,7 @@ export class SubscriptionsService {
     // The subscription as it is now, whatever order the events come in.
     const state = subscriptionState(await this.call(() => this.api().subscriptions.retrieve(subscriptionId)));
     const accountId = state.accountId ?? (await this.repository.accountOfSubscription(state.id));
-    if (!accountId || !ACCOUNT_ID.test(accountId)) return this.events.ignoreEvent(event, 'ignored: subscription of no known account');
+    if (!isUuid(accountId)) return this.events.ignoreEvent(event, 'ignored: subscription of no known account');
     const outcome = await this.apply(event.record, accountId, state, event.record.type === 'invoice.payment_failed');
     if (outcome === 'duplicate') return { outcome: 'duplicate' };
     return { outcome: outcome === 'applied' ? 'applied' : 'ignored' };

@@ -1,3 +1,4 @@
+import { isUuid } from '@gen/contracts';
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Stripe from 'stripe';
@@ -9,7 +10,6 @@ import { PaymentsRepository } from './payments.repository';
 import { formatMoney } from './money';
 import { PAYMENTS_SETTINGS, STRIPE_API } from './stripe-api';
 import { TopUpsRepository } from './top-ups.repository';
-import { ACCOUNT_ID } from '../accounts/account-id';
 
 const DAY_MS = 86_400_000;
 
@@ -34,7 +34,7 @@ export class TopUpsService {
   ) {}
 
   async view(accountId: string): Promise<TopUpView> {
-    if (!ACCOUNT_ID.test(accountId)) throw new NotFoundError('No billing account for this account.');
+    if (!isUuid(accountId)) throw new NotFoundError('No billing account for this account.');
     const [settings, threshold, card] = await Promise.all([this.repository.settings(accountId), this.lowBalance.get({ accountId }), this.repository.savedCard(accountId)]);
     return {
       enabled: settings !== null,
@@ -50,7 +50,7 @@ export class TopUpsService {
   /** The owner turns top-ups on (a pack and a threshold: the low-balance threshold) or off (pack null). */
   async set(request: SetTopUpRequest): Promise<TopUpView> {
     if (!this.stripe) throw new NotFoundError('Payments are not enabled on this service (PAYMENTS_PROVIDER=none).');
-    if (!ACCOUNT_ID.test(request.accountId)) throw new NotFoundError('No billing account for this account.');
+    if (!isUuid(request.accountId)) throw new NotFoundError('No billing account for this account.');
     if (request.packId === null || request.packId === undefined) {
       await this.repository.setPack(request.accountId, null);
       return this.view(request.accountId);

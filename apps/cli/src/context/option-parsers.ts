@@ -1,8 +1,6 @@
 /** The operator CLI's value parsers: each refuses a bad value with a message naming its option (exit 2). */
-import { PLANS, PlanName } from '@gen/contracts';
+import { isUuid, PlanName, PLANS } from '@gen/contracts';
 import { NotFoundError, ValidationError } from '@gen/errors';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Options that name a record by id, and where the operator finds the ids. */
 const ID_OPTIONS: Record<string, { what: string; listedBy: string }> = {
@@ -18,9 +16,9 @@ const ID_OPTIONS: Record<string, { what: string; listedBy: string }> = {
 export function checkIds(options: Record<string, string | boolean | undefined>): void {
   for (const [name, { what, listedBy }] of Object.entries(ID_OPTIONS)) {
     const value = options[name];
-    if (typeof value === 'string' && !UUID.test(value)) {
-      throw new NotFoundError(`No ${what} "${value.slice(0, 60)}": ${what} ids are UUIDs such as 2ceb6409-d7cd-4eba-af2e-3b855a1d1387 (see ${listedBy}).`);
-    }
+    if (typeof value !== 'string') continue;
+    const shown = value.slice(0, 60);
+    if (!isUuid(value)) throw new NotFoundError(`No ${what} "${shown}": ${what} ids are UUIDs such as 2ceb6409-d7cd-4eba-af2e-3b855a1d1387 (see ${listedBy}).`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AccountLowBalanceEvent, AccountWebhooksReply, AccountWebhooksRequest, Events, ListWebhookDeliveriesReply, Subjects } from '@gen/contracts';
+import { AccountLowBalanceEvent, AccountWebhooksReply, AccountWebhooksRequest, Events, isUuid, ListWebhookDeliveriesReply, Subjects } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { RpcClient } from '@gen/transport';
 import { newDeliveryId } from '@gen/webhook-signature';
@@ -8,8 +8,6 @@ import { toDeliveryView } from '../deliveries/delivery-view';
 import { DeliveryDispatcher } from '../dispatch/delivery-dispatcher.service';
 import { AccountEventsRepository } from './account-events.repository';
 import { lowBalanceBody } from './account-event-body';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Account events (today `account.low_balance`): one delivery per destination the gateway names for
@@ -57,7 +55,7 @@ export class AccountEventsService {
 
   /** The account's latest account-event deliveries, newest first, with their attempts. */
   async list(accountId: string, limit: number): Promise<ListWebhookDeliveriesReply> {
-    if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new ValidationError('accountId must be a UUID');
+    if (!isUuid(accountId)) throw new ValidationError('accountId must be a UUID');
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new ValidationError('limit must be from 1 to 100');
     const deliveries = await this.repository.latest(accountId, limit);
     const attempts = await this.deliveries.attemptsOf(accountId, deliveries.map((d) => d.id));

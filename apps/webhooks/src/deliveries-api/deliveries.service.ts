@@ -1,3 +1,4 @@
+import { isUuid } from '@gen/contracts';
 import { Injectable } from '@nestjs/common';
 import type { GenerationFinishedEvent, ListWebhookDeliveriesReply, WebhookDeliveryView } from '@gen/contracts';
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
@@ -7,8 +8,6 @@ import { DeliveryReadsRepository } from '../deliveries/delivery-reads.repository
 import { toDeliveryView } from '../deliveries/delivery-view';
 import { redeliveryOf } from '../deliveries/redelivery';
 import { serialiseWebhookBody, webhookBody } from '../deliveries/webhook-body';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Deliveries: made from finished generations' events, listed and redelivered for their account. */
 @Injectable()
@@ -78,6 +77,6 @@ export class DeliveriesService {
 }
 
 function checkIds(accountId: unknown, jobId: unknown): void {
-  if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new ValidationError('accountId must be a UUID');
-  if (typeof jobId !== 'string' || !UUID.test(jobId)) throw new ValidationError('jobId must be a UUID');
+  if (!isUuid(accountId)) throw new ValidationError('accountId must be a UUID');
+  if (!isUuid(jobId)) throw new ValidationError('jobId must be a UUID');
 }

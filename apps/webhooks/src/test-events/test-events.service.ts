@@ -1,3 +1,4 @@
+import { isUuid } from '@gen/contracts';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ListTestWebhooksReply, SendTestWebhookRequest, WebhookDeliveryView } from '@gen/contracts';
 import { ConflictError, NotFoundError, ValidationError } from '@gen/errors';
@@ -11,12 +12,11 @@ import { destinationPolicy, ResolvedWebhooksSettings } from '../config/webhooks.
 import { WEBHOOKS_SETTINGS } from '../config/webhooks.tokens';
 import { newTestEventId, testEventBody } from './test-event-body';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const MAX_TEST_LIST = 20;
 
 function checkIds(accountId: unknown, apiKeyId: unknown): void {
-  if (typeof accountId !== 'string' || !UUID.test(accountId)) throw new ValidationError('accountId must be a UUID');
-  if (typeof apiKeyId !== 'string' || !UUID.test(apiKeyId)) throw new ValidationError('apiKeyId must be a UUID');
+  if (!isUuid(accountId)) throw new ValidationError('accountId must be a UUID');
+  if (!isUuid(apiKeyId)) throw new ValidationError('apiKeyId must be a UUID');
 }
 
 /**

@@ -1,11 +1,10 @@
+import { isUuid } from '@gen/contracts';
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@gen/errors';
 import type { AuthenticatedRequest } from '../../auth/api-key.guard';
 import { ApiKeysService } from '../../auth/api-keys.service';
 import { AccountRateLimitGuard } from '../../rate-limit/account-rate-limit.guard';
 import type { DashboardRequest } from '../../sessions/session.guard';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The playground acts as one of the account's API keys (the `:id` of the route), chosen in the page:
@@ -26,7 +25,7 @@ export class PlaygroundKeyGuard implements CanActivate {
     const session = request.dashboardSession;
     if (!session) throw new UnauthorizedError('Sign in to continue.');
     const keyId = (request.params as Record<string, string | undefined>).id ?? '';
-    if (!UUID.test(keyId)) throw new NotFoundError('No such active key.');
+    if (!isUuid(keyId)) throw new NotFoundError('No such active key.');
     const key = await this.keys.get(session.accountId, keyId); // 404 unless it is one of the account's keys
     if (key.revokedAt !== null) throw new NotFoundError('No such active key.');
     request.principal = { accountId: key.accountId, apiKeyId: key.id, scopes: key.scopes };
