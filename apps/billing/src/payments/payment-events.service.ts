@@ -4,7 +4,8 @@ import type Stripe from 'stripe';
 import type { StripeEventReply } from '@gen/contracts';
 import { ValidationError } from '@gen/errors';
 import { formatMoney } from './money';
-import { PaymentsRepository, StripeEventRecord } from './payments.repository';
+import type { StripeEventRecord } from './payment-records';
+import { PaymentsRepository } from './payments.repository';
 import { callStripe, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';
 
 /** A Stripe event as billing reads it: the envelope fields, and the object it is about. */

@@ -1,63 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import type { AccountBillingNoticeEvent, BillingNoticeKind } from '@gen/contracts';
 import { PreparedStatement, readRows, sqlRows } from '@gen/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { BILLING_DB } from '../config/billing.tokens';
 import { LedgerEntryEntity } from '../accounts/ledger-entry.entity';
-
-export interface CreditPack {
-  id: string;
-  name: string;
-  credits: number;
-  unitAmount: number;
-  currency: string;
-  active: boolean;
-}
-
-export interface Purchase {
-  checkoutSessionId: string;
-  accountId: string;
-  packId: string;
-  credits: number;
-  amount: number;
-  currency: string;
-  paymentIntentId: string | null;
-  chargeId: string | null;
-  receiptUrl: string | null;
-  refundedCredits: number;
-  createdAt: Date;
-}
-
-/** The Stripe event being handled: stored by id with whatever it changes. */
-export interface StripeEventRecord {
-  eventId: string;
-  type: string;
-  created: Date;
-}
-
-export type GrantOutcome = 'applied' | 'duplicate' | 'no-account';
-
-/** A notice for the account's owners (mail and audit log, by the gateway), written to the outbox with the change. */
-export interface BillingNotice {
-  kind: BillingNoticeKind;
-  subject: string;
-  message: string;
-  details: Record<string, unknown>;
-}
-
-export interface Restriction {
-  reason: string;
-  message: string;
-  since: Date;
-}
-
-/** What a refund took back: `shortfall` credits had been spent (the account is then restricted). */
-export type RefundOutcome =
-  | { kind: 'duplicate' | 'not-a-purchase' | 'refunded-before' }
-  | { kind: 'applied'; accountId: string; purchase: Purchase; taken: number; shortfall: number };
-
-export type DisputeOutcome = { kind: 'duplicate' | 'not-a-purchase' } | { kind: 'applied'; accountId: string; purchase: Purchase };
+import { BillingNotice, claimEvent, CreditPack, DisputeOutcome, GrantOutcome, Purchase, RefundOutcome, Restriction, StripeEventRecord, writeNotice } from './payment-records';
 
 const FIND_RESTRICTION = new PreparedStatement<{ reason: string; message: string; created_at: Date }>(
   'billing.find_restriction',
@@ -71,22 +17,6 @@ const FIND_RESTRICTIONS = new PreparedStatement<{ account_id: string; reason: st
   `SELECT account_id, reason, message, created_at FROM account_restrictions WHERE account_id = ANY($1::uuid[])`,
   { idempotent: true },
 );
-
-/** The notice as an outbox row (AccountBillingNoticeEvent; its id is the event id), in the caller's transaction. */
-export async function writeNotice(tx: EntityManager, accountId: string, notice: BillingNotice): Promise<void> {
-  const id = randomUUID();
-  const payload: AccountBillingNoticeEvent = { eventId: id, event: 'account.billing_notice', accountId, ...notice };
-  await sqlRows(tx, `INSERT INTO outbox (id, pattern, payload) VALUES ($1, 'account.billing_notice', $2::jsonb)`, [id, JSON.stringify(payload)]);
-}
-
-/** The event's row in its handling transaction; false when another delivery stored it first (it waits for that one's commit). */
-export async function claimEvent(tx: EntityManager, event: StripeEventRecord): Promise<boolean> {
-  const stored = await sqlRows<unknown>(tx,
-    `INSERT INTO stripe_events (event_id, type, stripe_created, outcome) VALUES ($1, $2, $3, 'applied') ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
-    [event.eventId, event.type, event.created],
-  );
-  return stored.length > 0;
-}
 
 async function eventOutcome(tx: EntityManager, eventId: string, outcome: string): Promise<void> {
   await sqlRows(tx, `UPDATE stripe_events SET outcome = $2 WHERE event_id = $1`, [eventId, outcome]);

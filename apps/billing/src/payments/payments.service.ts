@@ -19,7 +19,8 @@ import type {
 } from '@gen/contracts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { BillingAccountsRepository } from '../accounts/billing-accounts.repository';
-import { CreditPack, PaymentsRepository, Purchase } from './payments.repository';
+import type { CreditPack, Purchase } from './payment-records';
+import { PaymentsRepository } from './payments.repository';
 import { TopUpsService } from './top-ups.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeOrOff } from './stripe-api';
 import { SubscriptionsRepository, toSubscriptionView } from './subscriptions.repository';

@@ -2,7 +2,8 @@ import { isUuid } from '@gen/contracts';
 import { Injectable } from '@nestjs/common';
 import { AccountRestrictedError } from '@gen/errors';
 import { Lane, LanedBatchQueue } from '@gen/persistence';
-import { PaymentsRepository, type Restriction } from './payments.repository';
+import type { Restriction } from './payment-records';
+import { PaymentsRepository } from './payments.repository';
 
 /**
  * The restriction check every reserve makes: concurrent reserves share one statement

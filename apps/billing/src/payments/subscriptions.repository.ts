@@ -3,7 +3,7 @@ import type { PlanName, SubscriptionView } from '@gen/contracts';
 import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { BILLING_DB } from '../config/billing.tokens';
-import { BillingNotice, claimEvent, StripeEventRecord, writeNotice } from './payments.repository';
+import { BillingNotice, claimEvent, StripeEventRecord, writeNotice } from './payment-records';
 
 /** An account's subscription as billing keeps it (`subscriptions`). */
 export interface SubscriptionRow {

@@ -3,7 +3,7 @@ import type Stripe from 'stripe';
 import { isUuid, PlanName, PLANS, StripeEventReply, SubscribeReply, SubscribeRequest } from '@gen/contracts';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '@gen/errors';
 import { planLimits } from '../accounts/plans';
-import type { StripeEventRecord } from './payments.repository';
+import type { StripeEventRecord } from './payment-records';
 import { PaymentEventsService, type ParsedStripeEvent } from './payment-events.service';
 import { PaymentsService } from './payments.service';
 import { callStripe, PAYMENTS_SETTINGS, STRIPE_API, stripeId, stripeOrOff } from './stripe-api';

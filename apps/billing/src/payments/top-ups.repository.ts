@@ -3,7 +3,7 @@ import { readRows, sqlRows } from '@gen/persistence';
 import { DataSource } from 'typeorm';
 import { BILLING_DB } from '../config/billing.tokens';
 import { LedgerEntryEntity } from '../accounts/ledger-entry.entity';
-import { BillingNotice, writeNotice } from './payments.repository';
+import { BillingNotice, writeNotice } from './payment-records';
 
 export interface TopUpSettings {
   packId: string;
