@@ -69,3 +69,12 @@ export function planLabel(plan: string): string {
 export function shortId(id: string): string {
   return id.slice(0, 8);
 }
+
+/** `500, usd` → `$5.00`; other currencies with their code. */
+export function formatMoney(amount: number, currency: string): string {
+  try {
+    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
+  } catch {
+    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  }
+}

@@ -1,18 +1,11 @@
 import { useState } from 'react';
-import { ApiError, BillingOverview, dashboardApi, PlanName, Purchase } from '../api/api';
+import { ApiError, BillingOverview, dashboardApi, PlanName } from '../api/api';
+import { Invoices, Purchases } from '../components/billing-history';
 import { EmptyState, Field, Loading, LoadError, PageHeading } from '../components/ui';
 import { useCan } from '../lib/role';
 import { useLocation } from '../lib/router';
+import { formatMoney } from '../lib/format';
 import { useAsync } from '../lib/use-async';
-
-/** `500, usd` → `$5.00`; other currencies with their code. */
-function money(amount: number, currency: string): string {
-  try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() }).format(amount / 100);
-  } catch {
-    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-  }
-}
 
 const credits = (n: number) => `${n.toLocaleString('en-US')} credits`;
 
@@ -71,7 +64,7 @@ function Packs({ data, canPay, onError }: { data: BillingOverview; canPay: boole
             <li className="card" key={pack.id}>
               <h3>{pack.name}</h3>
               <p>
-                {credits(pack.credits)} for {money(pack.unit_amount, pack.currency)}
+                {credits(pack.credits)} for {formatMoney(pack.unit_amount, pack.currency)}
               </p>
               {canPay && (
                 <button type="button" className="button button-primary" disabled={busy !== null} onClick={() => void buy(pack.id)} aria-label={`Buy ${pack.name}`}>
@@ -156,7 +149,7 @@ function TopUp({ data, canPay, onSaved }: { data: BillingOverview; canPay: boole
           <select id="top-up-pack" value={packId} onChange={(e) => setPackId(e.target.value)}>
             {data.packs.map((pack) => (
               <option key={pack.id} value={pack.id}>
-                {pack.name} ({credits(pack.credits)}, {money(pack.unit_amount, pack.currency)})
+                {pack.name} ({credits(pack.credits)}, {formatMoney(pack.unit_amount, pack.currency)})
               </option>
             ))}
           </select>
@@ -173,78 +166,6 @@ function TopUp({ data, canPay, onSaved }: { data: BillingOverview; canPay: boole
           </div>
         </form>
       )}
-    </section>
-  );
-}
-
-function Purchases({ purchases }: { purchases: Purchase[] }) {
-  return (
-    <section className="section" aria-labelledby="purchases-heading">
-      <h2 id="purchases-heading">Purchases</h2>
-      {purchases.length === 0 ? (
-        <p>No purchases yet.</p>
-      ) : (
-        <div className="table-wrap">
-        <table className="table compact">
-          <thead>
-            <tr>
-              <th scope="col">Date</th>
-              <th scope="col">Pack</th>
-              <th scope="col">Credits</th>
-              <th scope="col">Paid</th>
-              <th scope="col">Receipt</th>
-            </tr>
-          </thead>
-          <tbody>
-            {purchases.map((p) => (
-              <tr key={p.checkout_session_id}>
-                <td>{new Date(p.created_at).toLocaleDateString('en-US')}</td>
-                <td>{p.pack_id}</td>
-                <td>
-                  {p.credits.toLocaleString('en-US')}
-                  {p.refunded_credits > 0 && ` (${p.refunded_credits.toLocaleString('en-US')} refunded)`}
-                </td>
-                <td>{money(p.amount, p.currency)}</td>
-                <td>
-                  {p.receipt_url ? (
-                    <a href={p.receipt_url} target="_blank" rel="noreferrer">
-                      Receipt<span className="visually-hidden"> (opens in a new tab)</span>
-                    </a>
-                  ) : (
-                    '—'
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        </div>
-      )}
-    </section>
-  );
-}
-
-/** The account's invoices at Stripe (subscriptions, top-ups), with their hosted pages. */
-function Invoices() {
-  const [state] = useAsync(() => dashboardApi.billingInvoices(), []);
-  if (state.status !== 'ready' || state.data.data.length === 0) return null;
-  return (
-    <section className="section" aria-labelledby="invoices-heading">
-      <h2 id="invoices-heading">Invoices</h2>
-      <ul>
-        {state.data.data.map((invoice) => (
-          <li key={invoice.id}>
-            {invoice.hosted_invoice_url ? (
-              <a href={invoice.hosted_invoice_url} target="_blank" rel="noreferrer">
-                {invoice.number ?? invoice.id}
-              </a>
-            ) : (
-              (invoice.number ?? invoice.id)
-            )}{' '}
-            {new Date(invoice.created).toLocaleDateString('en-US')}: {money(invoice.amount_due, invoice.currency)} ({invoice.status ?? 'draft'})
-          </li>
-        ))}
-      </ul>
     </section>
   );
 }
