@@ -14,6 +14,7 @@ import { KeyCapEntity } from './caps/key-cap.entity';
 import { BillingPayments1766000000000 } from './migrations/1766000000000-billing-payments';
 import { BillingSubscriptions1766000000001 } from './migrations/1766000000001-billing-subscriptions';
 import { BillingTopUps1766000000002 } from './migrations/1766000000002-billing-top-ups';
+import { BillingOutboxPublished1766400000000 } from './migrations/1766400000000-billing-outbox-published';
 import { AccountRestrictionEntity, CreditPackEntity, PlanPriceEntity, PurchaseEntity, SavedCardEntity, StripeCustomerEntity, StripeEventEntity, SubscriptionEntity, TopUpAttemptEntity, TopUpSettingsEntity } from './payments/payment-tables.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
@@ -35,6 +36,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingPayments1766000000000,
       BillingSubscriptions1766000000001,
       BillingTopUps1766000000002,
+      BillingOutboxPublished1766400000000,
     ],
     poolSize,
   };

@@ -48,12 +48,13 @@ export class BillingModule {
    */
   static register(
     dataSource: DataSource,
-    batches: Partial<BillingBatchSettings> & { outboxPollMs?: number; outboxLeaseMs?: number; payments?: BillingPaymentsSettings } = {},
+    batches: Partial<BillingBatchSettings> & { outboxPollMs?: number; outboxLeaseMs?: number; outboxRetentionHours?: number; payments?: BillingPaymentsSettings } = {},
     options: { outboxRelay?: boolean } = {},
   ): DynamicModule {
     const outbox = {
       pollMs: batches.outboxPollMs ?? DEFAULT_BILLING_OUTBOX_SETTINGS.pollMs,
       leaseMs: batches.outboxLeaseMs ?? DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs,
+      retentionMs: batches.outboxRetentionHours !== undefined ? batches.outboxRetentionHours * 3_600_000 : DEFAULT_BILLING_OUTBOX_SETTINGS.retentionMs,
     };
     return {
       module: BillingModule,

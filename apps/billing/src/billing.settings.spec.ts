@@ -16,17 +16,19 @@ describe('billing settings', () => {
       ...DEFAULT_BILLING_BATCH_SETTINGS,
       outboxPollMs: DEFAULT_BILLING_OUTBOX_SETTINGS.pollMs,
       outboxLeaseMs: DEFAULT_BILLING_OUTBOX_SETTINGS.leaseMs,
+      outboxRetentionHours: 24,
       payments: { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 },
     });
   });
 
   it('reads each variable into the field BillingModule.register takes', () => {
-    expect(read({ BILLING_RESERVE_BATCH_MAX: '7', BILLING_SETTLE_BATCH_MAX: '9', BILLING_CONFLICT_ATTEMPTS: '5', BILLING_OUTBOX_POLL_MS: '250', BILLING_OUTBOX_LEASE_MS: '5000' })).toEqual({
+    expect(read({ BILLING_RESERVE_BATCH_MAX: '7', BILLING_SETTLE_BATCH_MAX: '9', BILLING_CONFLICT_ATTEMPTS: '5', BILLING_OUTBOX_POLL_MS: '250', BILLING_OUTBOX_LEASE_MS: '5000', BILLING_OUTBOX_RETENTION_HOURS: '72' })).toEqual({
       reserveBatchMax: 7,
       settleBatchMax: 9,
       conflictAttempts: 5,
       outboxPollMs: 250,
       outboxLeaseMs: 5000,
+      outboxRetentionHours: 72,
       payments: { provider: 'none', stripe: null, subscriptionGraceHours: 168, sweepMs: 60_000, topUpRetryMinutes: 360 },
     });
   });

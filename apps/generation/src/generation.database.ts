@@ -18,6 +18,7 @@ import { GenerationFunctionsFromFiles1765200000000 } from './migrations/17652000
 import { GenerationClaimSkip1765600000000 } from './migrations/1765600000000-generation-claim-skip';
 import { GenerationModelOpenai1766100000000 } from './migrations/1766100000000-generation-model-openai';
 import { GenerationBatches1766300000000 } from './migrations/1766300000000-generation-batches';
+import { GenerationOutboxPublished1766400000000 } from './migrations/1766400000000-generation-outbox-published';
 
 export const GENERATION_SCHEMA = 'generation';
 
@@ -43,6 +44,7 @@ export function generationDatabaseOptions(url: string, poolSize?: number): Servi
       GenerationClaimSkip1765600000000,
       GenerationModelOpenai1766100000000,
       GenerationBatches1766300000000,
+      GenerationOutboxPublished1766400000000,
     ],
     poolSize,
   };

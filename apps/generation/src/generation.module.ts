@@ -106,7 +106,7 @@ export class GenerationModule {
         { provide: OutputStorage, useValue: storage },
         {
           provide: OUTBOX_SETTINGS,
-          useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch },
+          useValue: { ...DEFAULT_OUTBOX_SETTINGS, leaseMs: options.settings.outboxLeaseMs ?? DEFAULT_OUTBOX_SETTINGS.leaseMs, batch: options.settings.outboxBatch ?? DEFAULT_OUTBOX_SETTINGS.batch, retentionMs: options.settings.outboxRetentionHours !== undefined ? options.settings.outboxRetentionHours * 3_600_000 : DEFAULT_OUTBOX_SETTINGS.retentionMs },
         },
         { provide: JOB_ADMISSION_SETTINGS, useValue: { maxBatch: options.settings.jobAdmitBatch ?? DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch } },
         { provide: JOB_FINISHER_SETTINGS, useValue: { ...DEFAULT_JOB_FINISHER_SETTINGS, maxBatch: options.settings.jobFinishBatch ?? DEFAULT_JOB_FINISHER_SETTINGS.maxBatch } },

@@ -10,9 +10,11 @@ export interface BillingOutboxSettings {
   pollMs: number;
   /** How long a relay holds the rows it publishes; past it, another relay takes them (BILLING_OUTBOX_LEASE_MS). */
   leaseMs: number;
+  /** How long a published event is kept before the relay deletes it (BILLING_OUTBOX_RETENTION_HOURS). */
+  retentionMs: number;
 }
 
-export const DEFAULT_BILLING_OUTBOX_SETTINGS: BillingOutboxSettings = { pollMs: 500, leaseMs: 10_000 };
+export const DEFAULT_BILLING_OUTBOX_SETTINGS: BillingOutboxSettings = { pollMs: 500, leaseMs: 10_000, retentionMs: 24 * 3_600_000 };
 const BATCH = 50;
 
 /**
@@ -33,6 +35,7 @@ export class LowBalanceRelay implements OnApplicationBootstrap, OnApplicationShu
       pollMs: settings.pollMs,
       batch: BATCH,
       leaseMs: settings.leaseMs,
+      retentionMs: settings.retentionMs,
       publish: (message) => publisher.publish(message.pattern, message.payload, message.id),
       logEachPublish: true,
     });

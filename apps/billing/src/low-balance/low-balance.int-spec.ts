@@ -36,7 +36,7 @@ describe('low-balance alerts (PostgreSQL)', () => {
       [accountId],
     );
   const outbox = () => new BillingOutboxRepository(kit.dataSource);
-  const relay = (publisher: EventPublisher, leaseMs = 10_000) => new LowBalanceRelay(outbox(), publisher, { pollMs: 60_000, leaseMs });
+  const relay = (publisher: EventPublisher, leaseMs = 10_000) => new LowBalanceRelay(outbox(), publisher, { pollMs: 60_000, leaseMs, retentionMs: 3_600_000 });
 
   it('200 concurrent holds over two replicas crossing the threshold write exactly one event, with the balance after the crossing hold', async () => {
     const accountId = await kit.openAccount(300);

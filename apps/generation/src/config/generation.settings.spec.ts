@@ -47,6 +47,7 @@ describe('generation settings', () => {
         jobFinishBatch: 100,
       outboxBatch: 50,
       outboxLeaseMs: 10_000,
+      outboxRetentionHours: 24,
         outputRetentionSeconds: 168 * 3600,
         outputSweepIntervalMs: 60_000,
         cdnBaseUrl: 'http://localhost:3000/cdn',

@@ -29,6 +29,7 @@ export const GENERATION_VARIABLES = {
   outputRetentionSeconds: int('OUTPUT_RETENTION_HOURS', 168, 'how long a completed output is kept; then deleted, its URL answers `410`', { min: 1, max: 87_600, scale: 3600 }),
   outputSweepIntervalMs: int('OUTPUT_SWEEP_INTERVAL_MS', 60_000, 'how often expired outputs are deleted', { min: 100, max: 3_600_000 }),
   outboxLeaseMs: int('OUTBOX_LEASE_MS', DEFAULT_OUTBOX_SETTINGS.leaseMs, "how long a relay holds the events it is publishing (the longest a dead relay's event waits)", { min: 500, max: 600_000 }),
+  outboxRetentionHours: int('OUTBOX_RETENTION_HOURS', DEFAULT_OUTBOX_SETTINGS.retentionMs / 3_600_000, "how long a published event stays in the outbox (what `jobs inspect` lists as sent) before it is deleted", { min: 1, max: 8_760 }),
   outboxBatch: int('OUTBOX_BATCH', DEFAULT_OUTBOX_SETTINGS.batch, 'events the outbox poll claims at a time', { min: 1, max: 10_000 }),
   jobAdmitBatch: int('JOB_ADMIT_BATCH', DEFAULT_JOB_ADMISSION_SETTINGS.maxBatch, 'submits admitted by one statement and one commit at most (group commit)', { min: 1, max: 10_000 }),
   batchKeepFreePercent: int('BATCH_KEEP_FREE_PERCENT', 10, "share of an account's parallel slots its batches leave free for its interactive requests (at least one slot when the account has two or more), so a submit never waits behind batch lines", { min: 0, max: 90 }),

@@ -12,6 +12,8 @@ export interface OutboxSettings {
   batch: number;
   /** Publish marks written in one statement (their commits are grouped). */
   markBatch: number;
+  /** How long a published event is kept (what the operator CLI's `jobs inspect` lists) before the relay deletes it (OUTBOX_RETENTION_HOURS). */
+  retentionMs: number;
 }
 
-export const DEFAULT_OUTBOX_SETTINGS: OutboxSettings = { leaseMs: 10_000, batch: 50, markBatch: 200 };
+export const DEFAULT_OUTBOX_SETTINGS: OutboxSettings = { leaseMs: 10_000, batch: 50, markBatch: 200, retentionMs: 24 * 3_600_000 };

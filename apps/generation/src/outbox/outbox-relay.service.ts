@@ -31,6 +31,7 @@ export class OutboxRelayService implements OnApplicationBootstrap, OnApplication
       batch: outboxSettings.batch,
       leaseMs: outboxSettings.leaseMs,
       markBatch: outboxSettings.markBatch,
+      retentionMs: outboxSettings.retentionMs,
       publish: (event) => publisher.publish(event.pattern, event.payload, event.id),
       // Every final state passes here, whichever path finished the job (worker, cancel, operator
       // CLI, reclaim): the live status streams and the workers running a canceled job learn it now.

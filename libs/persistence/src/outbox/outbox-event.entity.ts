@@ -8,6 +8,8 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'outbox' })
 @Index('outbox_pending', ['createdAt'], { where: `"published_at" IS NULL` })
+// What the relay prunes once its retention has passed (generation 1766400000000, billing 1766400000000).
+@Index('outbox_published', ['publishedAt'], { where: `"published_at" IS NOT NULL` })
 export class OutboxEventEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'outbox_pkey' })
   id!: string;

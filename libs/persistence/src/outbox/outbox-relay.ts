@@ -22,7 +22,18 @@ export interface OutboxRelayOptions {
   published?(message: OutboxMessage): void;
   /** Logs each event sent (for rare events; not on a hot path). */
   logEachPublish?: boolean;
+  /**
+   * How long a published event is kept (an operator reads what was sent for a job), after which it is
+   * deleted; without it the outbox keeps every event it ever published.
+   */
+  retentionMs?: number;
 }
+
+/** How often published events past their retention are looked for. */
+const PRUNE_INTERVAL_MS = 60_000;
+/** Events deleted by one statement, and statements in one pass at most: a backlog goes over a few passes. */
+const PRUNE_BATCH = 5_000;
+const PRUNE_STATEMENTS_PER_PASS = 20;
 
 /**
  * Publishes a service's outbox rows with no transaction open: a row is held by a lease while it is
@@ -42,6 +53,7 @@ export class OutboxRelay {
   private readonly marks: BatchQueue<string, void>;
   private readonly sending = new Set<Promise<void>>();
   private readonly poll: PeriodicTask;
+  private readonly prune?: PeriodicTask;
 
   constructor(
     private readonly outbox: OutboxStore,
@@ -62,21 +74,44 @@ export class OutboxRelay {
       run: () => this.sweep(),
       onError: (error) => this.logger.error({ err: error }, `${options.name} pass failed`),
     });
+    const retentionMs = options.retentionMs;
+    if (retentionMs !== undefined) {
+      this.prune = new PeriodicTask({
+        name: `${options.name} pruning`,
+        intervalMs: PRUNE_INTERVAL_MS,
+        runAtStart: false,
+        run: () => this.prunePublished(retentionMs),
+        onError: (error) => this.logger.warn({ err: error }, 'Pruning published events failed; the next pass tries again'),
+      });
+    }
   }
 
   get owner(): string {
     return this.options.owner;
   }
 
-  /** Starts the poll (its first pass at once). */
+  /** Starts the poll (its first pass at once), and the pruning of published events past their retention. */
   start(): void {
     this.poll.start();
+    this.prune?.start();
   }
 
   /** Stops the poll and waits for its pass under way and for the publishes started by `publish`. */
   async stop(): Promise<void> {
-    await this.poll.stop();
+    await Promise.all([this.poll.stop(), this.prune?.stop()]);
     await this.settle();
+  }
+
+  /** Deletes the events published more than `retentionMs` ago, a batch at a time; how many it deleted. */
+  async prunePublished(retentionMs: number): Promise<number> {
+    const before = new Date(Date.now() - retentionMs);
+    let deleted = 0;
+    for (let statement = 0; statement < PRUNE_STATEMENTS_PER_PASS; statement++) {
+      const count = await this.outbox.prunePublished(before, PRUNE_BATCH);
+      deleted += count;
+      if (count < PRUNE_BATCH) break;
+    }
+    return deleted;
   }
 
   /**

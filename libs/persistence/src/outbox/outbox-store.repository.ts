@@ -53,6 +53,16 @@ const releaseMessages = new PreparedStatement<never>(
    WHERE id = ANY($2::uuid[]) AND lease_owner = $1 AND published_at IS NULL`,
 );
 
+// Published rows past their retention, oldest first, a batch at a time (the partial index
+// outbox_published finds them without reading the table). SKIP LOCKED: relays of several replicas
+// pruning at once take different rows instead of waiting for each other's.
+const prunePublished = new PreparedStatement<{ id: string }>(
+  'outbox.prune_published',
+  `DELETE FROM outbox WHERE id IN (
+     SELECT id FROM outbox WHERE published_at IS NOT NULL AND published_at < $1 ORDER BY published_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+   RETURNING id`,
+);
+
 /**
  * A service's outbox (`OutboxEventEntity`, in the schema of the DataSource given): events written in
  * the same transaction as the state they announce, then published by `OutboxRelay` with no
@@ -85,6 +95,11 @@ export class OutboxStore {
 
   async markPublished(ids: readonly string[]): Promise<void> {
     if (ids.length > 0) await markMessagesPublished.rows(this.db, [ids]);
+  }
+
+  /** Deletes up to `limit` events published before `before`; how many it deleted. */
+  async prunePublished(before: Date, limit: number): Promise<number> {
+    return (await prunePublished.rows(this.db, [before, limit])).length;
   }
 
   /** A publish failed: the rows are free for the next claim at once, and the attempt is counted. */
