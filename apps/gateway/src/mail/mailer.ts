@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTransport, Transporter } from 'nodemailer';
 import { DASHBOARD_SETTINGS, DashboardSettings } from '../settings/dashboard.settings';
@@ -47,7 +47,11 @@ export class Mailer {
     const info = (await this.transport.sendMail(mail)) as { message: Buffer };
     await mkdir(dir, { recursive: true });
     const path = join(dir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
-    await writeFile(path, info.message, { mode: 0o600 });
+    // Written under another name, then renamed: whoever reads the folder (a mail client, a test) sees
+    // a whole .eml or none, never one still being written.
+    const partial = `${path}.partial`;
+    await writeFile(partial, info.message, { mode: 0o600 });
+    await rename(partial, path);
     this.logger.log({ to: message.to, subject: message.subject, file: path, links: message.text.match(LINK) ?? [] }, 'mail written (no SMTP_URL)');
     return { via: 'file', path };
   }
