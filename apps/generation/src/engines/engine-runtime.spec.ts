@@ -91,4 +91,34 @@ describe('deadlineSignal', () => {
     expect(deadline.signal.aborted).toBe(false);
     deadline.dispose();
   });
+
+  it('a limit no sooner than the parent’s own is the parent itself: it ends with the parent’s reason', async () => {
+    const run = new AbortController();
+    const outer = deadlineSignal(run.signal, 30);
+    const inner = deadlineSignal(outer.signal, 10_000);
+    expect(inner.signal).toBe(outer.signal);
+    await sleep(80);
+    expect(inner.signal.aborted).toBe(true);
+    expect((inner.signal.reason as DOMException).name).toBe('TimeoutError');
+    // The outer limit fired, not the inner one.
+    expect(outer.timedOut).toBe(true);
+    expect(inner.timedOut).toBe(false);
+    inner.dispose();
+  });
+
+  it('a limit sooner than the parent’s has its own timer, and says it timed out', async () => {
+    const run = new AbortController();
+    const outer = deadlineSignal(run.signal, 10_000);
+    const inner = deadlineSignal(outer.signal, 20);
+    expect(inner.signal).not.toBe(outer.signal);
+    await sleep(60);
+    expect(inner.signal.aborted).toBe(true);
+    expect(inner.timedOut).toBe(true);
+    expect(outer.signal.aborted).toBe(false);
+    outer.dispose();
+    // A run's own signal (no limit of ours) always gets a timer.
+    const plain = deadlineSignal(run.signal, 10_000);
+    expect(plain.signal).not.toBe(run.signal);
+    plain.dispose();
+  });
 });

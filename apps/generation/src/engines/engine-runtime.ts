@@ -73,15 +73,27 @@ export interface Deadline {
   dispose(): void;
 }
 
+/** When a signal made here aborts at the latest (its own limit, or its parent's if sooner), epoch ms. */
+const EXPIRES_AT = Symbol('expiresAt');
+type Expiring = AbortSignal & { [EXPIRES_AT]?: number };
+
 /**
  * A signal that aborts when `parent` does (with its reason) or after `ms` (with a `TimeoutError`
  * DOMException), whichever comes first: what `AbortSignal.any([parent, AbortSignal.timeout(ms)])`
  * gives, without the weak references and finalizers Node creates for each of those two. A provider
  * job takes three of them (run, phase, request), and they were a fifth of its CPU with the garbage
  * collection they caused (bench/HISTORY.md, issue 34). The caller disposes of it when done.
+ *
+ * A limit that ends no sooner than a limit `parent` already has (one made here) could never fire
+ * first: the parent itself is answered, with no timer and no listener (a status check's phase
+ * deadline, inside the run's ENGINE_TIMEOUT_MS).
  */
 export function deadlineSignal(parent: AbortSignal, ms: number): Deadline {
+  const expiresAt = Date.now() + ms;
+  const parentExpiresAt = (parent as Expiring)[EXPIRES_AT];
+  if (parentExpiresAt !== undefined && parentExpiresAt <= expiresAt) return { signal: parent, timedOut: false, dispose: () => undefined };
   const controller = new AbortController();
+  (controller.signal as Expiring)[EXPIRES_AT] = expiresAt;
   let timedOut = false;
   const onParentAbort = (): void => controller.abort(parent.reason);
   const timer = setTimeout(
