@@ -22,6 +22,21 @@ describe('generation schema', () => {
     expect(await functionDrift((url) => openGenerationDatabase(url, 2), 'generation', Object.values(GENERATION_FUNCTIONS))).toEqual([]);
   });
 
+  it('three replicas starting together on an empty database all migrate it, the CONCURRENTLY index included', async () => {
+    const database = await createTestDatabase('generationrace');
+    const opened: DataSource[] = [];
+    try {
+      // A replica blocked in pg_advisory_lock would hold a snapshot that CREATE INDEX CONCURRENTLY
+      // waits for while the replica waits for the lock: none would ever start (the jest timeout says so).
+      opened.push(...(await Promise.all([1, 2, 3].map(() => openGenerationDatabase(database.url, 2)))));
+      const [index] = await opened[0]!.query(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'generation.outbox_published'::regclass`);
+      expect(index.indisvalid).toBe(true);
+    } finally {
+      await Promise.all(opened.map((db) => db.destroy()));
+      await database.drop();
+    }
+  }, 60_000);
+
   it('the admission batch migration reverts to admit_job and applies again', async () => {
     const database = await createTestDatabase('generationdown');
     const db = await openGenerationDatabase(database.url, 2);

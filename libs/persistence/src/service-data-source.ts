@@ -124,12 +124,22 @@ export async function openServiceDataSource(options: ServiceDatabaseOptions, mod
   return dataSource;
 }
 
-/** Applies pending migrations under the schema's advisory lock; returns the names of those applied. */
+/** How often a replica waiting for another's migrations tries the lock again. */
+const MIGRATION_LOCK_RETRY_MS = 200;
+
+/**
+ * Applies pending migrations under the schema's advisory lock; returns the names of those applied.
+ * The lock is waited for with short tries, not one blocking `pg_advisory_lock`: a session blocked in
+ * that call holds a snapshot all along, and a migration that builds an index CONCURRENTLY waits for
+ * every older snapshot to end, so the replica migrating would wait for the one waiting for it.
+ */
 export async function migrateWithLock(dataSource: DataSource, schema: string): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    await runner.query('SELECT pg_advisory_lock(hashtext($1))', [`gen-migrations:${schema}`]);
+    while (!((await runner.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`gen-migrations:${schema}`])) as Array<{ locked: boolean }>)[0]?.locked) {
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
+    }
     await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
   } finally {
