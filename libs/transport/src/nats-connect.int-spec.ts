@@ -57,11 +57,13 @@ describe('connectNats: one socket write per event-loop turn', () => {
     const arriving = collect(receiver, `${subject}.turn`, 40);
     await receiver.flush();
     const writes = countWrites(socketOf(sender));
-    // Forty timers due together run in one timers phase: forty callbacks of one turn, each of which
-    // nats.js alone would flush in a write of its own (a microtask apart).
+    // Forty immediates queued together run in one check phase: forty callbacks of one turn, each of
+    // which nats.js alone would flush in a write of its own (a microtask apart). Timers would not do:
+    // Node reads the clock as it arms each one, so on a slow host forty timers armed in a loop can
+    // fall due in two turns.
     await new Promise<void>((resolve) => {
-      for (let i = 0; i < 40; i += 1) setTimeout(() => sender.publish(`${subject}.turn`, String(i)), 0);
-      setTimeout(resolve, 0);
+      for (let i = 0; i < 40; i += 1) setImmediate(() => sender.publish(`${subject}.turn`, String(i)));
+      setImmediate(resolve);
     });
     expect(await arriving).toEqual(Array.from({ length: 40 }, (_, i) => String(i)));
     expect(writes.writes).toBe(1);
