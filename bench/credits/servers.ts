@@ -1,13 +1,12 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { PNG } from 'pngjs';
 import { BillingService } from '@gen/billing';
 import type { Engine } from '@gen/generation';
 import { loadStandaloneConfig, startStandalone } from '@gen/standalone';
+import { scratchFolder } from '../support/scratch';
 
 /**
  * The servers the benchmark drives over HTTP, each in its own process (started by main.ts):
@@ -45,7 +44,7 @@ function instantEngines(): Record<string, Engine> {
 }
 
 async function standalone(databaseUrl: string): Promise<{ url: string; key: string; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-credits-'));
+  const dataDir = scratchFolder('bench-credits-');
   const config = loadStandaloneConfig({
     PORT: '0',
     DATA_DIR: dataDir,

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { Pool } from 'pg';
@@ -9,6 +8,7 @@ import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
 import { deferCleanup, undoAll } from '../support/cleanup';
 import { databaseUrl, BenchServers, INSTANT_IMAGE } from '../support/modes';
 import { AppProcess, bindModelToInstant, cli, ROOT, sleep } from '../support/processes';
+import { scratchFolder } from '../support/scratch';
 import { startWebhookReceiver } from './webhook-receiver';
 
 export type AppName = 'gateway' | 'billing' | 'generation' | 'webhooks';
@@ -85,7 +85,7 @@ export async function runRollingUpdate(options: RollingOptions): Promise<Rolling
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_rolling_${token}`;
   const streamName = `GEN_ROLL_${token.toUpperCase()}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'gen-rolling-'));
+  const storageDir = scratchFolder('gen-rolling-');
   const undo = [deferCleanup(storageDir, async () => rmSync(storageDir, { recursive: true, force: true }))];
   const slots: Slot[] = [];
   // The client loops run while this is true; a failed rollout ends them too (else they call forever).

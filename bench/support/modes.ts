@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { dropDatabase, ensureDatabase, freePort } from '@gen/persistence';
 import { deferCleanup, undoAll } from './cleanup';
 import { AppProcess, bindModelToInstant, provisionEnterpriseAccounts } from './processes';
+import { scratchFolder } from './scratch';
 
 export interface BenchServers {
   /** Admin URL of the PostgreSQL server (databases are created and dropped on it). */
@@ -82,7 +82,7 @@ const baseEnv = (): NodeJS.ProcessEnv => ({
 export async function startStandaloneMode(servers: BenchServers, workers: number, accounts: number, options: ModeOptions = {}): Promise<RunningMode> {
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_sa_${token}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'gen-bench-sa-'));
+  const dataDir = scratchFolder('gen-bench-sa-');
   const undo = [deferCleanup(dataDir, async () => rmSync(dataDir, { recursive: true, force: true }))];
   try {
     await ensureDatabase(servers.pgAdminUrl, dbName);
@@ -122,7 +122,7 @@ export async function startDistributedMode(servers: BenchServers, workers: numbe
   const token = randomBytes(4).toString('hex');
   const dbName = `gen_bench_dist_${token}`;
   const streamName = `GEN_BENCH_${token.toUpperCase()}`;
-  const storageDir = mkdtempSync(join(tmpdir(), 'gen-bench-dist-'));
+  const storageDir = scratchFolder('gen-bench-dist-');
   const undo = [deferCleanup(storageDir, async () => rmSync(storageDir, { recursive: true, force: true }))];
   try {
     await ensureDatabase(servers.pgAdminUrl, dbName);
