@@ -59,6 +59,11 @@ async function readAhead(iterator: AsyncIterator<Uint8Array>, prefix: Prefix, li
   }
 }
 
+/** The prefix's bytes in one buffer: its only chunk as it is (most outputs arrive in one), else a copy. */
+function joined(prefix: Prefix): Buffer {
+  return prefix.chunks.length === 1 ? prefix.chunks[0] : Buffer.concat(prefix.chunks, prefix.bytes);
+}
+
 /**
  * Streams `source` into a new object, its format recognised from its first bytes (never a sender's
  * claim), counting as it goes: only the first bytes and the part in flight are in memory, and a
@@ -72,7 +77,7 @@ export async function putSniffed(storage: OutputStorage, source: AsyncIterable<U
   let format: OutputFormat | null;
   try {
     await readAhead(iterator, prefix, SNIFF_BYTES);
-    format = sniffFormat(Buffer.concat(prefix.chunks, prefix.bytes));
+    format = sniffFormat(joined(prefix));
     if (!format || !rules.accept(format)) throw new UnacceptedFormatError(format, prefix.bytes === 0);
     await readAhead(iterator, prefix, Math.min(WHOLE_OBJECT_BYTES, rules.maxBytes + 1));
     if (prefix.bytes > rules.maxBytes) throw new ObjectTooLargeError(rules.maxBytes);
@@ -81,7 +86,7 @@ export async function putSniffed(storage: OutputStorage, source: AsyncIterable<U
     throw error;
   }
   if (prefix.ended) {
-    const key = await storage.put(Buffer.concat(prefix.chunks, prefix.bytes), format.extension);
+    const key = await storage.put(joined(prefix), format.extension);
     return { key, bytes: prefix.bytes, format };
   }
   let bytes = 0;
