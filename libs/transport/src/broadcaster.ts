@@ -92,9 +92,23 @@ export interface NatsConnectionSource {
   connection(): Promise<NatsConnection>;
 }
 
+/** One topic's listeners in this process, and the one NATS subscription that feeds them all. */
+interface TopicListeners {
+  handlers: Set<(payload: unknown) => void>;
+  subscription?: Subscription;
+  /** Its last handler left: a subscription still being made is dropped as soon as it exists. */
+  closed: boolean;
+}
+
 export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdown {
   private readonly logger = new Logger(NatsBroadcaster.name);
-  private readonly subscriptions = new Set<Subscription>();
+  /**
+   * One NATS subscription per topic, whatever the number of listeners (the gateway has three on
+   * `generation.changed`): NATS would otherwise send each message once per subscription, and each
+   * copy was parsed, decoded and checked again (bench/HISTORY.md, issue 34). Every listener gets the
+   * same decoded payload, as InProcessBroadcaster's do.
+   */
+  private readonly topics = new Map<string, TopicListeners>();
 
   constructor(
     private readonly config: NatsTransportConfig,
@@ -118,13 +132,31 @@ export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdow
   }
 
   subscribe(topic: string, handler: (payload: unknown) => void): () => void {
-    let subscription: Subscription | undefined;
-    let cancelled = false;
+    // A handler given twice is called twice, as an emitter's listener would be.
+    const own = (payload: unknown) => handler(payload);
+    let listeners = this.topics.get(topic);
+    if (!listeners) {
+      listeners = { handlers: new Set(), closed: false };
+      this.topics.set(topic, listeners);
+      this.listen(topic, listeners);
+    }
+    listeners.handlers.add(own);
+    const joined = listeners;
+    return () => {
+      if (!joined.handlers.delete(own) || joined.handlers.size > 0) return;
+      joined.closed = true;
+      joined.subscription?.unsubscribe();
+      if (this.topics.get(topic) === joined) this.topics.delete(topic);
+    };
+  }
+
+  /** Makes the topic's one subscription: each message decoded and checked once, then handed to every listener. */
+  private listen(topic: string, listeners: TopicListeners): void {
     this.rpc
       .connection()
       .then((nc) => {
-        if (cancelled) return;
-        subscription = nc.subscribe(broadcastSubject(this.config, topic), {
+        if (listeners.closed) return;
+        listeners.subscription = nc.subscribe(broadcastSubject(this.config, topic), {
           callback: (error, message) => {
             if (error) return this.logger.warn({ err: error, topic }, 'Broadcast subscription error');
             let payload: unknown;
@@ -134,27 +166,28 @@ export class NatsBroadcaster extends Broadcaster implements OnApplicationShutdow
               return this.refusals.count(topic, 'not_json');
             }
             if (!admitted(this.refusals, topic, payload)) return;
-            try {
-              handler(payload);
-            } catch (handlerError) {
-              this.logger.error({ err: handlerError, topic }, 'Broadcast handler failed');
+            for (const handler of [...listeners.handlers]) {
+              try {
+                handler(payload);
+              } catch (handlerError) {
+                this.logger.error({ err: handlerError, topic }, 'Broadcast handler failed');
+              }
             }
           },
         });
-        this.subscriptions.add(subscription);
       })
-      .catch((error: unknown) => this.logger.error({ err: error, topic }, 'Broadcast subscription failed'));
-    return () => {
-      cancelled = true;
-      if (subscription) {
-        subscription.unsubscribe();
-        this.subscriptions.delete(subscription);
-      }
-    };
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, topic }, 'Broadcast subscription failed');
+        // The next subscribe to the topic tries again.
+        if (this.topics.get(topic) === listeners) this.topics.delete(topic);
+      });
   }
 
   onApplicationShutdown(): void {
-    for (const subscription of this.subscriptions) subscription.unsubscribe();
-    this.subscriptions.clear();
+    for (const listeners of this.topics.values()) {
+      listeners.closed = true;
+      listeners.subscription?.unsubscribe();
+    }
+    this.topics.clear();
   }
 }
