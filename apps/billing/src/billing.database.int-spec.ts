@@ -31,6 +31,12 @@ describe('billing schema', () => {
     try {
       expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
       expect(await outbox()).toBe(true);
+      // 1766500000000 (the batch functions writing in bulk): undone, the per-item bodies are back; applied again at the end.
+      const settleBody = async () => (await db.query(`SELECT prosrc FROM pg_proc WHERE oid = 'billing.settle_batch'::regproc`))[0].prosrc as string;
+      expect(await settleBody()).toContain('WITH items AS');
+      await db.undoLastMigration({ transaction: 'each' });
+      expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
+      expect(await settleBody()).toContain('FOR r IN');
       // 1766400000000 (the index of published outbox events, which the relay prunes): undone, then on again at the end.
       const publishedIndex = async () => (await db.query(`SELECT to_regclass('billing.outbox_published') IS NOT NULL AS present`))[0].present as boolean;
       expect(await publishedIndex()).toBe(true);
@@ -52,6 +58,7 @@ describe('billing schema', () => {
       expect(await paymentTables()).toHaveLength(5);
       expect((await db.query(`SELECT to_regclass('billing.plan_prices') IS NOT NULL AND to_regclass('billing.saved_cards') IS NOT NULL AS present`))[0].present).toBe(true);
       expect(await publishedIndex()).toBe(true);
+      await db.undoLastMigration({ transaction: 'each' });
       await db.undoLastMigration({ transaction: 'each' });
       await db.undoLastMigration({ transaction: 'each' });
       await db.undoLastMigration({ transaction: 'each' });
@@ -78,6 +85,7 @@ describe('billing schema', () => {
       expect(await functions()).toEqual(['announce_account_change()', 'low_balance_crossing()', ...withKeys]);
       expect(await outbox()).toBe(true);
       expect(await tables()).toEqual(['key_caps', 'key_spend']);
+      expect(await settleBody()).toContain('WITH items AS');
     } finally {
       await db.destroy();
       await database.drop();

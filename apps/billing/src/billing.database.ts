@@ -15,6 +15,7 @@ import { BillingPayments1766000000000 } from './migrations/1766000000000-billing
 import { BillingSubscriptions1766000000001 } from './migrations/1766000000001-billing-subscriptions';
 import { BillingTopUps1766000000002 } from './migrations/1766000000002-billing-top-ups';
 import { BillingOutboxPublished1766400000000 } from './migrations/1766400000000-billing-outbox-published';
+import { BillingBatchWrites1766500000000 } from './migrations/1766500000000-billing-batch-writes';
 import { AccountRestrictionEntity, CreditPackEntity, PlanPriceEntity, PurchaseEntity, SavedCardEntity, StripeCustomerEntity, StripeEventEntity, SubscriptionEntity, TopUpAttemptEntity, TopUpSettingsEntity } from './payments/payment-tables.entity';
 import { KeySpendEntity } from './caps/key-spend.entity';
 
@@ -37,6 +38,7 @@ export function billingDatabaseOptions(url: string, poolSize?: number): ServiceD
       BillingSubscriptions1766000000001,
       BillingTopUps1766000000002,
       BillingOutboxPublished1766400000000,
+      BillingBatchWrites1766500000000,
     ],
     poolSize,
   };
