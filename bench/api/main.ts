@@ -7,7 +7,7 @@ import { commitMeasured, coreCount, loadAverage } from '../support/machine';
 import { table } from '../support/markdown';
 import { BenchServers, RunningMode, startDistributedMode, startStandaloneMode } from '../support/modes';
 import { sleep } from '../support/processes';
-import { cpuMeter } from '../support/cpu';
+import { cpuMeter, serverCpuMeter } from '../support/cpu';
 import { benchServers, onlySet, positiveInteger, positiveNumber } from '../support/settings';
 import { Counters, DatabaseCounters, PerRequest } from './database-counters';
 import { Floor, startFloor } from './floor';
@@ -80,17 +80,24 @@ interface Target {
   outcome?(status: number, body: string): string;
 }
 
-/** A run's load figures, and the CPU its server's processes (every one of the service's) spent per answer, µs. */
-type Measured = LoadResult & { cpuUs: number };
+/**
+ * A run's load figures, the CPU its server's processes (every one of the service's) spent per
+ * answer, and PostgreSQL's and the NATS server's over the same run, µs (NaN: not on this machine).
+ */
+type Measured = LoadResult & { cpuUs: number; postgresCpuUs: number; natsCpuUs: number };
 
 async function measure(label: string, target: Target, pids: () => Array<number | undefined>): Promise<Measured> {
   progress(`${label}: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s`);
   const cpu = cpuMeter(pids);
+  const postgresCpu = serverCpuMeter('postgres');
+  const natsCpu = serverCpuMeter('nats-server');
   const result = await runLoad(target.url, { connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, ...target });
-  const cpuUs = cpu(result.answered);
-  progress(`${label}: ${result.perSecond.toFixed(0)}/s, p99 ${result.p99.toFixed(1)} ms, CPU ${cpuUs.toFixed(0)} µs/req${result.failed ? `, ${result.failed} not ok` : ''}`);
+  const [cpuUs, postgresCpuUs, natsCpuUs] = [cpu(result.answered), postgresCpu(result.answered), natsCpu(result.answered)];
+  progress(
+    `${label}: ${result.perSecond.toFixed(0)}/s, p99 ${result.p99.toFixed(1)} ms, CPU ${cpuUs.toFixed(0)} µs/req (PostgreSQL ${postgresCpuUs.toFixed(0)}, NATS ${natsCpuUs.toFixed(0)})${result.failed ? `, ${result.failed} not ok` : ''}`,
+  );
   await sleep(SETTLE_SECONDS * 1000);
-  return { ...result, cpuUs };
+  return { ...result, cpuUs, postgresCpuUs, natsCpuUs };
 }
 
 /** Connection `lane` stands for account `lane mod accounts`, as a client of that account would. */
@@ -187,6 +194,7 @@ async function runMode(name: ModeName, start: (servers: BenchServers, workers: n
 const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(1) : n.toFixed(0)) : '-');
 const rate = (n: number) => Math.round(n).toLocaleString('en-US');
 const percent = (n: number) => `${Math.round(n * 100)} %`;
+const micros = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '-');
 
 function verdict(row: Row): { target: string; result: string; ratio: number } {
   const goal = TARGETS[row.route][row.mode];
@@ -197,7 +205,26 @@ function verdict(row: Row): { target: string; result: string; ratio: number } {
 
 function routeTable(rows: Row[], unit: string, per: string): string {
   return table(
-    ['mode', 'accounts', `service ${unit}`, 'p50 ms', 'p99 ms', `CPU µs/${per}`, 'floor req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'ratio', 'target', '', `db tx/${per}`, `rows written/${per}`],
+    [
+      'mode',
+      'accounts',
+      `service ${unit}`,
+      'p50 ms',
+      'p99 ms',
+      `CPU µs/${per}`,
+      `PostgreSQL µs/${per}`,
+      `NATS µs/${per}`,
+      'floor req/s',
+      'p50 ms',
+      'p99 ms',
+      'CPU µs/req',
+      'PostgreSQL µs/req',
+      'ratio',
+      'target',
+      '',
+      `db tx/${per}`,
+      `rows written/${per}`,
+    ],
     rows.map((row) => {
       const { target, result, ratio } = verdict(row);
       return [
@@ -207,10 +234,13 @@ function routeTable(rows: Row[], unit: string, per: string): string {
         ms(row.service.p50),
         ms(row.service.p99),
         row.service.cpuUs.toFixed(0),
+        micros(row.service.postgresCpuUs),
+        row.mode === 'distributed' ? micros(row.service.natsCpuUs) : '-',
         rate(row.floor.perSecond),
         ms(row.floor.p50),
         ms(row.floor.p99),
         row.floor.cpuUs.toFixed(0),
+        micros(row.floor.postgresCpuUs),
         ratio.toFixed(2),
         target,
         result,
@@ -251,7 +281,7 @@ async function main(): Promise<void> {
     `- machine: ${coreCount()} cores, load average ${loadBefore} before, ${loadAverage()} after (1, 5, 15 min); Node ${process.version}; PostgreSQL ${pgVersion} at ${new URL(servers.pgAdminUrl).host}; NATS at ${new URL(servers.natsUrl).host}`,
     `- load: ${CONNECTIONS} keep-alive connections (undici, one request in flight each), ${WARMUP_SECONDS} s warm-up + ${SECONDS} s measured per cell, after ${PROCESS_WARMUP_SECONDS} s of each route's load on the fresh service and floor (not measured); the floor and the service measured back to back for each row`,
     `- floor: a bare Fastify route with plain pg, in a database of its own on the same server: GET does one SELECT by id on a copy of generation.jobs (same definition and rows), POST one UPDATE ... RETURNING of the account's balance row`,
-    `- CPU µs: user + system CPU of the server's processes (all of the service's, or the floor server) per answer of the run, warm-up included (/proc/<pid>/stat, 10 ms ticks); PostgreSQL's not counted`,
+    `- CPU µs: user + system CPU of the server's processes (all of the service's, or the floor server) per answer of the run, warm-up included (/proc/<pid>/stat, 10 ms ticks); PostgreSQL µs and NATS µs: the same for the PostgreSQL server's processes (backends that exited included, through the postmaster's children's time) and the NATS server (distributed only), when they run on this machine: all their work during the run, anyone else's included`,
     `- db tx, rows written: per request of the service run (warm-up included), from its database's pg_stat_database counters (xact_commit, read-only transactions included; tup_inserted + tup_updated + tup_deleted), net of its idle background rate`,
     '',
   ];
